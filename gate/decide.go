@@ -1,0 +1,373 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Op is what a request asks of the lease table.
+type Op string
+
+const (
+	OpAcquire  Op = "acquire"  // take a lease on Scope (auto or checkout)
+	OpRenew    Op = "renew"    // extend a check-out lease by TTL from now
+	OpRelease  Op = "release"  // the holder gives a lease up
+	OpValidate Op = "validate" // check-in validation: is the lease still good
+	OpCheckin  Op = "checkin"  // validate, then complete the lease
+	OpEvict    Op = "evict"    // an admin ends a lease with a reason
+)
+
+// Request is one lease operation. Owner.Name is always the requester; Token
+// is the fencing token of LeaseID for renew, release, validate and checkin.
+type Request struct {
+	Op      Op            `json:"op"`
+	Owner   Owner         `json:"owner"`
+	Kind    Kind          `json:"kind,omitempty"`
+	Scope   Scope         `json:"scope,omitzero"`
+	TTL     time.Duration `json:"ttl,omitempty"`
+	LeaseID LeaseID       `json:"lease_id,omitempty"`
+	Token   uint64        `json:"token,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	Admin   string        `json:"admin,omitempty"` // set only once the admin token was checked
+}
+
+// Snapshot is the read side of the lease table that Decide needs.
+type Snapshot interface {
+	Lease(id LeaseID) (Lease, bool)
+	Overlapping(s Scope) []Lease
+	LastToken() uint64
+}
+
+var _ Snapshot = (*Table)(nil)
+
+// Decision is Decide's answer. On a grant, Events are what to append to the
+// ledger, in order; lease ids of new grants are left empty for the caller to
+// fill. On a deny, Holder is the conflicting lease with the lowest fencing
+// token and Conflicts lists all of them.
+type Decision struct {
+	Granted   bool          `json:"granted"`
+	Reason    Reason        `json:"reason"`
+	Message   string        `json:"message,omitempty"`
+	Holder    *Lease        `json:"holder,omitempty"`
+	Conflicts []Lease       `json:"conflicts,omitempty"`
+	Lease     *Lease        `json:"lease,omitempty"`     // the lease acted on (renew, release, validate, checkin, evict)
+	Covered   []Lease       `json:"covered,omitempty"`   // own leases that already cover an acquired path
+	Remaining time.Duration `json:"remaining,omitempty"` // validate and checkin: time left before expiry
+	Events    []Event       `json:"-"`
+}
+
+// Err returns nil for a grant and a *DeniedError otherwise.
+func (d Decision) Err() error {
+	if d.Granted {
+		return nil
+	}
+	return &DeniedError{Reason: d.Reason, Message: d.Message, Holder: d.Holder}
+}
+
+// Decide evaluates req against the snapshot at now. It is a pure function:
+// the same request, snapshot and now give the same decision.
+func Decide(req Request, snap Snapshot, now time.Time) Decision {
+	if err := validOwner(req.Owner.Name); err != nil {
+		return deny(ReasonInputInvalid, "owner: %v", err)
+	}
+	switch req.Op {
+	case OpAcquire:
+		return decideAcquire(req, snap, now)
+	case OpRenew, OpRelease, OpValidate, OpCheckin:
+		return decideHolderOp(req, snap, now)
+	case OpEvict:
+		return decideEvict(req, snap, now)
+	}
+	return deny(ReasonInputInvalid, "unknown op %q", req.Op)
+}
+
+func deny(r Reason, format string, args ...any) Decision {
+	return Decision{Reason: r, Message: fmt.Sprintf(format, args...)}
+}
+
+// ValidID checks an id or name from outside: non-empty, at most MaxIDLen
+// bytes, printable, no spaces or slashes.
+func ValidID(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("empty")
+	case len(s) > MaxIDLen:
+		return fmt.Errorf("%d bytes is over the %d byte limit", len(s), MaxIDLen)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) || r == '/' {
+			return fmt.Errorf("%q has a character that is not allowed (%q)", s, r)
+		}
+	}
+	return nil
+}
+
+func validOwner(name string) error { return ValidID(name) }
+
+func validScope(req Request) error {
+	s := req.Scope
+	switch s.Type {
+	case ScopeFull:
+		if len(s.Paths) > 0 {
+			return fmt.Errorf("full scope takes no paths")
+		}
+		return nil
+	case ScopeFile, ScopeSparse:
+	default:
+		return fmt.Errorf("unknown scope type %q", s.Type)
+	}
+	if len(s.Paths) == 0 || len(s.Paths) > MaxPaths {
+		return fmt.Errorf("%d paths; want 1 to %d", len(s.Paths), MaxPaths)
+	}
+	for _, p := range s.Paths {
+		c, err := CleanPath(p)
+		if err != nil {
+			return err
+		}
+		if c != p {
+			return fmt.Errorf("path %q is not clean (want %q)", p, c)
+		}
+		if s.Type == ScopeFile && IsGlob(p) {
+			return fmt.Errorf("file scope path %q is a glob; use sparse scope", p)
+		}
+	}
+	return nil
+}
+
+func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
+	if err := validScope(req); err != nil {
+		return deny(ReasonBudgetOrInput(err), "scope: %v", err)
+	}
+	ttl, d := acquireTTL(req)
+	if d != nil {
+		return *d
+	}
+	var expired []Event
+	seen := make(map[LeaseID]bool)
+	var conflicts, covered []Lease
+	for _, l := range snap.Overlapping(req.Scope) {
+		switch {
+		case l.Expired(now):
+			if !seen[l.ID] {
+				expired = append(expired, Event{Type: EventExpired, At: now, LeaseID: l.ID, Actor: "coordinator", Reason: "ttl elapsed"})
+			}
+		case !l.HeldBy(req.Owner.Name):
+			conflicts = append(conflicts, l)
+		case req.Kind == KindCheckout && l.Kind == KindCheckout:
+			conflicts = append(conflicts, l) // overlapping check-outs are refused even for one owner
+		default:
+			covered = append(covered, l)
+		}
+		seen[l.ID] = true
+	}
+	if len(conflicts) > 0 {
+		h := conflicts[0]
+		return Decision{Reason: ReasonHeldByOther, Holder: &h, Conflicts: conflicts,
+			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Name, h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
+	}
+	grants := newLeases(req, covered, snap.LastToken(), ttl, now)
+	d2 := Decision{Granted: true, Reason: ReasonOK, Covered: covered, Events: expired}
+	for i := range grants {
+		d2.Events = append(d2.Events, Event{Type: EventGranted, At: now, Actor: req.Owner.Name, Lease: &grants[i]})
+	}
+	return d2
+}
+
+// ReasonBudgetOrInput classifies a scope error: too many paths is a budget
+// problem, anything else is malformed input.
+func ReasonBudgetOrInput(err error) Reason {
+	if strings.Contains(err.Error(), " paths; want") {
+		return ReasonBudgetExceeded
+	}
+	return ReasonInputInvalid
+}
+
+func acquireTTL(req Request) (time.Duration, *Decision) {
+	switch req.Kind {
+	case KindAuto:
+		if req.TTL != 0 {
+			d := deny(ReasonTTLOutOfBounds, "auto leases have no ttl (got %s); they end with their owner", req.TTL)
+			return 0, &d
+		}
+		if req.Scope.Type == ScopeFull {
+			d := deny(ReasonInputInvalid, "auto leases cannot take the full scope")
+			return 0, &d
+		}
+		return 0, nil
+	case KindCheckout:
+		return checkoutTTL(req.TTL)
+	}
+	d := deny(ReasonInputInvalid, "unknown lease kind %q", req.Kind)
+	return 0, &d
+}
+
+func checkoutTTL(ttl time.Duration) (time.Duration, *Decision) {
+	if ttl == 0 {
+		return DefaultCheckoutTTL, nil
+	}
+	if ttl < MinCheckoutTTL || ttl > MaxCheckoutTTL {
+		d := deny(ReasonTTLOutOfBounds, "ttl %s is outside %s..%s", ttl, MinCheckoutTTL, MaxCheckoutTTL)
+		return 0, &d
+	}
+	return ttl, nil
+}
+
+// newLeases builds the grants of an acquire: one lease per path not already
+// covered for an auto request, one lease for the whole scope for a check-out.
+func newLeases(req Request, covered []Lease, last uint64, ttl time.Duration, now time.Time) []Lease {
+	base := Lease{Owner: req.Owner, Kind: req.Kind, State: StateActive, AcquiredAt: now, LastHeartbeatAt: now}
+	if req.Kind == KindCheckout {
+		l := base
+		l.Scope = Scope{Type: req.Scope.Type, Paths: append([]string(nil), req.Scope.Paths...)}
+		l.FencingToken = last + 1
+		l.ExpiresAt = now.Add(ttl)
+		return []Lease{l}
+	}
+	var out []Lease
+	done := make(map[string]bool)
+	for _, p := range req.Scope.Paths {
+		if done[p] || coveredBy(p, covered) {
+			continue
+		}
+		done[p] = true
+		l := base
+		l.Scope = Scope{Type: ScopeFile, Paths: []string{p}}
+		if IsGlob(p) {
+			l.Scope.Type = ScopeSparse
+		}
+		last++
+		l.FencingToken = last
+		out = append(out, l)
+	}
+	return out
+}
+
+// coveredBy reports whether a plain path p is matched by one of the leases.
+// A glob is never considered covered: overlap is not containment.
+func coveredBy(p string, ls []Lease) bool {
+	if IsGlob(p) {
+		return false
+	}
+	for _, l := range ls {
+		if l.Scope.Type == ScopeFull {
+			return true
+		}
+		for _, lp := range l.Scope.Paths {
+			if Match(lp, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func conflictPath(h Lease, s Scope) string {
+	if s.Type == ScopeFull {
+		return "the workspace"
+	}
+	for _, p := range s.Paths {
+		if h.Scope.Type == ScopeFull {
+			return p
+		}
+		for _, hp := range h.Scope.Paths {
+			if Overlap(hp, p) {
+				return p
+			}
+		}
+	}
+	return strings.Join(s.Paths, ", ")
+}
+
+// decideHolderOp handles renew, release, validate and checkin: all are
+// owner-and-token gated and fail closed.
+func decideHolderOp(req Request, snap Snapshot, now time.Time) Decision {
+	l, d := holderLease(req, snap, now)
+	if d != nil {
+		return *d
+	}
+	ok := Decision{Granted: true, Reason: ReasonOK, Lease: &l, Remaining: l.Remaining(now)}
+	switch req.Op {
+	case OpRenew:
+		return renewDecision(req, l, now)
+	case OpRelease:
+		ok.Events = []Event{{Type: EventReleased, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: releaseReason(req.Reason)}}
+	case OpCheckin:
+		ok.Events = []Event{{Type: EventCompleted, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: "checked in"}}
+	}
+	return ok
+}
+
+func releaseReason(r string) string {
+	if r == "" {
+		return "released by holder"
+	}
+	return r
+}
+
+func holderLease(req Request, snap Snapshot, now time.Time) (Lease, *Decision) {
+	if err := ValidID(string(req.LeaseID)); err != nil {
+		d := deny(ReasonInputInvalid, "lease id: %v", err)
+		return Lease{}, &d
+	}
+	l, found := snap.Lease(req.LeaseID)
+	var d Decision
+	switch {
+	case !found:
+		d = deny(ReasonNotFound, "no lease %s", req.LeaseID)
+	case !l.HeldBy(req.Owner.Name):
+		d = deny(ReasonOwnerMismatch, "lease %s is held by %s, not %s", l.ID, l.Owner.Name, req.Owner.Name)
+	case req.Token != l.FencingToken:
+		d = deny(ReasonTokenInvalid, "token %d does not match lease %s", req.Token, l.ID)
+	case l.State == StateEvicted:
+		d = deny(ReasonEvicted, "lease %s was evicted by %s: %s", l.ID, l.EndedBy, l.ReleaseReason)
+	case l.State == StateExpired || (l.State == StateActive && l.Expired(now)):
+		d = deny(ReasonExpired, "lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339))
+	case l.State.Terminal():
+		d = deny(ReasonTerminal, "lease %s is already %s", l.ID, l.State)
+	default:
+		return l, nil
+	}
+	d.Lease = &l
+	return l, &d
+}
+
+func renewDecision(req Request, l Lease, now time.Time) Decision {
+	if l.Kind != KindCheckout {
+		return deny(ReasonInputInvalid, "lease %s is an auto lease; only check-out leases are renewed", l.ID)
+	}
+	ttl, d := checkoutTTL(req.TTL)
+	if d != nil {
+		return *d
+	}
+	exp := now.Add(ttl)
+	if !exp.After(l.ExpiresAt) {
+		return deny(ReasonTTLOutOfBounds, "renewing lease %s for %s would not extend it past %s", l.ID, ttl, l.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return Decision{Granted: true, Reason: ReasonOK, Lease: &l, Remaining: ttl,
+		Events: []Event{{Type: EventRenewed, At: now, Actor: req.Owner.Name, LeaseID: l.ID, ExpiresAt: exp}}}
+}
+
+func decideEvict(req Request, snap Snapshot, now time.Time) Decision {
+	switch {
+	case req.Admin == "":
+		return deny(ReasonAdminRequired, "eviction needs the admin token")
+	case strings.TrimSpace(req.Reason) == "":
+		return deny(ReasonInputInvalid, "eviction needs a reason")
+	case len(req.Reason) > 1024:
+		return deny(ReasonInputInvalid, "reason of %d bytes is over the 1024 byte limit", len(req.Reason))
+	}
+	if err := ValidID(string(req.LeaseID)); err != nil {
+		return deny(ReasonInputInvalid, "lease id: %v", err)
+	}
+	l, found := snap.Lease(req.LeaseID)
+	if !found {
+		return deny(ReasonNotFound, "no lease %s", req.LeaseID)
+	}
+	if l.State.Terminal() {
+		return Decision{Reason: ReasonTerminal, Lease: &l, Message: fmt.Sprintf("lease %s is already %s", l.ID, l.State)}
+	}
+	return Decision{Granted: true, Reason: ReasonOK, Lease: &l,
+		Events: []Event{{Type: EventEvicted, At: now, Actor: req.Admin, LeaseID: l.ID, Reason: req.Reason}}}
+}

@@ -1,0 +1,74 @@
+package gate
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// EventType names a ledger event. Lease events start with "lease."; the
+// projection (Table) ignores every other type, which the ledger still keeps
+// for the audit trail.
+type EventType string
+
+const (
+	EventGranted   EventType = "lease.granted"   // Lease set
+	EventRenewed   EventType = "lease.renewed"   // LeaseID, ExpiresAt
+	EventReleased  EventType = "lease.released"  // LeaseID, Actor (the holder), Reason
+	EventCompleted EventType = "lease.completed" // LeaseID, Actor (the holder)
+	EventExpired   EventType = "lease.expired"   // LeaseID
+	EventEvicted   EventType = "lease.evicted"   // LeaseID, Actor (the admin), Reason
+	EventReclaimed EventType = "lease.reclaimed" // LeaseID, Reason, Data (liveness evidence)
+	EventReminded  EventType = "lease.reminded"  // LeaseID
+
+	EventOwnerRegistered EventType = "owner.registered"   // Actor, Data (owner)
+	EventOwnerStopped    EventType = "owner.stopped"      // Actor
+	EventOwnerGone       EventType = "owner.gone"         // Actor, Reason, Data (evidence)
+	EventContention      EventType = "contention.heartbeat"
+	EventRetry           EventType = "contention.retry"
+	EventBlockerOpened   EventType = "blocker.opened"   // Data (blocker report)
+	EventBlockerResolved EventType = "blocker.resolved" // Data (resolution)
+	EventUngatedWrite    EventType = "write.ungated"
+	EventNotice          EventType = "notice" // reminders, evictions, reclaims for the owner
+)
+
+// Event is one entry of the append-only ledger. Seq is assigned by the store
+// on append and grows by one per event; At is UTC.
+type Event struct {
+	Seq       uint64          `json:"seq"`
+	Type      EventType       `json:"type"`
+	At        time.Time       `json:"at"`
+	Actor     string          `json:"actor,omitempty"`
+	LeaseID   LeaseID         `json:"lease_id,omitempty"`
+	Lease     *Lease          `json:"lease,omitempty"`
+	ExpiresAt time.Time       `json:"expires_at,omitzero"`
+	Reason    string          `json:"reason,omitempty"`
+	Path      string          `json:"path,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// IsLease reports whether the event changes lease state.
+func (e *Event) IsLease() bool { return strings.HasPrefix(string(e.Type), "lease.") }
+
+// Touches reports whether the event concerns lease id or path p (for the
+// audit history). A path matches the event's Path or any path of a granted
+// lease's scope.
+func (e *Event) Touches(id LeaseID, p string) bool {
+	if id != NoLease && (e.LeaseID == id || (e.Lease != nil && e.Lease.ID == id)) {
+		return true
+	}
+	if p == "" {
+		return false
+	}
+	if e.Path == p {
+		return true
+	}
+	if e.Lease != nil {
+		for _, sp := range e.Lease.Scope.Paths {
+			if Overlap(sp, p) {
+				return true
+			}
+		}
+	}
+	return false
+}

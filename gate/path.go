@@ -1,0 +1,60 @@
+package gate
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// CleanPath validates and normalizes a workspace-relative path or pattern:
+// slash separated, no leading "/", no "." or ".." segments once cleaned, no
+// NUL, at most MaxPathLen bytes. A trailing "/" means a directory and becomes
+// "dir/**". It returns an error naming what was wrong.
+func CleanPath(p string) (string, error) {
+	switch {
+	case p == "":
+		return "", fmt.Errorf("empty path")
+	case len(p) > MaxPathLen:
+		return "", fmt.Errorf("path of %d bytes is over the %d byte limit", len(p), MaxPathLen)
+	case strings.IndexByte(p, 0) >= 0:
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	case strings.HasPrefix(p, "/"):
+		return "", fmt.Errorf("path %q is absolute; want a path relative to the workspace root", p)
+	}
+	dir := strings.HasSuffix(p, "/")
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("path %q escapes the workspace", p)
+	}
+	if c == "." {
+		return "**", nil
+	}
+	if dir && !strings.HasSuffix(c, "**") {
+		c += "/**"
+	}
+	return c, nil
+}
+
+// Subtree is the pattern covering dir and everything beneath it: what a
+// directory rename or removal mutates.
+func Subtree(dir string) string {
+	if dir == "" || dir == "." {
+		return "**"
+	}
+	return strings.TrimSuffix(dir, "/") + "/**"
+}
+
+// IsGlob reports whether p has glob metacharacters.
+func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// literalPrefix splits a clean pattern into its leading literal segments
+// and the rest (which starts at the first segment holding a metacharacter).
+func literalPrefix(p string) (lit []string, rest []string) {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if IsGlob(s) {
+			return segs[:i], segs[i:]
+		}
+	}
+	return segs, nil
+}

@@ -21,9 +21,9 @@ const (
 	EventReclaimed EventType = "lease.reclaimed" // LeaseID, Reason, Data (liveness evidence)
 	EventReminded  EventType = "lease.reminded"  // LeaseID
 
-	EventOwnerRegistered EventType = "owner.registered"   // Actor, Data (owner)
-	EventOwnerStopped    EventType = "owner.stopped"      // Actor
-	EventOwnerGone       EventType = "owner.gone"         // Actor, Reason, Data (evidence)
+	EventOwnerRegistered EventType = "owner.registered" // Actor, Data (owner)
+	EventOwnerStopped    EventType = "owner.stopped"    // Actor
+	EventOwnerGone       EventType = "owner.gone"       // Actor, Reason, Data (evidence)
 	EventContention      EventType = "contention.heartbeat"
 	EventRetry           EventType = "contention.retry"
 	EventBlockerOpened   EventType = "blocker.opened"   // Data (blocker report)

@@ -1,0 +1,68 @@
+package blocker
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// JSON returns the report as indented JSON.
+func (r Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
+
+// duration is a time.Duration as a Go duration string in JSON.
+type duration time.Duration
+
+func (d duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = duration(v)
+	return err
+}
+
+// Aliases without methods, so the overrides below can embed them.
+type (
+	jsonReport     Report
+	jsonHolderInfo HolderInfo
+)
+
+// MarshalJSON writes retry_interval as a duration string.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		jsonReport
+		RetryInterval duration `json:"retry_interval"`
+	}{jsonReport(r), duration(r.RetryInterval)})
+}
+
+// UnmarshalJSON reads retry_interval as a duration string.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	v := struct {
+		*jsonReport
+		RetryInterval duration `json:"retry_interval"`
+	}{jsonReport: (*jsonReport)(r), RetryInterval: duration(r.RetryInterval)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.RetryInterval = time.Duration(v.RetryInterval)
+	return nil
+}
+
+// MarshalJSON writes held_for as a duration string.
+func (h HolderInfo) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		jsonHolderInfo
+		HeldFor duration `json:"held_for"`
+	}{jsonHolderInfo(h), duration(h.HeldFor)})
+}
+
+// UnmarshalJSON reads held_for as a duration string.
+func (h *HolderInfo) UnmarshalJSON(b []byte) error {
+	v := struct {
+		*jsonHolderInfo
+		HeldFor duration `json:"held_for"`
+	}{jsonHolderInfo: (*jsonHolderInfo)(h), HeldFor: duration(h.HeldFor)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h.HeldFor = time.Duration(v.HeldFor)
+	return nil
+}

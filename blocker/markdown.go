@@ -1,0 +1,135 @@
+package blocker
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Markdown renders the report for an operator: a title, a table of who
+// holds what since when and how alive the holder is, the liveness
+// evidence, the resolution if any, and the commands that resolve it.
+func (r Report) Markdown() string {
+	var b strings.Builder
+	_ = r.WriteMarkdown(&b) // a strings.Builder never fails
+	return b.String()
+}
+
+// WriteMarkdown writes r.Markdown() to w.
+func (r Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# BLOCKED: %s cannot write %s\n\n", oneLine(r.Requester.Name), oneLine(r.Path))
+	b.WriteString("| Field | Value |\n|---|---|\n")
+	for _, row := range r.rows() {
+		fmt.Fprintf(&b, "| %s | %s |\n", row[0], cell(row[1]))
+	}
+	r.writeEvidence(&b)
+	b.WriteString("\n## How to resolve\n\n")
+	for i, cmd := range r.HowToResolve {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, code(cmd))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r Report) rows() [][2]string {
+	h := r.Holder
+	rows := [][2]string{
+		{"Blocker", fmt.Sprintf("%s (%s)", code(r.ID), r.Status)},
+		{"File", code(r.Path)},
+		{"All paths", codes(r.Paths)},
+		{"Operation", orDash(r.Op)},
+		{"Requester", owner(r.Requester)},
+		{"Held by", owner(h.Owner)},
+		{"Held for", fmt.Sprintf("%s, since %s", h.HeldFor.Round(time.Second), stamp(h.AcquiredAt))},
+		{"Lease", fmt.Sprintf("%s (%s, fencing token %d)", code(string(h.LeaseID)), orDash(string(h.Kind)), h.FencingToken)},
+		{"Holder liveness", fmt.Sprintf("%s, checked %s", orDash(string(h.Liveness.Status)), stamp(h.Liveness.CheckedAt))},
+		{"First denied", fmt.Sprintf("%s (%s)", stamp(r.FirstDeniedAt), r.Reason)},
+		{"Retry due", stamp(r.RetryAt)},
+		{"Retried at", fmt.Sprintf("%s (%s)", stamp(r.RetriedAt), orDash(string(r.RetryResult)))},
+		{"Retry interval", "retry=" + r.RetryInterval.String()},
+	}
+	if res := r.Resolution; res != nil {
+		rows = append(rows, [2]string{"Resolution", resolution(res)})
+	}
+	return rows
+}
+
+func (r Report) writeEvidence(b *strings.Builder) {
+	fmt.Fprintf(b, "\nLiveness evidence for %s:\n\n", oneLine(r.Holder.Owner.Name))
+	if len(r.Holder.Liveness.Evidence) == 0 {
+		b.WriteString("- none recorded\n")
+	}
+	for _, e := range r.Holder.Liveness.Evidence {
+		fmt.Fprintf(b, "- %s\n", oneLine(e))
+	}
+}
+
+func resolution(res *Resolution) string {
+	s := fmt.Sprintf("%s by %s at %s", res.Action, orDash(res.By), stamp(res.At))
+	if res.Note != "" {
+		s += ": " + res.Note
+	}
+	return s
+}
+
+// owner renders "name (host h, pid p)", leaving out what is unknown.
+func owner(o gate.Owner) string {
+	var parts []string
+	if o.Host != "" {
+		parts = append(parts, "host "+o.Host)
+	}
+	if o.PID > 0 {
+		parts = append(parts, fmt.Sprintf("pid %d", o.PID))
+	}
+	if len(parts) == 0 {
+		return orDash(o.Name)
+	}
+	return fmt.Sprintf("%s (%s)", orDash(o.Name), strings.Join(parts, ", "))
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func codes(ss []string) string {
+	cs := make([]string, len(ss))
+	for i, s := range ss {
+		cs[i] = code(s)
+	}
+	return strings.Join(cs, ", ")
+}
+
+// code renders s as an inline code span, fenced by more backticks than
+// s contains in a row.
+func code(s string) string {
+	s = oneLine(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// cell makes s safe inside a table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}

@@ -1,0 +1,103 @@
+package blocker_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/blocker"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestMarkdownGolden(t *testing.T) {
+	golden := filepath.Join("testdata", "report.golden.md")
+	got := report().Markdown()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatalf("update %s: %v", golden, err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("read %s: %v (run go test -update to create it)", golden, err)
+	}
+	if got != string(want) {
+		t.Errorf("Markdown() differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
+
+// TestMarkdownHasWhatAnOperatorNeeds lists what the contract asks a
+// blocker report to show: file, owner, age, retry=180s, liveness evidence,
+// how to resolve.
+func TestMarkdownHasWhatAnOperatorNeeds(t *testing.T) {
+	r := report()
+	md := r.Markdown()
+	need := map[string]string{
+		"title":             "BLOCKED: alice cannot write src/foo.go",
+		"file":              "`src/foo.go`",
+		"paired file":       "`src/foo_test.go`",
+		"holder":            "bob (host dev1, pid 4321)",
+		"requester":         "alice (host dev1, pid 1234)",
+		"age":               "12m30s, since 2025-03-01T11:50:30Z",
+		"lease and token":   "`01JNQ4A0B1C2D3E4F5G6H7J8K9` (auto, fencing token 42)",
+		"liveness status":   "alive, checked 2025-03-01T12:03:00Z",
+		"first denied":      "2025-03-01T12:00:00Z (LEASE_HELD_BY_OTHER)",
+		"retried at":        "2025-03-01T12:03:00Z (LEASE_HELD_BY_OTHER)",
+		"retry interval":    "retry=3m0s",
+		"blocker id":        "`01JNQ5Z6S4B3M2X8K7V9T0R1YA` (open)",
+		"resolve section":   "## How to resolve",
+		"first resolve cmd": "1. `leasegate resolve 01JNQ5Z6S4B3M2X8K7V9T0R1YA --retry",
+	}
+	for i, e := range r.Holder.Liveness.Evidence {
+		need[fmt.Sprintf("evidence line %d", i+1)] = "- " + e
+	}
+	for i, cmd := range r.HowToResolve {
+		need[fmt.Sprintf("command %d", i+1)] = fmt.Sprintf("%d. `%s`", i+1, cmd)
+	}
+	for what, s := range need {
+		if !strings.Contains(md, s) {
+			t.Errorf("Markdown() lacks the %s %q:\n%s", what, s, md)
+		}
+	}
+}
+
+func TestMarkdownShowsResolution(t *testing.T) {
+	r := report()
+	if err := r.Resolve(blocker.ActionDeny, "carol", retried.Add(120e9), "bob is away"); err != nil {
+		t.Fatalf("Resolve = %v", err)
+	}
+	md := r.Markdown()
+	for _, s := range []string{"(denied)", "| Resolution | deny by carol at 2025-03-01T12:05:00Z: bob is away |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("Markdown() of a denied report lacks %q:\n%s", s, md)
+		}
+	}
+}
+
+// TestMarkdownEscapes checks that a path with a pipe, a backtick and a
+// newline cannot break the table or the title.
+func TestMarkdownEscapes(t *testing.T) {
+	in := input()
+	in.Path = "a|b`c\nd"
+	in.Paths = nil
+	md := blocker.New(in).Markdown()
+	if want := "\n| File | ``a\\|b`c d`` |\n"; !strings.Contains(md, want) {
+		t.Errorf("Markdown() lacks the escaped File row %q:\n%s", want, md)
+	}
+	if !strings.HasPrefix(md, "# BLOCKED: alice cannot write a|b`c d\n") {
+		t.Errorf("Markdown() title = %q, want the path on one line", strings.SplitN(md, "\n", 2)[0])
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	r := report()
+	if err := r.WriteMarkdown(&buf); err != nil || buf.String() != r.Markdown() {
+		t.Errorf("WriteMarkdown = %v, wrote %d bytes; want Markdown()", err, buf.Len())
+	}
+}

@@ -1,0 +1,172 @@
+package blocker
+
+import (
+	"slices"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Status is where a report stands. Only an open report can be resolved;
+// the three others are final for the report.
+type Status string
+
+const (
+	// StatusOpen: the requester is halted, waiting for an operator.
+	StatusOpen Status = "open"
+	// StatusRetried: an operator asked for a new decision and it was
+	// granted. A retry that finds the path still held leaves the report
+	// open (or the coordinator opens a fresh report); it is not recorded
+	// as a resolution.
+	StatusRetried Status = "retried"
+	// StatusDenied: the held write failed with EBUSY and the worker went on.
+	StatusDenied Status = "denied"
+	// StatusAborted: the worker was ended.
+	StatusAborted Status = "aborted"
+)
+
+// Action is what an operator asks with `leasegate resolve ID
+// --retry|--deny|--abort`.
+type Action string
+
+const (
+	// ActionRetry decides the held mutation again, after the holder
+	// committed, released or was evicted.
+	ActionRetry Action = "retry"
+	// ActionDeny fails the held write with EBUSY; the worker continues.
+	ActionDeny Action = "deny"
+	// ActionAbort ends the worker.
+	ActionAbort Action = "abort"
+)
+
+// resolvedStatus maps each valid action to the status it resolves to.
+var resolvedStatus = map[Action]Status{
+	ActionRetry: StatusRetried,
+	ActionDeny:  StatusDenied,
+	ActionAbort: StatusAborted,
+}
+
+// Valid reports whether a is one of the three actions.
+func (a Action) Valid() bool { _, ok := resolvedStatus[a]; return ok }
+
+// Report is one blocker: a mutation still denied after its one retry, the
+// evidence about who holds the path, and how to get out. Times are UTC.
+// In JSON, durations (held_for, retry_interval) are Go duration strings
+// such as "3m0s", exact and readable; times are RFC 3339.
+type Report struct {
+	ID            string        `json:"id"` // a ULID, set by the coordinator
+	Path          string        `json:"path"`
+	Paths         []string      `json:"paths"` // every path of the blocked mutation
+	Op            string        `json:"op"`    // write, create, rename, unlink, ...
+	Requester     gate.Owner    `json:"requester"`
+	Holder        HolderInfo    `json:"holder"`
+	Reason        gate.Reason   `json:"reason"` // of the first denial
+	FirstDeniedAt time.Time     `json:"first_denied_at"`
+	RetryInterval time.Duration `json:"retry_interval"` // 180 s by contract
+	RetryAt       time.Time     `json:"retry_at"`
+	RetriedAt     time.Time     `json:"retried_at"`
+	RetryResult   gate.Reason   `json:"retry_result"`
+	Status        Status        `json:"status"`
+	Resolution    *Resolution   `json:"resolution,omitempty"`
+	HowToResolve  []string      `json:"how_to_resolve"` // shell commands, each with a comment
+}
+
+// HolderInfo is the lease that blocks the mutation and what is known of
+// its owner.
+type HolderInfo struct {
+	Owner        gate.Owner    `json:"owner"`
+	LeaseID      gate.LeaseID  `json:"lease_id"`
+	FencingToken uint64        `json:"fencing_token"`
+	Kind         gate.Kind     `json:"kind"`
+	AcquiredAt   time.Time     `json:"acquired_at"`
+	HeldFor      time.Duration `json:"held_for"` // at the retry
+	Liveness     gate.Liveness `json:"liveness"`
+}
+
+// Resolution is an operator's answer to a report.
+type Resolution struct {
+	Action Action    `json:"action"`
+	By     string    `json:"by"`
+	At     time.Time `json:"at"`
+	Note   string    `json:"note,omitempty"`
+}
+
+// Input is what the coordinator knows when a retry finds the path still
+// held.
+type Input struct {
+	ID             string
+	Path           string
+	Paths          []string // empty means just Path
+	Op             string
+	Requester      gate.Owner
+	Holder         gate.Lease
+	HolderLiveness gate.Liveness
+	Reason         gate.Reason // of the first denial; empty means LEASE_HELD_BY_OTHER
+	FirstDeniedAt  time.Time
+	RetryAt        time.Time
+	RetriedAt      time.Time
+	RetryInterval  time.Duration // zero means RetryAt - FirstDeniedAt
+	RetryResult    gate.Reason
+}
+
+// New builds an open report from a denial that its retry did not lift.
+// HeldFor is RetriedAt - Holder.AcquiredAt (FirstDeniedAt when the retry
+// time is unknown, zero when neither is). Times are normalized to UTC and slices copied.
+func New(in Input) Report {
+	r := Report{
+		ID: in.ID, Path: in.Path, Paths: clonePaths(in.Paths, in.Path), Op: in.Op,
+		Requester: in.Requester, Holder: holderInfo(in), Reason: in.Reason,
+		FirstDeniedAt: utc(in.FirstDeniedAt), RetryInterval: in.RetryInterval,
+		RetryAt: utc(in.RetryAt), RetriedAt: utc(in.RetriedAt), RetryResult: in.RetryResult,
+		Status: StatusOpen,
+	}
+	if r.Reason == "" {
+		r.Reason = gate.ReasonHeldByOther
+	}
+	if r.RetryInterval == 0 && !r.RetryAt.IsZero() && !r.FirstDeniedAt.IsZero() {
+		r.RetryInterval = r.RetryAt.Sub(r.FirstDeniedAt)
+	}
+	r.HowToResolve = howToResolve(r.ID, r.Holder.LeaseID)
+	return r
+}
+
+func holderInfo(in Input) HolderInfo {
+	l := in.Holder
+	at := in.RetriedAt
+	if at.IsZero() {
+		at = in.FirstDeniedAt
+	}
+	lv := in.HolderLiveness
+	lv.CheckedAt = utc(lv.CheckedAt)
+	lv.Evidence = slices.Clone(lv.Evidence)
+	h := HolderInfo{
+		Owner: l.Owner, LeaseID: l.ID, FencingToken: l.FencingToken, Kind: l.Kind,
+		AcquiredAt: utc(l.AcquiredAt), Liveness: lv,
+	}
+	if !at.IsZero() && !l.AcquiredAt.IsZero() {
+		h.HeldFor = at.Sub(l.AcquiredAt)
+	}
+	return h
+}
+
+func clonePaths(paths []string, path string) []string {
+	if len(paths) == 0 {
+		return []string{path}
+	}
+	return slices.Clone(paths)
+}
+
+// utc drops the monotonic reading and the zone, as persisting does.
+func utc(t time.Time) time.Time { return t.Round(0).UTC() }
+
+// clone returns a deep copy of r.
+func (r Report) clone() Report {
+	r.Paths = slices.Clone(r.Paths)
+	r.HowToResolve = slices.Clone(r.HowToResolve)
+	r.Holder.Liveness.Evidence = slices.Clone(r.Holder.Liveness.Evidence)
+	if r.Resolution != nil {
+		res := *r.Resolution
+		r.Resolution = &res
+	}
+	return r
+}

@@ -1,0 +1,35 @@
+package liveness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// byHeartbeat judges an owner that is not a process of this host by its
+// heartbeat alone.
+func (e *Evaluator) byHeartbeat(s Subject, now time.Time) gate.Liveness {
+	why := e.whyHeartbeat(s.Owner)
+	if s.LastHeartbeat.IsZero() {
+		return verdict(gate.Unknown, why, "no heartbeat recorded")
+	}
+	age := now.Sub(s.LastHeartbeat)
+	if age <= e.cfg.TTL {
+		return verdict(gate.Alive, why, fmt.Sprintf("last heartbeat at %s, %s ago, within the ttl %s",
+			rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+	}
+	return verdict(gate.Dead, why, fmt.Sprintf("last heartbeat at %s, %s ago, older than the ttl %s",
+		rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+}
+
+// whyHeartbeat says why an owner is judged by heartbeat.
+func (e *Evaluator) whyHeartbeat(o gate.Owner) string {
+	switch {
+	case o.PID <= 0:
+		return "owner has no pid: judged by heartbeat"
+	case o.Host == "":
+		return "owner has no host: judged by heartbeat"
+	}
+	return fmt.Sprintf("owner on host %s, not this host %s: judged by heartbeat", o.Host, e.cfg.Host)
+}

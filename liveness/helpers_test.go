@@ -1,0 +1,141 @@
+package liveness_test
+
+import (
+	"bufio"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
+)
+
+// here is the host name the tests give the evaluator; owners on it with a
+// pid are judged by their process.
+const here = "host-a"
+
+// MustEvaluator returns an evaluator for host here with the default
+// config, changed by each edit.
+func MustEvaluator(tb testing.TB, edits ...func(*liveness.Config)) *liveness.Evaluator {
+	tb.Helper()
+	cfg := liveness.DefaultConfig()
+	cfg.Host = here
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	e, err := liveness.New(cfg)
+	if err != nil {
+		tb.Fatalf("New(%+v) = %v", cfg, err)
+	}
+	return e
+}
+
+// MustStart starts name args as a child of the test and kills and reaps it
+// at cleanup (killing its process group when it has one of its own).
+func MustStart(tb testing.TB, ownGroup bool, name string, args ...string) *exec.Cmd {
+	tb.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: ownGroup}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start %s: %v", name, err)
+	}
+	tb.Cleanup(func() {
+		if ownGroup {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// MustStartTree starts `sh` with two background sleeps, in its own
+// process group, and returns once both children exist: sh prints "ready"
+// after its two forks have returned.
+func MustStartTree(tb testing.TB) *exec.Cmd {
+	tb.Helper()
+	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatalf("stdout pipe: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start sh: %v", err)
+	}
+	tb.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		tb.Fatalf("sh said %q, %v; want ready", line, err)
+	}
+	return cmd
+}
+
+// MustOwner returns an owner on host here for the live process pid, with
+// its real start time.
+func MustOwner(tb testing.TB, pid int) gate.Owner {
+	tb.Helper()
+	start, err := liveness.ProcessStart(pid)
+	if err != nil {
+		tb.Fatalf("ProcessStart(%d) = %v", pid, err)
+	}
+	return gate.Owner{Name: "alice", Host: here, PID: pid, StartTime: start}
+}
+
+// MustSignal sends sig to pid.
+func MustSignal(tb testing.TB, pid int, sig syscall.Signal) {
+	tb.Helper()
+	if err := syscall.Kill(pid, sig); err != nil {
+		tb.Fatalf("kill -%d %d: %v", sig, pid, err)
+	}
+}
+
+// AwaitChild blocks until the child pid reports a state change of the
+// kind in options (unix.WSTOPPED, unix.WCONTINUED or unix.WEXITED) and
+// leaves it reportable (WNOWAIT), so an exited child stays a zombie until
+// its Cmd.Wait.
+func AwaitChild(tb testing.TB, pid, options int) {
+	tb.Helper()
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, options|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			tb.Fatalf("waitid(%d, %#x) = %v", pid, options, err)
+		}
+		return
+	}
+}
+
+// Eventually polls cond until it holds or 10 s pass. It is for states the
+// kernel reaches in another process's own time (a grandchild handling
+// SIGSTOP), which no syscall lets a test await; it never measures the code
+// under test's timing.
+func Eventually(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: still false after 10s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func hasEvidence(v gate.Liveness, substr string) bool {
+	for _, e := range v.Evidence {
+		if strings.Contains(e, substr) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,80 @@
+package workspace_test
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// BenchmarkClassify measures the sidecar's per-mutation cost: a path
+// classified before (a map lookup), and a new path in a known directory
+// (one round trip to the git check-ignore process).
+func BenchmarkClassify(b *testing.B) {
+	repo := mustRepo(b)
+	mustWrite(b, repo, ".gitignore", "node_modules/\n*.log\nbuild/\n")
+	mustWrite(b, repo, workspace.ConfigFile, `{"include": ["dist/*.js"], "exclude": ["vendor/**"]}`)
+	r := mustRule(b, mustFind(b, repo))
+
+	b.Run("cached", func(b *testing.B) {
+		rels := []string{"src/pkg/a.go", "node_modules/x/y.js", "a.log", ".git/index", "vendor/v.go"}
+		for _, rel := range rels {
+			r.Classify(rel)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			r.Classify(rels[i%len(rels)])
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		r.Classify("src/pkg/warm.go")
+		buf := []byte("src/pkg/f")
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			r.Classify(string(strconv.AppendInt(buf[:9], int64(i), 10)) + ".go")
+		}
+	})
+	b.Run("uncached-parallel", func(b *testing.B) {
+		r.Classify("src/par/warm.go")
+		var n atomic.Int64
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			buf := []byte("src/par/f")
+			for pb.Next() {
+				r.Classify(string(strconv.AppendInt(buf[:9], n.Add(1), 10)) + ".go")
+			}
+		})
+	})
+	b.Run("cached-parallel", func(b *testing.B) {
+		r.Classify("src/pkg/a.go")
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				r.Classify("src/pkg/a.go")
+			}
+		})
+	})
+}
+
+// BenchmarkRel measures converting an absolute path: inside the root
+// (lexical), and outside it (its directory's symlinks resolved).
+func BenchmarkRel(b *testing.B) {
+	w := mustFind(b, mustRepo(b))
+	inside := w.Root + "/src/pkg/a.go"
+	outside := "/usr/lib/x/y.o"
+	b.Run("inside", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			w.Rel(inside)
+		}
+	})
+	b.Run("outside", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			w.Rel(outside)
+		}
+	})
+}

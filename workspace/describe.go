@@ -1,0 +1,43 @@
+package workspace
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Describe is the effective rule in a few lines, for `leasegate status`.
+func (r *Rule) Describe() string {
+	var b strings.Builder
+	w := r.ws
+	kind := "git checkout"
+	if w.GitDir == "" {
+		kind = "not a git checkout"
+	}
+	fmt.Fprintf(&b, "workspace: %s (%s)\n", w.Root, kind)
+	fmt.Fprintf(&b, "state: %s (workers may never write it)\n", w.StateDir)
+	switch {
+	case w.GitDir == "":
+		b.WriteString("gated: every path under the root\n")
+	case r.cfg.GateGitIgnored:
+		b.WriteString("gated: every path under the root, ignored by git or not\n")
+		b.WriteString("not gated: .git/ (git serializes itself)\n")
+	default:
+		b.WriteString("gated: every path under the root that git tracks or does not ignore\n")
+		b.WriteString("not gated: .git/ (git serializes itself); paths git ignores (.gitignore, info/exclude, core.excludesFile)\n")
+	}
+	writeList(&b, "include (gated even if ignored)", r.cfg.Include)
+	writeList(&b, "exclude (never gated)", r.cfg.Exclude)
+	writeList(&b, "pairs", r.cfg.Pairs)
+	return b.String()
+}
+
+func writeList(b *strings.Builder, label string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	fmt.Fprintf(b, "%s: %s\n", label, strings.Join(quoted, ", "))
+}

@@ -1,0 +1,97 @@
+package workspace
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Rel converts an absolute path to a clean workspace-relative slash path:
+// "." for the root itself, "src/a.go" beneath it. A path outside the root,
+// including a sibling sharing its prefix (/work/mainx for root /work/main),
+// is not inside.
+//
+// The check is lexical first. A path that is not lexically under the root
+// is checked again with the symlinks in its directory resolved, so a path
+// through a symlink to the root (/tmp on systems where it is a link) is
+// inside. The final element is never followed: a mutation of a symlink
+// mutates the link, not what it names.
+func (w *Workspace) Rel(abs string) (rel string, inside bool) {
+	return within(w.Root, abs)
+}
+
+// InStateDir reports whether abs is the state directory or beneath it.
+// Workers may never write there, even where it lies outside the root (a
+// linked worktree's state directory is in the main checkout's git dir).
+func (w *Workspace) InStateDir(abs string) bool {
+	_, ok := within(w.StateDir, abs)
+	return ok
+}
+
+// AffectsIgnore reports whether writing abs can change which paths git
+// ignores or tracks: a .gitignore in the workspace, info/exclude, or the
+// index (a force-added file stops being ignored). The sidecar calls
+// Rule.Invalidate after such a write.
+func (w *Workspace) AffectsIgnore(abs string) bool {
+	if filepath.Base(abs) == ".gitignore" {
+		_, ok := w.Rel(abs)
+		return ok
+	}
+	if w.GitDir == "" {
+		return false
+	}
+	abs = filepath.Clean(abs)
+	return abs == filepath.Join(w.GitDir, "index") ||
+		abs == filepath.Join(w.GitDir, "info", "exclude") ||
+		abs == filepath.Join(w.CommonDir, "info", "exclude")
+}
+
+// within returns abs relative to base if it is base or beneath it,
+// lexically or once its directory's symlinks are resolved.
+func within(base, abs string) (string, bool) {
+	if !filepath.IsAbs(abs) {
+		return "", false
+	}
+	abs = filepath.Clean(abs)
+	if rel, ok := under(base, abs); ok {
+		return rel, true
+	}
+	real, ok := resolveDirOf(abs)
+	if !ok || real == abs {
+		return "", false
+	}
+	return under(base, real)
+}
+
+// under is the lexical test, without allocation: base and p are clean
+// absolute paths.
+func under(base, p string) (string, bool) {
+	switch {
+	case base == "":
+		return "", false
+	case p == base:
+		return ".", true
+	case base == "/":
+		return p[1:], true
+	case len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base):
+		return p[len(base)+1:], true
+	}
+	return "", false
+}
+
+// resolveDirOf resolves the symlinks in the directory part of abs. Missing
+// trailing directories (a mkdir -p in progress) are kept as they are.
+func resolveDirOf(abs string) (string, bool) {
+	dir, rest := filepath.Dir(abs), filepath.Base(abs)
+	if abs == "/" {
+		return abs, true
+	}
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest), true
+		}
+		if dir == "/" {
+			return "", false
+		}
+		dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest)
+	}
+}

@@ -1,0 +1,245 @@
+package workspace
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Rule classifies workspace-relative paths: which mutations pass the lease
+// gate. Verdicts are cached until Invalidate. A Rule is safe for concurrent
+// use; Close ends its git process.
+type Rule struct {
+	ws       *Workspace
+	cfg      Config
+	stateRel string   // the state dir relative to the root; "" when it lies outside
+	gitRels  []string // ".git" and the git dirs that lie inside the root
+	whyGated string
+	ignore   *ignoreChecker // nil when git's ignore rules are not consulted
+	cache    *verdictCache
+}
+
+// NewRule returns the rule of w and its Config. It starts no process: the
+// git check-ignore process starts with the first question that needs it.
+// A nil logger means no logging.
+func NewRule(w *Workspace, logger hclog.Logger) (*Rule, error) {
+	if err := w.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("workspace rule: %w", err)
+	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	r := &Rule{ws: w, cfg: w.Config, cache: newVerdictCache(), whyGated: whyGated(w)}
+	if rel, ok := under(w.Root, w.StateDir); ok {
+		r.stateRel = rel
+	}
+	if w.GitDir != "" {
+		r.gitRels = gitRels(w)
+	}
+	if w.GitDir != "" && !r.cfg.GateGitIgnored {
+		r.ignore = &ignoreChecker{root: w.Root, gitDir: w.GitDir, logger: logger.Named("workspace")}
+	}
+	return r, nil
+}
+
+// whyGated is the reason a path no other rule catches is gated.
+func whyGated(w *Workspace) string {
+	switch {
+	case w.GitDir == "":
+		return "gated: inside the workspace (not a git checkout)"
+	case w.Config.GateGitIgnored:
+		return "gated: inside the workspace (gate_git_ignored is set)"
+	}
+	return "gated: tracked or untracked, not ignored"
+}
+
+// gitRels are the workspace-relative git dirs: ".git" (a directory, or the
+// file a linked worktree or submodule has) and the git dirs if inside the
+// root elsewhere.
+func gitRels(w *Workspace) []string {
+	rels := []string{".git"}
+	for _, dir := range []string{w.GitDir, w.CommonDir} {
+		if rel, ok := under(w.Root, dir); ok && rel != "." && !slices.Contains(rels, rel) {
+			rels = append(rels, rel)
+		}
+	}
+	return rels
+}
+
+// Classify returns the class of rel, a clean workspace-relative path as
+// Rel returns it, for a mutation of that one file (or link, or empty
+// directory). A path that is not clean is Outside.
+func (r *Rule) Classify(rel string) Class { return r.lookup(false, rel).class }
+
+// ClassifyTree returns the class of rel for a mutation of rel and all
+// beneath it (a directory rename or removal): Gated if the subtree may hold
+// gated files. Renaming an ignored build/ is not gated; renaming src/ is.
+func (r *Rule) ClassifyTree(rel string) Class { return r.lookup(true, rel).class }
+
+// Explain is Classify with the reason, for `leasegate status`.
+func (r *Rule) Explain(rel string) (Class, string) {
+	v := r.lookup(false, rel)
+	return v.class, v.why
+}
+
+// ExplainTree is ClassifyTree with the reason.
+func (r *Rule) ExplainTree(rel string) (Class, string) {
+	v := r.lookup(true, rel)
+	return v.class, v.why
+}
+
+// Invalidate forgets every verdict and restarts git, which rereads the
+// ignore files and the index. Call it after a .gitignore, info/exclude or
+// the index changes (Workspace.AffectsIgnore).
+func (r *Rule) Invalidate() {
+	if r.ignore != nil {
+		r.ignore.reset()
+	}
+	r.cache.reset()
+}
+
+// Close ends the git process. Cached verdicts still answer afterwards;
+// anything else that would need git is Gated.
+func (r *Rule) Close() error {
+	if r.ignore != nil {
+		r.ignore.close()
+	}
+	return nil
+}
+
+func (r *Rule) lookup(tree bool, rel string) verdict {
+	v, gen, ok := r.cache.get(tree, rel)
+	if ok {
+		return v
+	}
+	if !validRel(rel) {
+		return verdict{class: Outside, why: "outside: not a clean path inside the workspace"}
+	}
+	v = r.decide(gen, tree, rel)
+	r.cache.put(gen, tree, rel, v)
+	return v
+}
+
+func validRel(rel string) bool {
+	if rel == "." {
+		return true
+	}
+	clean, err := gate.CleanPath(rel)
+	return err == nil && clean == rel
+}
+
+// decide applies the rule in its order: state dir, .git, exclude, include,
+// git-ignored, gated.
+func (r *Rule) decide(gen uint64, tree bool, rel string) verdict {
+	if v, ok := r.fixed(tree, rel); ok {
+		return v
+	}
+	if g, ok := r.included(tree, rel); ok {
+		return verdict{class: Gated, why: fmt.Sprintf("gated: matches include %q in %s", g, ConfigFile)}
+	}
+	if r.ignore == nil || rel == "." {
+		return verdict{class: Gated, why: r.whyGated}
+	}
+	return r.askGit(gen, tree, rel)
+}
+
+// fixed applies the rules that need neither git nor include globs.
+func (r *Rule) fixed(tree bool, rel string) (verdict, bool) {
+	if r.stateRel != "" && inside(r.stateRel, rel) {
+		return verdict{class: StateDir, why: "state dir: leasegate's own state; workers may never write it"}, true
+	}
+	if r.stateRel != "" && tree && inside(rel, r.stateRel) {
+		return verdict{class: StateDir, why: fmt.Sprintf("state dir: contains leasegate's state %s; workers may never remove or move it", r.stateRel)}, true
+	}
+	for _, g := range r.gitRels {
+		if inside(g, rel) {
+			return verdict{class: GitDir, why: "git dir: not gated, git serializes itself"}, true
+		}
+	}
+	if g, ok := r.excluded(tree, rel); ok {
+		return verdict{class: Excluded, why: fmt.Sprintf("excluded by %q in %s", g, ConfigFile)}, true
+	}
+	return verdict{}, false
+}
+
+// excluded finds the exclude glob covering rel or, for a tree, everything
+// beneath rel: a glob ending in "**" that matches the directory matches all
+// of its subtree.
+func (r *Rule) excluded(tree bool, rel string) (string, bool) {
+	for _, g := range r.cfg.Exclude {
+		if tree && g != "**" && !strings.HasSuffix(g, "/**") {
+			continue
+		}
+		if gate.Match(g, rel) {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// included finds the include glob matching rel or, for a tree, something
+// beneath it.
+func (r *Rule) included(tree bool, rel string) (string, bool) {
+	for _, g := range r.cfg.Include {
+		if (tree && gate.Overlap(g, gate.Subtree(rel))) || (!tree && gate.Match(g, rel)) {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+const whyBlind = "gated: git cannot check ignore rules here (beyond a symlink, a name git reads as pathspec magic, or git unavailable)"
+
+// askGit decides by git's ignore rules. Everything beneath an ignored
+// directory is ignored (git cannot re-include it), so a directory's verdict,
+// cached, answers for its contents; git is asked only below directories it
+// does not ignore. A tracked file, or a directory holding one, is gated
+// even where a pattern ignores it.
+func (r *Rule) askGit(gen uint64, tree bool, rel string) verdict {
+	parent := r.lookup(true, parentOf(rel))
+	switch {
+	case parent.class == Ignored:
+		return verdict{class: Ignored, why: parent.why}
+	case parent.blind:
+		return verdict{class: Gated, blind: tree, why: whyBlind}
+	}
+	q := rel
+	if tree {
+		q += "/" // a directory even if it does not exist yet
+	}
+	ans := r.ignore.check(q)
+	switch {
+	case ans.blind:
+		if ans.linked && !tree {
+			r.cache.markBlind(gen, parentOf(rel))
+		}
+		return verdict{class: Gated, blind: tree && ans.linked, why: whyBlind}
+	case ans.ignored && ans.tracked:
+		return verdict{class: Gated, why: "gated: tracked, though ignored by " + ans.rule}
+	case ans.ignored:
+		return verdict{class: Ignored, why: "ignored by " + ans.rule}
+	case ans.rule != "":
+		return verdict{class: Gated, why: "gated: re-included by " + ans.rule}
+	}
+	return verdict{class: Gated, why: r.whyGated}
+}
+
+// inside reports whether the workspace-relative path rel is base or
+// beneath it.
+func inside(base, rel string) bool {
+	if base == "." || rel == base {
+		return true
+	}
+	return len(rel) > len(base) && rel[len(base)] == '/' && strings.HasPrefix(rel, base)
+}
+
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}

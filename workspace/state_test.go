@@ -1,0 +1,140 @@
+package workspace_test
+
+import (
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+func TestStatePaths(t *testing.T) {
+	w := &workspace.Workspace{StateDir: "/r/.git/leasegate"}
+	tests := []struct{ name, got, want string }{
+		{name: "SocketPath", got: w.SocketPath(), want: "/r/.git/leasegate/coord.sock"},
+		{name: "LedgerPath", got: w.LedgerPath(), want: "/r/.git/leasegate/ledger.db"},
+		{name: "AdminTokenPath", got: w.AdminTokenPath(), want: "/r/.git/leasegate/admin.token"},
+		{name: "BlockersDir", got: w.BlockersDir(), want: "/r/.git/leasegate/blockers"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s() = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// Everything leasegate keeps stays out of `git status`, even with
+// --ignored and every untracked file listed.
+func TestStateInvisibleToGitStatus(t *testing.T) {
+	repo := mustRepo(t)
+	w := mustFind(t, repo)
+	if _, err := w.AdminToken(); err != nil {
+		t.Fatalf("AdminToken() = %v", err)
+	}
+	mustWrite(t, w.BlockersDir(), "b1.md", "blocked\n")
+	mustWrite(t, w.StateDir, "ledger.db", "x")
+	if out := mustGit(t, repo, "status", "--porcelain", "--ignored", "--untracked-files=all"); out != "" {
+		t.Errorf("git status after writing state = %q, want nothing", out)
+	}
+}
+
+func TestEnsureStateDirTightensMode(t *testing.T) {
+	w := mustFind(t, mustRepo(t))
+	if err := os.Mkdir(w.StateDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.EnsureStateDir(); err != nil {
+		t.Fatalf("EnsureStateDir() = %v", err)
+	}
+	for _, dir := range []string{w.StateDir, w.BlockersDir()} {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			t.Errorf("mode of %s = %04o, want 0700", dir, fi.Mode().Perm())
+		}
+	}
+}
+
+func TestEnsureStateDirRefusesSymlink(t *testing.T) {
+	w := mustFind(t, mustRepo(t))
+	mustSymlink(t, t.TempDir(), w.StateDir)
+	if err := w.EnsureStateDir(); err == nil {
+		t.Errorf("EnsureStateDir() with a symlinked state dir = nil, want an error")
+	}
+}
+
+func TestAdminToken(t *testing.T) {
+	w := mustFind(t, mustRepo(t))
+	tok, err := w.AdminToken()
+	if err != nil {
+		t.Fatalf("AdminToken() = %v", err)
+	}
+	if b, err := hex.DecodeString(tok); err != nil || len(b) != workspace.AdminTokenBytes {
+		t.Errorf("AdminToken() = %q, want %d bytes of hex", tok, workspace.AdminTokenBytes)
+	}
+	fi, err := os.Stat(w.AdminTokenPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode = %04o, want 0600", fi.Mode().Perm())
+	}
+	again, err := w.AdminToken()
+	if err != nil || again != tok {
+		t.Errorf("AdminToken() again = %q, %v, want the same %q", again, err, tok)
+	}
+}
+
+func TestAdminTokenRefusesLooseMode(t *testing.T) {
+	w := mustFind(t, mustRepo(t))
+	if _, err := w.AdminToken(); err != nil {
+		t.Fatalf("AdminToken() = %v", err)
+	}
+	if err := os.Chmod(w.AdminTokenPath(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.AdminToken()
+	if !errors.Is(err, workspace.ErrTokenExposed) {
+		t.Fatalf("AdminToken() with mode 0644 = %v, want ErrTokenExposed", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "0644") || !strings.Contains(msg, "chmod 600") {
+		t.Errorf("AdminToken() error = %q, want it to show the mode and the fix", msg)
+	}
+}
+
+func TestAdminTokenRefusesBadFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, w *workspace.Workspace)
+	}{
+		{name: "malformed", setup: func(t *testing.T, w *workspace.Workspace) {
+			if err := os.WriteFile(w.AdminTokenPath(), []byte("secret\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "symlink", setup: func(t *testing.T, w *workspace.Workspace) {
+			target := filepath.Join(t.TempDir(), "tok")
+			if err := os.WriteFile(target, []byte(strings.Repeat("ab", 32)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			mustSymlink(t, target, w.AdminTokenPath())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := mustFind(t, mustRepo(t))
+			if err := w.EnsureStateDir(); err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, w)
+			if tok, err := w.AdminToken(); err == nil {
+				t.Errorf("AdminToken() = %q, nil, want an error", tok)
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// StateDirName is the state directory's name: inside the git dir, or at the
+// root (as ".leasegate") outside git.
+const StateDirName = "leasegate"
+
+// Workspace is one checkout that leasegate gates: its root, its git dir and
+// where leasegate keeps its state.
+type Workspace struct {
+	// Root is the absolute workspace root with symlinks resolved.
+	Root string
+	// GitDir is this checkout's git dir, absolute with symlinks resolved;
+	// "" outside git. In a linked worktree it is the per-worktree dir
+	// (<main>/.git/worktrees/<name>).
+	GitDir string
+	// CommonDir is the git dir shared by all worktrees of the repository
+	// (objects, refs, hooks, info/exclude). It equals GitDir except in a
+	// linked worktree; "" outside git.
+	CommonDir string
+	// StateDir holds the coordinator's socket, ledger, admin token and
+	// blocker reports: <GitDir>/leasegate, or <Root>/.leasegate outside git.
+	StateDir string
+	// Config is leasegate.json at Root, or DefaultConfig() without one.
+	Config Config
+}
+
+// Find returns the workspace containing dir: the top of its git checkout,
+// or dir itself outside git (or when git is not installed).
+func Find(dir string) (*Workspace, error) {
+	abs, err := resolveDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	w, err := discoverGit(abs)
+	if errors.Is(err, errNotRepo) || errors.Is(err, exec.ErrNotFound) {
+		w, err = &Workspace{Root: abs, StateDir: filepath.Join(abs, "."+StateDirName)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find workspace from %s: %w", abs, err)
+	}
+	if w.Config, err = LoadConfig(w.Root); err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	return w, nil
+}
+
+// resolveDir makes dir absolute with symlinks resolved and checks that it
+// is a directory.
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// discoverGit asks git for the checkout containing dir, in one call.
+func discoverGit(dir string) (*Workspace, error) {
+	out, err := runGit(dir, gitEnv("LC_ALL=C"), "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	if !filepath.IsAbs(lines[2]) {
+		lines[2] = filepath.Join(dir, lines[2])
+	}
+	for i, p := range lines {
+		if lines[i], err = filepath.EvalSymlinks(p); err != nil {
+			return nil, fmt.Errorf("git rev-parse: %w", err)
+		}
+	}
+	return &Workspace{
+		Root:      lines[0],
+		GitDir:    lines[1],
+		CommonDir: lines[2],
+		StateDir:  filepath.Join(lines[1], StateDirName),
+	}, nil
+}

@@ -164,7 +164,11 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 	}
 	if len(conflicts) > 0 {
 		h := conflicts[0]
-		return Decision{Reason: ReasonHeldByOther, Holder: &h, Conflicts: conflicts,
+		reason := ReasonHeldByOther
+		if h.HeldBy(req.Owner.Name) {
+			reason = ReasonScopeOverlap
+		}
+		return Decision{Reason: reason, Holder: &h, Conflicts: conflicts,
 			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Name, h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
 	}
 	grants := newLeases(req, covered, snap.LastToken(), ttl, now)

@@ -15,8 +15,9 @@ type Index struct {
 
 type nodeT struct {
 	children map[string]*nodeT
-	entries  []entry // patterns whose literal prefix ends here
-	count    int     // entries in this subtree, for pruning empty branches
+	entries  []entry  // patterns whose literal prefix ends here
+	count    int      // entries in this subtree, for pruning empty branches
+	first    [1]entry // backs entries until a second one: most nodes hold one
 }
 
 type entry struct {
@@ -34,12 +35,18 @@ func (x *Index) Add(id LeaseID, s Scope) {
 		return
 	}
 	for _, p := range s.Paths {
-		lit, _ := literalPrefix(p)
 		n := &x.root
 		n.count++
-		for _, seg := range lit {
+		for rest, more := p, true; more; {
+			var seg string
+			if seg, rest, more = strings.Cut(rest, "/"); IsGlob(seg) {
+				break
+			}
 			n = n.child(seg, true)
 			n.count++
+		}
+		if n.entries == nil {
+			n.entries = n.first[:0]
 		}
 		n.entries = append(n.entries, entry{pattern: p, id: id})
 	}
@@ -52,31 +59,28 @@ func (x *Index) Remove(id LeaseID, s Scope) {
 		return
 	}
 	for _, p := range s.Paths {
-		x.remove(id, p)
+		x.root.remove(id, p, p, true)
 	}
 }
 
-func (x *Index) remove(id LeaseID, p string) {
-	lit, _ := literalPrefix(p)
-	path := make([]*nodeT, 0, len(lit)+1)
-	n := &x.root
-	path = append(path, n)
-	for _, seg := range lit {
-		if n = n.child(seg, false); n == nil {
-			return
-		}
-		path = append(path, n)
-	}
-	if !n.drop(id, p) {
-		return
-	}
-	for i, pn := range path {
-		pn.count--
-		if i > 0 && pn.count == 0 {
-			delete(path[i-1].children, lit[i-1])
-			return
+// remove drops (id, p) from the node that the literal segments of rest lead
+// to from n (rest is p's tail below n; more is false once it is used up),
+// counts it out of every node on the way and drops branches left empty. It
+// reports whether the entry was there.
+func (n *nodeT) remove(id LeaseID, p, rest string, more bool) bool {
+	var ok bool
+	seg, tail, deeper := strings.Cut(rest, "/")
+	if !more || IsGlob(seg) {
+		ok = n.drop(id, p)
+	} else if c := n.child(seg, false); c != nil {
+		if ok = c.remove(id, p, tail, deeper); ok && c.count == 0 {
+			delete(n.children, seg)
 		}
 	}
+	if ok {
+		n.count--
+	}
+	return ok
 }
 
 func (n *nodeT) drop(id LeaseID, p string) bool {
@@ -116,21 +120,22 @@ func (x *Index) Visit(q string, full bool, fn func(id LeaseID, pattern string) b
 		x.root.walk(func(e entry) bool { return fn(e.id, e.pattern) })
 		return
 	}
-	lit, rest := literalPrefix(q)
 	n := &x.root
 	if !n.visitHere(q, fn) {
 		return
 	}
-	for _, seg := range lit {
+	for rest, more := q, true; more; {
+		var seg string
+		if seg, rest, more = strings.Cut(rest, "/"); IsGlob(seg) {
+			n.visitBelow(q, fn)
+			return
+		}
 		if n = n.child(seg, false); n == nil {
 			return
 		}
 		if !n.visitHere(q, fn) {
 			return
 		}
-	}
-	if rest != nil {
-		n.visitBelow(q, fn)
 	}
 }
 

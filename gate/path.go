@@ -27,7 +27,7 @@ func CleanPath(p string) (string, error) {
 		return "", fmt.Errorf("path %q escapes the workspace", p)
 	}
 	if c == "." {
-		return "**", nil
+		return "", fmt.Errorf("path %q names the workspace root; use the full scope for the whole workspace", p)
 	}
 	if dir && !strings.HasSuffix(c, "**") {
 		c += "/**"
@@ -45,16 +45,12 @@ func Subtree(dir string) string {
 }
 
 // IsGlob reports whether p has glob metacharacters.
-func IsGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
-
-// literalPrefix splits a clean pattern into its leading literal segments
-// and the rest (which starts at the first segment holding a metacharacter).
-func literalPrefix(p string) (lit []string, rest []string) {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if IsGlob(s) {
-			return segs[:i], segs[i:]
+func IsGlob(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[':
+			return true
 		}
 	}
-	return segs, nil
+	return false
 }

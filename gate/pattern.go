@@ -1,6 +1,9 @@
 package gate
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Overlap reports whether some path matches both patterns a and b. Patterns
 // are clean workspace-relative paths whose segments may hold `*` (any run of
@@ -12,11 +15,78 @@ import "strings"
 // Character classes are treated as `?` (any one character): the answer can
 // only err toward overlap, which refuses a lease rather than granting two.
 func Overlap(a, b string) bool {
-	if a == b {
+	a, b, differ := stripCommonLiterals(a, b)
+	switch {
+	case differ:
+		return false
+	case a == b:
 		return true
+	case !IsGlob(a) && !IsGlob(b):
+		return false // distinct plain paths
+	case !hasDoubleStar(a) && !hasDoubleStar(b):
+		return segsOverlap(a, b)
 	}
-	o := overlapper{a: strings.Split(a, "/"), b: strings.Split(b, "/")}
+	var bufA, bufB [16]string
+	var memo [256]byte
+	o := overlapper{a: appendSegs(bufA[:0], a), b: appendSegs(bufB[:0], b)}
+	if size := (len(o.a) + 1) * (len(o.b) + 1); size <= len(memo) {
+		o.memo = memo[:size]
+	} else {
+		o.memo = make([]byte, size)
+	}
 	return o.segs(0, 0)
+}
+
+// stripCommonLiterals drops the leading segments that are literal and equal
+// in both patterns, keeping at least the last segment of each. A leading
+// literal segment that differs decides: no overlap.
+func stripCommonLiterals(a, b string) (string, string, bool) {
+	for {
+		sa, ra, moreA := strings.Cut(a, "/")
+		sb, rb, moreB := strings.Cut(b, "/")
+		if IsGlob(sa) || IsGlob(sb) {
+			return a, b, false
+		}
+		if sa != sb {
+			return a, b, true
+		}
+		if !moreA || !moreB {
+			return a, b, false
+		}
+		a, b = ra, rb
+	}
+}
+
+// hasDoubleStar reports whether a pattern has a "**" segment.
+func hasDoubleStar(p string) bool {
+	return p == "**" || strings.HasPrefix(p, "**/") || strings.HasSuffix(p, "/**") || strings.Contains(p, "/**/")
+}
+
+// segsOverlap is Overlap for patterns without "**": same number of
+// segments, overlapping pairwise. It allocates nothing.
+func segsOverlap(a, b string) bool {
+	for {
+		sa, ra, moreA := strings.Cut(a, "/")
+		sb, rb, moreB := strings.Cut(b, "/")
+		if moreA != moreB || !segOverlap(sa, sb) {
+			return false
+		}
+		if !moreA {
+			return true
+		}
+		a, b = ra, rb
+	}
+}
+
+func appendSegs(dst []string, p string) []string {
+	for {
+		seg, rest, more := strings.Cut(p, "/")
+		dst = append(dst, seg)
+		if !more {
+			return dst
+		}
+		p = rest
+	}
 }
 
 // Match reports whether the plain path p matches pattern.
@@ -24,7 +94,7 @@ func Match(pattern, p string) bool { return Overlap(pattern, p) }
 
 type overlapper struct {
 	a, b []string
-	memo map[[2]int]bool // only allocated for patterns with "**"
+	memo []byte // per (i, j): 0 unknown, 1 false (or being decided), 2 true
 }
 
 // segs reports whether a[i:] and b[j:] have a common match.
@@ -38,16 +108,15 @@ func (o *overlapper) segs(i, j int) bool {
 	if !aStar && !bStar {
 		return i < n && j < m && segOverlap(o.a[i], o.b[j]) && o.segs(i+1, j+1)
 	}
-	key := [2]int{i, j}
-	if v, ok := o.memo[key]; ok {
-		return v
+	key := i*(m+1) + j
+	if v := o.memo[key]; v != 0 {
+		return v == 2
 	}
-	if o.memo == nil {
-		o.memo = make(map[[2]int]bool)
-	}
-	o.memo[key] = false // cycle guard
+	o.memo[key] = 1 // cycle guard
 	v := o.star(i, j, aStar, bStar)
-	o.memo[key] = v
+	if v {
+		o.memo[key] = 2
+	}
 	return v
 }
 
@@ -66,21 +135,44 @@ func segOverlap(a, b string) bool {
 	if a == b {
 		return true
 	}
-	if !IsGlob(a) && !IsGlob(b) {
+	if !IsGlob(a) && !IsGlob(b) || literalEndsDiffer(a, b) {
 		return false
 	}
-	return charOverlap(tokens(a), tokens(b))
+	var bufA, bufB [32]token
+	return charOverlap(appendTokens(bufA[:0], a), appendTokens(bufB[:0], b))
 }
 
-// token is one element of a segment glob: a literal byte, any one byte, or
-// any run of bytes.
+// literalEndsDiffer reports whether two segment globs start or end with
+// plain ASCII characters that disagree, which rules out a common match
+// before any tokenizing. Bytes after the last of `*?[]` are literals.
+func literalEndsDiffer(a, b string) bool {
+	for i := 0; i < len(a) && i < len(b) && plainASCII(a[i]) && plainASCII(b[i]); i++ {
+		if a[i] != b[i] {
+			return true
+		}
+	}
+	for i, j := len(a)-1, len(b)-1; i >= 0 && j >= 0 && plainASCII(a[i]) && plainASCII(b[j]); i, j = i-1, j-1 {
+		if a[i] != b[j] {
+			return true
+		}
+	}
+	return false
+}
+
+func plainASCII(c byte) bool {
+	return c < utf8.RuneSelf && c != '*' && c != '?' && c != '[' && c != ']'
+}
+
+// token is one element of a segment glob: a literal character, any one
+// character, or any run of characters. Characters are runes, as in
+// path.Match: `?` matches "é" whole.
 type token struct {
 	kind byte // 'c' literal, '?' one, '*' run
-	c    byte
+	c    rune
 }
 
-func tokens(s string) []token {
-	ts := make([]token, 0, len(s))
+// appendTokens appends the tokens of segment glob s to ts.
+func appendTokens(ts []token, s string) []token {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '*':
@@ -98,7 +190,9 @@ func tokens(s string) []token {
 			ts = append(ts, token{kind: '?'})
 			i += end + 1
 		default:
-			ts = append(ts, token{kind: 'c', c: s[i]})
+			r, size := utf8.DecodeRuneInString(s[i:])
+			ts = append(ts, token{kind: 'c', c: r})
+			i += size - 1
 		}
 	}
 	return ts

@@ -13,6 +13,7 @@ type Reason string
 const (
 	ReasonOK               Reason = "OK"
 	ReasonHeldByOther      Reason = "LEASE_HELD_BY_OTHER"
+	ReasonScopeOverlap     Reason = "LEASE_SCOPE_OVERLAP" // a check-out overlapping the requester's own check-out
 	ReasonTokenInvalid     Reason = "LEASE_TOKEN_INVALID"
 	ReasonTTLOutOfBounds   Reason = "LEASE_TTL_OUT_OF_BOUNDS"
 	ReasonNotFound         Reason = "LEASE_NOT_FOUND"
@@ -58,6 +59,7 @@ func (s sentinel) Error() string { return string(s) }
 // of its Reason.
 var (
 	ErrHeldByOther    error = sentinel(ReasonHeldByOther)
+	ErrScopeOverlap   error = sentinel(ReasonScopeOverlap)
 	ErrTokenInvalid   error = sentinel(ReasonTokenInvalid)
 	ErrTTLOutOfBounds error = sentinel(ReasonTTLOutOfBounds)
 	ErrNotFound       error = sentinel(ReasonNotFound)

@@ -120,6 +120,9 @@ func (t *Table) renew(e *Event) error {
 	if l.ExpiresAt.IsZero() || !e.ExpiresAt.After(l.ExpiresAt) {
 		return ErrNoExtension
 	}
+	if l.Expired(e.At) {
+		return fmt.Errorf("renewal at %s after expiry: %w", e.At.UTC().Format(time.RFC3339), ErrExpired) // no grace period
+	}
 	l.ExpiresAt = e.ExpiresAt
 	l.ReminderSent = false
 	l.LastHeartbeatAt = e.At
@@ -136,6 +139,9 @@ func (t *Table) remind(e *Event) error {
 	}
 	if l.ReminderSent {
 		return ErrAlreadyReminded
+	}
+	if l.Expired(e.At) {
+		return fmt.Errorf("reminder after expiry: %w", ErrExpired)
 	}
 	l.ReminderSent = true
 	return nil

@@ -1,0 +1,333 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// ClientConfig configures a Client.
+type ClientConfig struct {
+	// Socket is the coordinator's unix socket. Either Socket or BaseURL.
+	Socket string
+	// BaseURL is a TCP address like http://127.0.0.1:7070 (needs Token).
+	BaseURL string
+	// Token is the bearer token for TCP, and the admin token for eviction.
+	Token string
+	// RetryMax is how many times one call is retried when the coordinator
+	// cannot be reached or answers 5xx. Default 4 (about 7 s of backoff).
+	RetryMax int
+	// Logger; nil means no logging.
+	Logger hclog.Logger
+}
+
+// Client talks to a coordinator. It is safe for concurrent use.
+type Client struct {
+	cfg  ClientConfig
+	base string
+	hc   *retryablehttp.Client
+	// stream is a plain client for long-lived streams (no timeout, no retry).
+	stream *http.Client
+}
+
+// NewClient returns a client for the coordinator at cfg.Socket or
+// cfg.BaseURL.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	if (cfg.Socket == "") == (cfg.BaseURL == "") {
+		return nil, errors.New("api client: set exactly one of socket and base url")
+	}
+	if cfg.RetryMax == 0 {
+		cfg.RetryMax = 4
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}
+	base := cfg.BaseURL
+	if cfg.Socket != "" {
+		sock := cfg.Socket
+		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}
+		base = "http://leasegate"
+	}
+	hc := retryablehttp.NewClient()
+	hc.HTTPClient = &http.Client{Transport: tr}
+	hc.RetryMax = cfg.RetryMax
+	hc.RetryWaitMin, hc.RetryWaitMax = 200*time.Millisecond, 3*time.Second
+	hc.Logger = cfg.Logger.Named("client")
+	hc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return &Client{cfg: cfg, base: base, hc: hc, stream: &http.Client{Transport: tr}}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.stream.CloseIdleConnections() }
+
+// do sends one request and decodes the JSON answer into out. Transport
+// failures and 5xx after retries become ErrUnavailable; other errors are
+// *APIError.
+func (c *Client) do(ctx context.Context, method, path string, in, out any, hdr ...string) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.cfg.Token != "" && c.cfg.BaseURL != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w at %s: %v", ErrUnavailable, c.where(), err)
+	}
+	defer resp.Body.Close()
+	return c.decode(resp, out)
+}
+
+func (c *Client) where() string {
+	if c.cfg.Socket != "" {
+		return c.cfg.Socket
+	}
+	return c.cfg.BaseURL
+}
+
+func (c *Client) decode(resp *http.Response, out any) error {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("%w at %s: reading answer: %v", ErrUnavailable, c.where(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var b ErrorBody
+		if json.Unmarshal(data, &b) != nil || b.Error.Code == "" {
+			return fmt.Errorf("%w at %s: HTTP %d with a body that is not the API's", ErrUnavailable, c.where(), resp.StatusCode)
+		}
+		if resp.StatusCode >= 500 {
+			return fmt.Errorf("%w at %s: %s", ErrUnavailable, c.where(), (&APIError{Status: resp.StatusCode, Body: b}).Error())
+		}
+		return &APIError{Status: resp.StatusCode, Body: b}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%w at %s: garbled answer: %v", ErrUnavailable, c.where(), err)
+	}
+	return nil
+}
+
+// Health checks the coordinator without retrying.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/health", nil)
+	if err != nil {
+		return Health{}, err
+	}
+	if c.cfg.Token != "" && c.cfg.BaseURL != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	resp, err := c.stream.Do(req)
+	if err != nil {
+		return Health{}, fmt.Errorf("%w at %s: %v", ErrUnavailable, c.where(), err)
+	}
+	defer resp.Body.Close()
+	var h Health
+	if err := c.decode(resp, &h); err != nil {
+		return Health{}, err
+	}
+	if !h.OK || h.API != "v1" {
+		return Health{}, fmt.Errorf("%w at %s: unexpected health answer", ErrUnavailable, c.where())
+	}
+	return h, nil
+}
+
+// Status returns the coordinator's status.
+func (c *Client) Status(ctx context.Context) (coordinator.Status, error) {
+	var s coordinator.Status
+	return s, c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+}
+
+// Register records an owner.
+func (c *Client) Register(ctx context.Context, o gate.Owner) error {
+	return c.do(ctx, http.MethodPost, "/v1/owners", o, nil)
+}
+
+// Heartbeat beats for an owner.
+func (c *Client) Heartbeat(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/heartbeat", nil, nil)
+}
+
+// Activity reports non-mutation activity (cancels stop-idle).
+func (c *Client) Activity(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/activity", nil, nil)
+}
+
+// Stop opens the owner's stop-idle window.
+func (c *Client) Stop(ctx context.Context, name, reason string) (StopResponse, error) {
+	var r StopResponse
+	return r, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/stop", StopRequest{Reason: reason}, &r)
+}
+
+// End releases an ended worker's auto leases.
+func (c *Client) End(ctx context.Context, name, reason string) (EndResponse, error) {
+	var r EndResponse
+	return r, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/end", StopRequest{Reason: reason}, &r)
+}
+
+// Committed releases the owner's leases on files of HEAD that are clean.
+func (c *Client) Committed(ctx context.Context, name string) ([]gate.Lease, error) {
+	var r LeasesResponse
+	return r.Leases, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/committed", nil, &r)
+}
+
+// Mutate gates one mutation (one request; see Gate for the whole protocol).
+func (c *Client) Mutate(ctx context.Context, req coordinator.MutateRequest) (coordinator.Result, error) {
+	var r coordinator.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/mutations", req, &r)
+}
+
+// WaitContention long-polls a contention for at most wait.
+func (c *Client) WaitContention(ctx context.Context, id string, wait time.Duration) (coordinator.Result, error) {
+	var r coordinator.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/wait?timeout="+wait.String(), nil, &r)
+}
+
+// WaitBlocker long-polls a blocker's resolution for at most wait.
+func (c *Client) WaitBlocker(ctx context.Context, id string, wait time.Duration) (coordinator.Result, error) {
+	var r coordinator.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/wait?timeout="+wait.String(), nil, &r)
+}
+
+// Blockers lists open blockers (all of them with all).
+func (c *Client) Blockers(ctx context.Context, all bool) ([]blocker.Report, error) {
+	var r struct {
+		Blockers []blocker.Report `json:"blockers"`
+	}
+	q := ""
+	if all {
+		q = "?all=true"
+	}
+	return r.Blockers, c.do(ctx, http.MethodGet, "/v1/blockers"+q, nil, &r)
+}
+
+// Blocker returns one blocker report.
+func (c *Client) Blocker(ctx context.Context, id string) (blocker.Report, error) {
+	var r blocker.Report
+	return r, c.do(ctx, http.MethodGet, "/v1/blockers/"+url.PathEscape(id), nil, &r)
+}
+
+// Resolve carries out an operator's instruction on a blocker.
+func (c *Client) Resolve(ctx context.Context, id string, req ResolveRequest) (coordinator.ResolveResult, error) {
+	var r coordinator.ResolveResult
+	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/resolve", req, &r)
+}
+
+// Lease performs an explicit lease operation. For eviction, admin is the
+// admin token and who names the admin for the record.
+func (c *Client) Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error) {
+	var r coordinator.LeaseResult
+	var hdr []string
+	if admin != "" {
+		hdr = []string{"X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who}
+	}
+	return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, hdr...)
+}
+
+// GetLease returns one lease.
+func (c *Client) GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error) {
+	var l gate.Lease
+	return l, c.do(ctx, http.MethodGet, "/v1/leases/"+url.PathEscape(string(id)), nil, &l)
+}
+
+// Leases lists active leases, or those overlapping path.
+func (c *Client) Leases(ctx context.Context, path string) ([]gate.Lease, error) {
+	var r LeasesResponse
+	q := ""
+	if path != "" {
+		q = "?path=" + url.QueryEscape(path)
+	}
+	return r.Leases, c.do(ctx, http.MethodGet, "/v1/leases"+q, nil, &r)
+}
+
+// History returns the audit trail for a lease id or a path (or all).
+func (c *Client) History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error) {
+	q := url.Values{}
+	if id != "" {
+		q.Set("lease", string(id))
+	}
+	if path != "" {
+		q.Set("path", path)
+	}
+	if limit > 0 {
+		q.Set("limit", fmt.Sprint(limit))
+	}
+	var r HistoryResponse
+	return r.Events, c.do(ctx, http.MethodGet, "/v1/history?"+q.Encode(), nil, &r)
+}
+
+// ReportUngated reports a write that no sidecar gated.
+func (c *Client) ReportUngated(ctx context.Context, w coordinator.UngatedWrite) error {
+	return c.do(ctx, http.MethodPost, "/v1/ungated", w, nil)
+}
+
+// Events streams events after seq to fn until ctx ends, the stream ends
+// (follow false), or fn returns an error.
+func (c *Client) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {
+	u := fmt.Sprintf("%s/v1/events?after=%d&follow=%t", c.base, after, follow)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	if c.cfg.Token != "" && c.cfg.BaseURL != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
+	resp, err := c.stream.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w at %s: %v", ErrUnavailable, c.where(), err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return c.decode(resp, nil)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e gate.Event
+		if err := json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &e); err != nil {
+			return fmt.Errorf("%w: garbled event: %v", ErrUnavailable, err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return sc.Err()
+}

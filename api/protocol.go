@@ -1,0 +1,117 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+)
+
+// Observer hears the stages of a gated mutation. Any field may be nil.
+type Observer struct {
+	// Contended is called once when the mutation is denied and its one
+	// retry is scheduled (the contention heartbeat).
+	Contended func(coordinator.Result)
+	// Blocked is called when the retry found the path still held and a
+	// blocker report is open. Returning false stops waiting and returns the
+	// Blocked result (hooks do this); true holds for an operator (run does).
+	Blocked func(coordinator.Result) bool
+	// Unavailable is called each time the coordinator cannot be reached;
+	// the mutation waits and tries again, it never proceeds ungated.
+	Unavailable func(err error, attempt int)
+}
+
+// pollWait is how long one long-poll waits before asking again.
+const pollWait = 30 * time.Second
+
+// Gate runs the whole contention protocol for one mutation and returns its
+// final result: Granted, Denied, Aborted, or Blocked if obs.Blocked said
+// not to hold. It fails closed: while the coordinator is unreachable it
+// waits and retries until ctx ends, and then returns ctx's error, never a
+// grant.
+func (c *Client) Gate(ctx context.Context, req coordinator.MutateRequest, obs Observer) (coordinator.Result, error) {
+	r, err := retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.Mutate(ctx, req) })
+	if err != nil {
+		return r, err
+	}
+	if r.Outcome == coordinator.Contended {
+		if obs.Contended != nil {
+			obs.Contended(r)
+		}
+		if r, err = c.awaitContention(ctx, req, r, obs); err != nil {
+			return r, err
+		}
+	}
+	if r.Outcome == coordinator.Blocked {
+		if obs.Blocked != nil && !obs.Blocked(r) {
+			return r, nil
+		}
+		return c.awaitBlocker(ctx, r, obs)
+	}
+	return r, nil
+}
+
+func (c *Client) awaitContention(ctx context.Context, req coordinator.MutateRequest, r coordinator.Result, obs Observer) (coordinator.Result, error) {
+	for r.Outcome == coordinator.Contended {
+		id := r.Contention.ID
+		var err error
+		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitContention(ctx, id, pollWait) })
+		if errors.Is(err, errNotFound) {
+			// The coordinator restarted and forgot the contention: ask again.
+			r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.Mutate(ctx, req) })
+		}
+		if err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+func (c *Client) awaitBlocker(ctx context.Context, r coordinator.Result, obs Observer) (coordinator.Result, error) {
+	id := r.Blocker.ID
+	for r.Outcome == coordinator.Blocked {
+		var err error
+		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitBlocker(ctx, id, pollWait) })
+		if err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+var errNotFound = &codeIs{code: "LEASE_NOT_FOUND"}
+
+// retryUnavailable repeats fn while the coordinator is unavailable, with
+// backoff up to 5 s, until ctx ends.
+func retryUnavailable(ctx context.Context, obs Observer, fn func() (coordinator.Result, error)) (coordinator.Result, error) {
+	wait := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		r, err := fn()
+		if !errors.Is(err, ErrUnavailable) {
+			return r, err
+		}
+		if obs.Unavailable != nil {
+			obs.Unavailable(err, attempt)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return coordinator.Result{}, ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// codeIs matches an *APIError of one code with errors.Is.
+type codeIs struct{ code string }
+
+func (e *codeIs) Error() string { return e.code }
+
+// Is lets errors.Is(apiErr, errNotFound) match by code.
+func (e *APIError) Is(target error) bool {
+	t, ok := target.(*codeIs)
+	return ok && string(e.Body.Error.Code) == t.code
+}

@@ -1,0 +1,215 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// MaxWait bounds one long-poll; clients poll again.
+const MaxWait = 60 * time.Second
+
+// Server serves the coordinator's API.
+type Server struct {
+	c          *coordinator.Coordinator
+	adminToken string
+	log        hclog.Logger
+	mux        *http.ServeMux
+	// Info is returned by GET /v1/health.
+	Info Health
+}
+
+// Health is the answer of GET /v1/health.
+type Health struct {
+	OK        bool   `json:"ok"`
+	Version   string `json:"version"`
+	API       string `json:"api"`
+	Workspace string `json:"workspace"`
+	PID       int    `json:"pid"`
+}
+
+// NewServer builds the API over c. adminToken guards eviction on every
+// listener and every request on TCP listeners.
+func NewServer(c *coordinator.Coordinator, adminToken string, info Health, log hclog.Logger) *Server {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	info.OK, info.API = true, "v1"
+	s := &Server{c: c, adminToken: adminToken, log: log.Named("api"), mux: http.NewServeMux(), Info: info}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	h := map[string]func(*http.Request) (any, error){
+		"GET /v1/health":                   s.health,
+		"GET /v1/status":                   s.status,
+		"POST /v1/owners":                  s.register,
+		"POST /v1/owners/{name}/heartbeat": s.heartbeat,
+		"POST /v1/owners/{name}/activity":  s.activity,
+		"POST /v1/owners/{name}/stop":      s.stop,
+		"POST /v1/owners/{name}/end":       s.end,
+		"POST /v1/owners/{name}/committed": s.committed,
+		"POST /v1/mutations":               s.mutate,
+		"POST /v1/contentions/{id}/wait":   s.waitContention,
+		"GET /v1/blockers":                 s.blockers,
+		"GET /v1/blockers/{id}":            s.blocker,
+		"POST /v1/blockers/{id}/wait":      s.waitBlocker,
+		"POST /v1/blockers/{id}/resolve":   s.resolve,
+		"POST /v1/leases":                  s.lease,
+		"GET /v1/leases":                   s.leases,
+		"GET /v1/leases/{id}":              s.getLease,
+		"GET /v1/history":                  s.history,
+		"POST /v1/ungated":                 s.ungated,
+	}
+	for pattern, fn := range h {
+		s.mux.Handle(pattern, s.handle(fn))
+	}
+	s.mux.HandleFunc("GET /v1/events", s.events)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
+	})
+}
+
+// Handler returns the API for a listener; tcp requires the bearer token on
+// every request.
+func (s *Server) Handler(tcp bool) http.Handler {
+	if !tcp {
+		return s.mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.bearerOK(r) {
+			writeError(w, &gate.DeniedError{Reason: CodeUnauthorized, Message: "missing or wrong bearer token"})
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) bearerOK(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.adminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.adminToken)) == 1
+}
+
+// Serve serves on l until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
+	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) handle(fn func(*http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		v, err := fn(r)
+		if err != nil {
+			s.log.Debug("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	st, b := errorBody(err)
+	writeJSON(w, st, b)
+}
+
+// decode reads a JSON body strictly: one object, no unknown fields.
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &gate.DeniedError{Reason: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		}
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "malformed request body: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "malformed request body: trailing data after the JSON object"}
+	}
+	return nil
+}
+
+func pathID(r *http.Request, key string) (string, error) {
+	v := r.PathValue(key)
+	if err := gate.ValidID(v); err != nil {
+		return "", &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: key + ": " + err.Error()}
+	}
+	return v, nil
+}
+
+// waitFor reads ?timeout= (default and cap MaxWait).
+func waitFor(r *http.Request) (time.Duration, error) {
+	q := r.URL.Query().Get("timeout")
+	if q == "" {
+		return MaxWait, nil
+	}
+	d, err := time.ParseDuration(q)
+	if err != nil || d <= 0 {
+		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("timeout %q: want a positive duration like 30s", q)}
+	}
+	return min(d, MaxWait), nil
+}
+
+func limitParam(r *http.Request) (int, error) {
+	q := r.URL.Query().Get("limit")
+	if q == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || n < 0 {
+		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("limit %q: want a non-negative integer", q)}
+	}
+	return n, nil
+}
+
+func (s *Server) adminOf(r *http.Request) string {
+	tok := r.Header.Get("X-Leasegate-Admin-Token")
+	if tok == "" {
+		tok, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
+	if s.adminToken == "" || tok == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.adminToken)) != 1 {
+		return ""
+	}
+	if who := r.Header.Get("X-Leasegate-Admin"); gate.ValidID(who) == nil {
+		return who
+	}
+	return "admin"
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/scheduler"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// common holds the flags every command that talks to a coordinator takes.
+type common struct {
+	dir        string
+	jsonOut    bool
+	retryAfter time.Duration
+	idleAfter  time.Duration
+	logLevel   string
+	noStart    bool
+}
+
+func (c *common) register(fs *flag.FlagSet, waits bool) {
+	fs.StringVar(&c.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
+	fs.BoolVar(&c.jsonOut, "json", false, "print JSON instead of text")
+	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error")
+	fs.BoolVar(&c.noStart, "no-start", false, "do not start a coordinator if none is running")
+	if waits {
+		fs.DurationVar(&c.retryAfter, "retry-after", envDuration("LEASEGATE_RETRY_AFTER", scheduler.DefaultRetryAfter),
+			"wait before the one retry of a denied mutation (env LEASEGATE_RETRY_AFTER; the contract is 3m0s)")
+		fs.DurationVar(&c.idleAfter, "idle-after", envDuration("LEASEGATE_IDLE_AFTER", scheduler.DefaultIdleAfter),
+			"stop-idle window before a stopped worker's leases are released (env LEASEGATE_IDLE_AFTER; the contract is 30s)")
+	} else {
+		c.retryAfter, c.idleAfter = envDuration("LEASEGATE_RETRY_AFTER", scheduler.DefaultRetryAfter), envDuration("LEASEGATE_IDLE_AFTER", scheduler.DefaultIdleAfter)
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		fmt.Fprintf(os.Stderr, "leasegate: ignoring %s=%q: want a positive duration like 5s\n", key, v)
+		return def
+	}
+	return d
+}
+
+func (c *common) logger(name string) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.LevelFromString(c.logLevel), Output: os.Stderr})
+}
+
+// workspace finds the workspace for this invocation.
+func (c *common) workspace() (*workspace.Workspace, error) {
+	dir := c.dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	return workspace.Find(dir)
+}
+
+// client connects to the workspace's coordinator, starting one if none
+// answers (unless --no-start).
+func (c *common) client(ctx context.Context) (*api.Client, *workspace.Workspace, error) {
+	ws, err := c.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), Logger: c.logger("leasegate")})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := cl.Health(ctx); err == nil {
+		return cl, ws, nil
+	}
+	if c.noStart {
+		return nil, nil, fmt.Errorf("%w: no coordinator answers at %s (and --no-start is set)", api.ErrUnavailable, ws.SocketPath())
+	}
+	if err := c.startServer(ctx, ws, cl); err != nil {
+		return nil, nil, err
+	}
+	return cl, ws, nil
+}
+
+// startServer starts `leasegate serve` for ws in the background and waits
+// until it answers. Racing starters are fine: the ledger file lock lets one
+// coordinator win and the others exit.
+func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *api.Client) error {
+	if err := ws.EnsureStateDir(); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(ws.StateDir, "serve.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--retry-after", c.retryAfter.String(),
+		"--idle-after", c.idleAfter.String(), "--log-level", "info")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD")
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start coordinator: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	return waitHealthy(ctx, cl, exited, logPath)
+}
+
+func waitHealthy(ctx context.Context, cl *api.Client, exited <-chan struct{}, logPath string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := cl.Health(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-exited:
+			// Another starter's coordinator may have won the ledger lock.
+			exited = nil
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%w: started a coordinator but it did not answer within 10s; see %s", api.ErrUnavailable, logPath)
+}
+
+func withoutEnv(env []string, key string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// parse parses flags, turning errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.Usage()
+			return &exitStatus{code: exitOK}
+		}
+		return usagef("%s: %v", fs.Name(), err)
+	}
+	return nil
+}
+
+// parseMixed parses flags that may come before or after positional
+// arguments (`acquire 'docs/**' --ttl 72h`) and returns the positionals.
+// Everything after "--" is positional.
+func parseMixed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parse(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return now.Sub(t).Round(time.Second).String()
+}
+
+func scopeString(s gate.Scope) string {
+	if s.Type == gate.ScopeFull {
+		return "(full workspace)"
+	}
+	return strings.Join(s.Paths, " ")
+}
+
+func printStatus(s coordinator.Status, ws *workspace.Workspace, rule string) {
+	fmt.Printf("workspace %s  (retry after %s, stop-idle %s)\n", ws.Root, s.RetryAfter, s.IdleAfter)
+	fmt.Printf("gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\n", len(s.Owners))
+	for _, o := range s.Owners {
+		st := string(o.Liveness.Status)
+		if !o.StoppedAt.IsZero() {
+			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity))
+	}
+	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))
+	for _, l := range s.Leases {
+		exp := "-"
+		if !l.ExpiresAt.IsZero() {
+			exp = l.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", scopeString(l.Scope), l.Owner.Name, l.Kind, l.FencingToken, ago(s.Now, l.AcquiredAt), exp)
+	}
+	tw.Flush()
+	if len(s.Contentions) > 0 {
+		fmt.Printf("\nCONTENTION (%d)\n", len(s.Contentions))
+		for _, c := range s.Contentions {
+			fmt.Printf("  %s waits for %s held by %s; retry at %s\n", c.Requester, strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339))
+		}
+	}
+	if len(s.Blockers) > 0 {
+		fmt.Printf("\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
+		for _, b := range s.Blockers {
+			fmt.Printf("  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Name)
+		}
+	}
+	if len(s.Ungated) > 0 {
+		fmt.Printf("\nUNGATED WRITES (last %d)\n", len(s.Ungated))
+		for _, u := range s.Ungated {
+			with := ""
+			if u.Lease != nil {
+				with = " — collided with the lease of " + u.Lease.Owner.Name
+			}
+			fmt.Printf("  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
+		}
+	}
+}
+
+func printBlockers(reps []blocker.Report, full bool) {
+	if len(reps) == 0 {
+		fmt.Println("no blockers")
+		return
+	}
+	for _, r := range reps {
+		if full {
+			fmt.Println(r.Markdown())
+			continue
+		}
+		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, r.Path,
+			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
+	}
+}
+
+func printLeaseOp(op string, res coordinator.LeaseResult) {
+	for _, l := range res.Leases {
+		fmt.Printf("%s %s: %s is %s", op, l.ID, scopeString(l.Scope), l.State)
+		if l.State == gate.StateActive && !l.ExpiresAt.IsZero() {
+			fmt.Printf(", expires %s", l.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		fmt.Println()
+	}
+	if res.Decision.Remaining > 0 && op == "checkin" {
+		fmt.Printf("validated with %s remaining\n", res.Decision.Remaining.Round(time.Second))
+	}
+}
+
+func printHistory(evs []gate.Event) {
+	for _, e := range evs {
+		what := string(e.Type)
+		subject := string(e.LeaseID)
+		if e.Lease != nil {
+			subject = fmt.Sprintf("%s %s (%s, token %d", e.Lease.ID, scopeString(e.Lease.Scope), e.Lease.Kind, e.Lease.FencingToken)
+			if !e.Lease.ExpiresAt.IsZero() {
+				subject += ", expires " + e.Lease.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			subject += ")"
+		}
+		if e.Path != "" {
+			subject = strings.TrimSpace(e.Path + " " + subject)
+		}
+		line := fmt.Sprintf("%6d  %s  %-20s %s", e.Seq, e.At.UTC().Format(time.RFC3339), what, subject)
+		if e.Actor != "" {
+			line += "  by " + e.Actor
+		}
+		if e.Reason != "" {
+			line += "  — " + e.Reason
+		}
+		fmt.Println(line)
+	}
+}

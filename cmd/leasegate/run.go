@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/leasegate/leasegate/sidecar"
+)
+
+func cmdRun(ctx context.Context, args []string) error {
+	var f common
+	var as, gateKind string
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f.register(fs, true)
+	fs.StringVar(&as, "as", os.Getenv("LEASEGATE_AS"), "owner name of this worker (env LEASEGATE_AS); required")
+	fs.StringVar(&gateKind, "gate", "seccomp", "how mutations are intercepted: seccomp (the only one in this build)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	argv := fs.Args()
+	switch {
+	case as == "":
+		return usagef("run: --as NAME is required")
+	case len(argv) == 0:
+		return usagef("run: give the worker command after --, e.g. leasegate run --as alice -- claude")
+	case gateKind != "seccomp":
+		return usagef("run: --gate %q is not available; use seccomp, or agent hooks (leasegate install claude-code)", gateKind)
+	}
+	cl, ws, err := f.client(ctx)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	code, err := sidecar.Run(ctx, sidecar.Config{
+		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Workspace: ws, Client: cl, Logger: f.logger("leasegate"),
+	})
+	if err != nil {
+		return err
+	}
+	return &exitStatus{code: code}
+}

@@ -1,0 +1,106 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
+	"github.com/leasegate/leasegate/scheduler"
+	"github.com/leasegate/leasegate/store"
+)
+
+// DefaultLivenessEvery is how often owners holding leases are checked. A
+// killed owner's leases are free within this interval (the contract asks for
+// 1 s); a process lookup costs tens of microseconds per owner.
+const DefaultLivenessEvery = 500 * time.Millisecond
+
+// DefaultPruneAfter is how long terminal leases stay in the in-memory table
+// (for status and quick history) before they are pruned; the ledger keeps
+// them forever.
+const DefaultPruneAfter = 24 * time.Hour
+
+// Config configures a Coordinator.
+type Config struct {
+	// Ledger is the durable event store. Required; the coordinator is its
+	// only writer and closes it.
+	Ledger store.Ledger
+	// Liveness judges owners. Required.
+	Liveness Prober
+	// Workspace is the absolute workspace root, used to run git for commit
+	// releases. Empty disables commit releases.
+	Workspace string
+	// BlockerDir receives a Markdown and a JSON file per blocker report.
+	// Empty keeps reports in the ledger only.
+	BlockerDir string
+	// PairRules pair source and test files. Default gate.DefaultPairRules.
+	PairRules []gate.PairRule
+	// RetryAfter is the wait before the one retry of a denied mutation.
+	// Default 180 s (the contract); shorter only for tests and demos.
+	RetryAfter time.Duration
+	// IdleAfter is the stop-idle window. Default 30 s (the contract).
+	IdleAfter time.Duration
+	// LivenessEvery is the owner check interval. Default 500 ms.
+	LivenessEvery time.Duration
+	// PruneAfter is how long terminal leases stay in memory. Default 24 h.
+	PruneAfter time.Duration
+	// Notify, if set, receives every notice for an owner (reminder,
+	// eviction, reclaim, blocker). It must not block for long.
+	Notify func(Notice)
+	// Clock is the time source; nil means the real clock.
+	Clock clock.Clock
+	// Logger; nil means no logging.
+	Logger hclog.Logger
+}
+
+// Prober is the liveness evaluator as the coordinator uses it.
+type Prober interface {
+	Evaluate(s liveness.Subject, now time.Time) gate.Liveness
+}
+
+// DefaultConfig returns the contract defaults; Ledger and Liveness must
+// still be set.
+func DefaultConfig() Config {
+	return Config{
+		RetryAfter:    scheduler.DefaultRetryAfter,
+		IdleAfter:     scheduler.DefaultIdleAfter,
+		LivenessEvery: DefaultLivenessEvery,
+		PruneAfter:    DefaultPruneAfter,
+	}
+}
+
+// Validate reports what is wrong with c.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Ledger == nil {
+		errs = append(errs, errors.New("ledger is required"))
+	}
+	if c.Liveness == nil {
+		errs = append(errs, errors.New("liveness prober is required"))
+	}
+	for name, d := range map[string]time.Duration{
+		"retry-after": c.RetryAfter, "idle-after": c.IdleAfter,
+		"liveness-every": c.LivenessEvery, "prune-after": c.PruneAfter,
+	} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %s", name, d))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) setDefaults() {
+	if c.Clock == nil {
+		c.Clock = clock.New()
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.PairRules == nil {
+		c.PairRules, _ = gate.CompilePairRules(gate.DefaultPairRules)
+	}
+}

@@ -1,0 +1,164 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/hashicorp/go-hclog"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/scheduler"
+)
+
+// Coordinator serves one workspace. Create it with Open, start it with Run.
+type Coordinator struct {
+	cfg   Config
+	log   hclog.Logger
+	clock clock.Clock
+	sched *scheduler.Scheduler
+	w     *writer
+	hub   *hub
+
+	mu          sync.Mutex
+	table       *gate.Table
+	book        *blocker.Book
+	owners      map[string]*owner
+	contentions map[string]*contention // by contention id
+	byKey       map[string]*contention // waiting contentions by mutation key
+	held        map[string]*hold       // blockers whose mutation is held, by blocker id
+	ungated     []UngatedWrite
+	entropy     *ulid.MonotonicEntropy
+	startedAt   time.Time
+}
+
+// Open replays the ledger into a fresh lease table and blocker book and
+// returns a coordinator ready to Run. A ledger that does not replay (an
+// event that breaks an invariant) is an error: the coordinator never starts
+// on a state it cannot explain.
+func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
+	cfg.setDefaults()
+	c := &Coordinator{
+		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
+		table: gate.NewTable(), book: blocker.NewBook(),
+		owners: make(map[string]*owner), contentions: make(map[string]*contention),
+		byKey: make(map[string]*contention), held: make(map[string]*hold),
+		entropy: ulid.Monotonic(rand.Reader, 0),
+	}
+	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
+		return nil, fmt.Errorf("replay ledger: %w", err)
+	}
+	sched, err := scheduler.New(scheduler.Config{
+		Clock: cfg.Clock, RetryAfter: cfg.RetryAfter, IdleAfter: cfg.IdleAfter,
+		SweepEvery: scheduler.DefaultSweepEvery, RemindBefore: scheduler.DefaultRemindBefore,
+		Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.sched = sched
+	c.w = newWriter(cfg.Ledger, c.published)
+	c.startedAt = c.clock.Now()
+	c.log.Info("ledger replayed", "last-seq", c.table.LastSeq(), "active-leases", c.table.ActiveCount())
+	return c, nil
+}
+
+func (c *Coordinator) replay(e gate.Event) error {
+	if err := c.table.Apply(e); err != nil {
+		return err
+	}
+	if err := c.book.Apply(e); err != nil {
+		return err
+	}
+	c.replayOwner(e)
+	return nil
+}
+
+// Run serves until ctx ends: the ledger writer, the scheduler (retries,
+// stop-idle, sweeps, reminders) and the liveness loop. It closes the ledger
+// before it returns.
+func (c *Coordinator) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.sched.OnSweep(c.sweep)
+	c.armReminders()
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); c.w.run(ctx) }()
+	go func() { defer wg.Done(); c.livenessLoop(ctx) }()
+	var schedErr error
+	go func() { defer wg.Done(); schedErr = c.sched.Run(ctx) }()
+	<-ctx.Done()
+	wg.Wait()
+	c.releaseWaiters()
+	c.hub.closeAll()
+	if err := c.cfg.Ledger.Close(); err != nil {
+		return err
+	}
+	if schedErr != nil && schedErr != context.Canceled {
+		return schedErr
+	}
+	return nil
+}
+
+// newID returns a fresh ULID. Call with c.mu held.
+func (c *Coordinator) newID(now time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(now), c.entropy).String()
+}
+
+// commit applies decided events to the table and book and queues them for
+// the ledger. Call with c.mu held; wait on the returned channel after
+// unlocking. A lease event the table refuses is a bug in the caller and is
+// returned without queueing anything.
+func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
+	if err := c.w.failed(); err != nil {
+		return nil, err
+	}
+	for i := range evs {
+		if err := c.table.Apply(evs[i]); err != nil {
+			return nil, fmt.Errorf("commit: %w", err)
+		}
+		if err := c.book.Apply(evs[i]); err != nil {
+			return nil, fmt.Errorf("commit: %w", err)
+		}
+	}
+	return c.w.enqueue(evs), nil
+}
+
+// durable waits for a commit to reach the ledger.
+func durable(ctx context.Context, done <-chan error) error {
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Coordinator) published(evs []gate.Event) {
+	c.hub.publish(evs)
+	for _, e := range evs {
+		if e.Type == gate.EventNotice && c.cfg.Notify != nil {
+			c.cfg.Notify(noticeOf(e))
+		}
+	}
+}
+
+// Subscribe streams committed events until ctx ends or the subscriber
+// falls more than buf events behind (then the channel closes).
+func (c *Coordinator) Subscribe(ctx context.Context, buf int) <-chan gate.Event {
+	ch := c.hub.subscribe(buf)
+	go func() {
+		<-ctx.Done()
+		c.hub.unsubscribe(ch)
+	}()
+	return ch
+}

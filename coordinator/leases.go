@@ -1,0 +1,133 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// LeaseRequest is an explicit lease operation from the CLI or API:
+// acquire (check-out), renew, release, validate, checkin or evict.
+type LeaseRequest struct {
+	Op      gate.Op       `json:"op"`
+	Owner   gate.Owner    `json:"owner"`
+	Scope   gate.Scope    `json:"scope,omitzero"`
+	TTL     time.Duration `json:"ttl,omitempty"`
+	LeaseID gate.LeaseID  `json:"lease_id,omitempty"`
+	Token   uint64        `json:"token,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	Admin   string        `json:"-"` // set by the API once the admin token checked out
+}
+
+// LeaseResult is the answer to a LeaseRequest.
+type LeaseResult struct {
+	Decision gate.Decision `json:"decision"`
+	Leases   []gate.Lease  `json:"leases,omitempty"` // granted or acted on, as they now stand
+}
+
+// Lease carries out an explicit lease operation through gate.Decide. A
+// denial is returned as a *gate.DeniedError along with the decision.
+func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
+	req := gate.Request{Op: lr.Op, Owner: lr.Owner, Kind: gate.KindCheckout, Scope: lr.Scope,
+		TTL: lr.TTL, LeaseID: lr.LeaseID, Token: lr.Token, Reason: lr.Reason, Admin: lr.Admin}
+	if lr.Op == gate.OpAcquire && lr.Scope.Type != gate.ScopeFull {
+		paths, err := c.cleanPaths(lr.Scope.Paths)
+		if err != nil {
+			return LeaseResult{}, err
+		}
+		req.Scope.Paths = paths
+	}
+	c.mu.Lock()
+	now := c.clock.Now()
+	d, pre, err := c.decideReclaiming(req, now)
+	if err != nil {
+		c.mu.Unlock()
+		return LeaseResult{}, err
+	}
+	if !d.Granted {
+		c.mu.Unlock()
+		if err := durable(ctx, pre); err != nil {
+			return LeaseResult{}, err
+		}
+		return LeaseResult{Decision: d}, d.Err()
+	}
+	c.fillIDs(d.Events, now)
+	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
+	done, err := c.commit(d.Events)
+	if err == nil {
+		done = both(pre, done)
+		c.afterLeaseOp(d)
+	}
+	res := LeaseResult{Decision: d, Leases: c.touched(d)}
+	c.mu.Unlock()
+	if err == nil {
+		err = durable(ctx, done)
+	}
+	return res, err
+}
+
+// leaseNotices tells an evicted owner why. Call with c.mu held.
+func (c *Coordinator) leaseNotices(lr LeaseRequest, d gate.Decision, now time.Time) []gate.Event {
+	if lr.Op != gate.OpEvict || d.Lease == nil {
+		return nil
+	}
+	return []gate.Event{leaseNotice(*d.Lease, NoticeEvicted, now,
+		fmt.Sprintf("lease %s was evicted by %s: %s", d.Lease.ID, lr.Admin, lr.Reason))}
+}
+
+// afterLeaseOp arms or cancels reminders for leases the decision touched.
+// Call with c.mu held.
+func (c *Coordinator) afterLeaseOp(d gate.Decision) {
+	for _, e := range d.Events {
+		switch e.Type {
+		case gate.EventGranted:
+			c.armReminder(*e.Lease)
+		case gate.EventRenewed:
+			if l, ok := c.table.Lease(e.LeaseID); ok {
+				c.armReminder(l)
+			}
+		case gate.EventReleased, gate.EventCompleted, gate.EventEvicted, gate.EventExpired:
+			c.sched.CancelReminder(string(e.LeaseID))
+		}
+	}
+}
+
+// touched returns the current state of the leases a decision acted on.
+func (c *Coordinator) touched(d gate.Decision) []gate.Lease {
+	var out []gate.Lease
+	for _, e := range d.Events {
+		id := e.LeaseID
+		if e.Lease != nil {
+			id = e.Lease.ID
+		}
+		if l, ok := c.table.Lease(id); ok && e.IsLease() {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 && d.Lease != nil {
+		if l, ok := c.table.Lease(d.Lease.ID); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Get returns one lease.
+func (c *Coordinator) Get(id gate.LeaseID) (gate.Lease, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.table.Lease(id)
+}
+
+// Covering returns the active leases overlapping a path or glob.
+func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
+	cp, err := gate.CleanPath(p)
+	if err != nil {
+		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}), nil
+}

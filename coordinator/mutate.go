@@ -1,0 +1,335 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Outcome is where a gated mutation stands.
+type Outcome string
+
+const (
+	// Granted: the mutation may proceed; the owner holds the leases.
+	Granted Outcome = "granted"
+	// Contended: another live owner holds a path; the one retry is
+	// scheduled at RetryAt. Wait with WaitContention.
+	Contended Outcome = "contended"
+	// Blocked: the retry found the path still held; a blocker report is
+	// open and the mutation is held for an operator. Wait with WaitBlocker.
+	Blocked Outcome = "blocked"
+	// Denied: refused for good (bad input, or an operator chose --deny):
+	// fail the syscall with EBUSY and let the worker go on.
+	Denied Outcome = "denied"
+	// Aborted: an operator chose --abort, or the requester ended: end the
+	// worker.
+	Aborted Outcome = "aborted"
+)
+
+// MutateRequest asks to mutate paths on behalf of a registered owner.
+type MutateRequest struct {
+	Owner string   `json:"owner"`
+	Op    string   `json:"op"`    // the mutation, for reports: write, create, rename, unlink, ...
+	Paths []string `json:"paths"` // workspace-relative; a directory subtree as "dir/**"
+}
+
+// Result is the answer to a gated mutation at some stage of the protocol.
+type Result struct {
+	Outcome    Outcome         `json:"outcome"`
+	Reason     gate.Reason     `json:"reason"`
+	Message    string          `json:"message,omitempty"`
+	Leases     []gate.Lease    `json:"leases,omitempty"`
+	Holder     *gate.Lease     `json:"holder,omitempty"`
+	Contention *ContentionView `json:"contention,omitempty"`
+	Blocker    *blocker.Report `json:"blocker,omitempty"`
+}
+
+// ContentionView is a contention as clients see it.
+type ContentionView struct {
+	ID            string        `json:"id"`
+	Requester     string        `json:"requester"`
+	Paths         []string      `json:"paths"`
+	Holder        gate.Lease    `json:"holder"`
+	HolderAge     time.Duration `json:"holder_age_ns"`
+	FirstDeniedAt time.Time     `json:"first_denied_at"`
+	RetryAt       time.Time     `json:"retry_at"`
+	Outcome       Outcome       `json:"outcome"`
+	BlockerID     string        `json:"blocker_id,omitempty"`
+}
+
+// contention is one denied mutation waiting for its single retry.
+type contention struct {
+	view   ContentionView
+	req    MutateRequest
+	result Result
+	done   chan struct{} // closed when the retry has been decided
+}
+
+// hold is a blocked mutation held for an operator's instruction.
+type hold struct {
+	con    *contention
+	result Result
+	done   chan struct{} // closed once resolved
+}
+
+// Heartbeat payload of a contention.heartbeat event.
+type heartbeatData struct {
+	Contention string        `json:"contention_id"`
+	File       string        `json:"file"`
+	Requester  string        `json:"requester"`
+	Holder     string        `json:"holder"`
+	LeaseID    gate.LeaseID  `json:"lease_id"`
+	HolderAge  time.Duration `json:"holder_age_ns"`
+	RetryAt    time.Time     `json:"retry_at"`
+}
+
+// Mutate gates one mutation: grant (acquiring free paths transparently),
+// or start the contention protocol and answer Contended.
+func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, error) {
+	paths, err := c.cleanPaths(req.Paths)
+	if err != nil {
+		return Result{}, err
+	}
+	req.Paths = paths
+	c.mu.Lock()
+	o := c.owners[req.Owner]
+	if o == nil || o.gone {
+		c.mu.Unlock()
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + req.Owner}
+	}
+	now := c.clock.Now()
+	c.activity(req.Owner, now)
+	d, done, err := c.decideAndCommit(o.Owner, paths, now)
+	if err != nil || d.Granted || d.Reason != gate.ReasonHeldByOther {
+		c.mu.Unlock()
+		return c.settle(ctx, d, done, err)
+	}
+	con, done := c.contend(req, d, now)
+	c.mu.Unlock()
+	if err := durable(ctx, done); err != nil {
+		return Result{}, err
+	}
+	return con, nil
+}
+
+// cleanPaths validates the request's paths and adds their pairs.
+func (c *Coordinator) cleanPaths(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "no paths"}
+	}
+	out := make([]string, 0, len(in))
+	for _, p := range in {
+		cp, err := gate.CleanPath(p)
+		if err != nil {
+			return nil, pathError(p, err)
+		}
+		if err := c.inside(cp); err != nil {
+			return nil, err
+		}
+		out = append(out, cp)
+	}
+	out = gate.ExpandPairs(out, c.cfg.PairRules)
+	if len(out) > gate.MaxPaths {
+		return nil, &gate.DeniedError{Reason: gate.ReasonBudgetExceeded, Message: fmt.Sprintf("%d paths, over the %d limit", len(out), gate.MaxPaths)}
+	}
+	return out, nil
+}
+
+// pathError classifies a path CleanPath refused: absolute paths and ".."
+// escapes are outside the workspace, anything else is malformed.
+func pathError(p string, err error) error {
+	if strings.HasPrefix(p, "/") || strings.Contains(err.Error(), "escapes") {
+		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace, Message: err.Error()}
+	}
+	return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+}
+
+// inside checks that the literal part of a clean path does not leave the
+// workspace through a symlink (a path that does not exist yet is checked
+// at its deepest existing directory).
+func (c *Coordinator) inside(p string) error {
+	if c.cfg.Workspace == "" {
+		return nil
+	}
+	lit := p
+	if i := strings.IndexAny(p, "*?["); i >= 0 {
+		lit = p[:strings.LastIndexByte(p[:i], '/')+1]
+	}
+	abs := filepath.Join(c.cfg.Workspace, filepath.FromSlash(lit))
+	for abs != c.cfg.Workspace && len(abs) > len(c.cfg.Workspace) {
+		real, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			if real != c.cfg.Workspace && !strings.HasPrefix(real, c.cfg.Workspace+string(filepath.Separator)) {
+				return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
+					Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}
+			}
+			return nil
+		}
+		abs = filepath.Dir(abs)
+	}
+	return nil
+}
+
+// decideAndCommit decides an auto acquire of paths for o, reclaiming the
+// leases of dead holders first, and commits a grant. Call with c.mu held.
+func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, now time.Time) (gate.Decision, <-chan error, error) {
+	st := gate.ScopeFile
+	for _, p := range paths {
+		if gate.IsGlob(p) {
+			st = gate.ScopeSparse
+		}
+	}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: paths}}
+	d, pre, err := c.decideReclaiming(req, now)
+	if err != nil || !d.Granted {
+		return d, pre, err
+	}
+	c.fillIDs(d.Events, now)
+	done, err := c.commit(d.Events)
+	return d, both(pre, done), err
+}
+
+// decideReclaiming runs Decide; when the holders include a dead owner it
+// reclaims that owner's leases (with evidence) and decides again. This is
+// the seed's "validate current owner" step. Call with c.mu held.
+func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.Decision, <-chan error, error) {
+	done := closedNil()
+	d := gate.Decide(req, c.table, now)
+	if d.Reason != gate.ReasonHeldByOther {
+		return d, done, nil
+	}
+	reclaimed := false
+	for _, name := range holderNames(d.Conflicts) {
+		v := c.judge(name, now)
+		if v.Status != gate.Dead {
+			continue
+		}
+		rd, err := c.reclaim(name, v, now)
+		if err != nil {
+			return d, done, err
+		}
+		done, reclaimed = both(done, rd), true
+	}
+	if reclaimed {
+		d = gate.Decide(req, c.table, now)
+	}
+	return d, done, nil
+}
+
+func holderNames(ls []gate.Lease) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range ls {
+		if !seen[l.Owner.Name] {
+			seen[l.Owner.Name] = true
+			out = append(out, l.Owner.Name)
+		}
+	}
+	return out
+}
+
+func closedNil() <-chan error {
+	ch := make(chan error, 1)
+	ch <- nil
+	return ch
+}
+
+// fillIDs gives each new grant a ULID. Call with c.mu held.
+func (c *Coordinator) fillIDs(evs []gate.Event, now time.Time) {
+	for i := range evs {
+		if evs[i].Type == gate.EventGranted && evs[i].Lease.ID == gate.NoLease {
+			evs[i].Lease.ID = gate.LeaseID(c.newID(now))
+		}
+	}
+}
+
+// settle turns a decision that needs no contention into a Result, after
+// its events are durable.
+func (c *Coordinator) settle(ctx context.Context, d gate.Decision, done <-chan error, err error) (Result, error) {
+	if err != nil {
+		return Result{}, err
+	}
+	if err := durable(ctx, done); err != nil {
+		return Result{}, err
+	}
+	if !d.Granted {
+		return Result{Outcome: Denied, Reason: d.Reason, Message: d.Message, Holder: d.Holder}, nil
+	}
+	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, nil
+}
+
+func grantedLeases(d gate.Decision) []gate.Lease {
+	out := append([]gate.Lease(nil), d.Covered...)
+	for _, e := range d.Events {
+		if e.Type == gate.EventGranted {
+			out = append(out, *e.Lease)
+		}
+	}
+	return out
+}
+
+func mutationKey(owner string, paths []string) string {
+	ps := append([]string(nil), paths...)
+	sort.Strings(ps)
+	return owner + "\x00" + strings.Join(ps, "\x00")
+}
+
+// contend starts (or joins) the contention protocol for a denied mutation:
+// one heartbeat event and exactly one retry after RetryAfter. A mutation
+// already waiting joins its pending contention: no second retry. Call with
+// c.mu held.
+func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time) (Result, <-chan error) {
+	key := mutationKey(req.Owner, req.Paths)
+	if con := c.byKey[key]; con != nil {
+		return con.contended(), closedNil()
+	}
+	id := c.newID(now)
+	con := &contention{req: req, done: make(chan struct{})}
+	retryAt, _ := c.sched.ScheduleRetry(id, func(time.Time) { c.retry(id) })
+	con.view = ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
+		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, Outcome: Contended}
+	c.contentions[id], c.byKey[key] = con, con
+	file := conflictFile(req.Paths, *d.Holder)
+	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,
+		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt})
+	c.log.Info("contention", "file", file, "requester", req.Owner, "holder", d.Holder.Owner.Name, "retry-at", retryAt)
+	done, err := c.commit([]gate.Event{{Type: gate.EventContention, At: now, Actor: req.Owner, Path: file,
+		LeaseID: d.Holder.ID, Reason: string(d.Reason), Data: data}})
+	if err != nil {
+		done = failed(err)
+	}
+	return con.contended(), done
+}
+
+func failed(err error) <-chan error {
+	ch := make(chan error, 1)
+	ch <- err
+	return ch
+}
+
+func (con *contention) contended() Result {
+	v := con.view
+	return Result{Outcome: Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
+		Message: fmt.Sprintf("%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), v.Holder.Owner.Name, v.RetryAt.UTC().Format(time.RFC3339))}
+}
+
+func conflictFile(paths []string, h gate.Lease) string {
+	for _, p := range paths {
+		if h.Scope.Type == gate.ScopeFull {
+			return p
+		}
+		for _, hp := range h.Scope.Paths {
+			if gate.Overlap(hp, p) {
+				return p
+			}
+		}
+	}
+	return paths[0]
+}

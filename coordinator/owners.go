@@ -1,0 +1,310 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
+)
+
+// owner is what the coordinator knows of a lease owner beyond its leases.
+type owner struct {
+	gate.Owner
+	registeredAt  time.Time
+	lastHeartbeat time.Time // zero until the first beat since this coordinator started
+	lastActivity  time.Time
+	stoppedAt     time.Time // non-zero while a stop-idle window is open
+	gone          bool      // worker ended or reclaimed; kept for status until pruned
+	liveness      gate.Liveness
+}
+
+// OwnerView is an owner as status shows it.
+type OwnerView struct {
+	gate.Owner
+	RegisteredAt  time.Time     `json:"registered_at"`
+	LastHeartbeat time.Time     `json:"last_heartbeat,omitzero"`
+	LastActivity  time.Time     `json:"last_activity,omitzero"`
+	StoppedAt     time.Time     `json:"stopped_at,omitzero"`
+	Liveness      gate.Liveness `json:"liveness"`
+	Leases        int           `json:"leases"`
+}
+
+func (c *Coordinator) replayOwner(e gate.Event) {
+	switch e.Type {
+	case gate.EventOwnerRegistered:
+		var o gate.Owner
+		if json.Unmarshal(e.Data, &o) == nil && o.Name != "" {
+			c.owners[o.Name] = &owner{Owner: o, registeredAt: e.At}
+		}
+	case gate.EventOwnerGone:
+		if o := c.owners[e.Actor]; o != nil {
+			o.gone = true
+		}
+	}
+}
+
+// Register records an owner (a sidecar or hook session starting work). A
+// name already registered to a live, different process is refused: two
+// workers must not share an identity.
+func (c *Coordinator) Register(ctx context.Context, o gate.Owner) error {
+	if err := gate.ValidID(o.Name); err != nil {
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}
+	}
+	c.mu.Lock()
+	now := c.clock.Now()
+	if old := c.owners[o.Name]; old != nil && !old.gone && old.Owner != o && old.PID != 0 {
+		if v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: old.Owner, LastHeartbeat: old.lastHeartbeat}, now); v.Status != gate.Dead {
+			c.mu.Unlock()
+			return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch,
+				Message: fmt.Sprintf("owner %s is already registered to live pid %d on %s (%s)", o.Name, old.PID, old.Host, strings.Join(v.Evidence, "; "))}
+		}
+	}
+	data, _ := json.Marshal(o)
+	c.owners[o.Name] = &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now}
+	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerRegistered, At: now, Actor: o.Name, Data: data}})
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return durable(ctx, done)
+}
+
+// Heartbeat records that an owner's sidecar is alive.
+func (c *Coordinator) Heartbeat(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := c.owners[name]
+	if o == nil || o.gone {
+		return &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
+	}
+	o.lastHeartbeat = c.clock.Now()
+	return nil
+}
+
+// Stop opens the stop-idle window for an owner: unless it mutates again
+// within IdleAfter, all its auto leases are released. It returns when the
+// release will happen.
+func (c *Coordinator) Stop(ctx context.Context, name string, why string) (time.Time, error) {
+	c.mu.Lock()
+	o := c.owners[name]
+	if o == nil || o.gone {
+		c.mu.Unlock()
+		return time.Time{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
+	}
+	now := c.clock.Now()
+	o.stoppedAt = now
+	at := c.sched.StopIdle(name, func(now time.Time) { c.stopIdle(name) })
+	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerStopped, At: now, Actor: name, Reason: why}})
+	c.mu.Unlock()
+	if err != nil {
+		return time.Time{}, err
+	}
+	return at, durable(ctx, done)
+}
+
+// activity notes a mutation by name and cancels a pending stop-idle.
+// Call with c.mu held.
+func (c *Coordinator) activity(name string, now time.Time) {
+	o := c.owners[name]
+	if o == nil {
+		return
+	}
+	o.lastActivity = now
+	if !o.stoppedAt.IsZero() {
+		o.stoppedAt = time.Time{}
+		c.sched.Activity(name)
+	}
+}
+
+// Activity records activity that is not a gated mutation (a new prompt, a
+// tool call) and cancels a pending stop-idle release.
+func (c *Coordinator) Activity(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.activity(name, c.clock.Now())
+}
+
+func (c *Coordinator) stopIdle(name string) {
+	c.mu.Lock()
+	o := c.owners[name]
+	if o == nil || o.stoppedAt.IsZero() {
+		c.mu.Unlock()
+		return
+	}
+	o.stoppedAt = time.Time{}
+	done, n, err := c.releaseOwner(name, "stop-idle", c.clock.Now(), func(l gate.Lease) bool { return l.Kind == gate.KindAuto })
+	c.mu.Unlock()
+	c.finish("stop-idle release", done, err, "owner", name, "leases", n)
+}
+
+// End releases every auto lease of an owner whose worker ended (exit,
+// crash, kill) and marks it gone. Check-out leases outlive the worker.
+func (c *Coordinator) End(ctx context.Context, name, why string) (int, error) {
+	c.mu.Lock()
+	o := c.owners[name]
+	if o == nil {
+		c.mu.Unlock()
+		return 0, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
+	}
+	now := c.clock.Now()
+	done, n, err := c.releaseOwner(name, why, now, func(l gate.Lease) bool { return l.Kind == gate.KindAuto })
+	if err == nil {
+		o.gone = true
+		c.sched.CancelIdle(name)
+		var d2 <-chan error
+		d2, err = c.commit([]gate.Event{{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why}})
+		done = both(done, d2)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return n, durable(ctx, done)
+}
+
+// releaseOwner releases the owner's leases that keep() selects, as the
+// owner. Call with c.mu held.
+func (c *Coordinator) releaseOwner(name, why string, now time.Time, keep func(gate.Lease) bool) (<-chan error, int, error) {
+	var evs []gate.Event
+	for _, l := range c.table.ByOwner(name) {
+		if keep(l) {
+			evs = append(evs, gate.Event{Type: gate.EventReleased, At: now, Actor: name, LeaseID: l.ID, Reason: why})
+		}
+	}
+	done, err := c.commit(evs)
+	return done, len(evs), err
+}
+
+// finish waits for a background commit and logs its outcome.
+func (c *Coordinator) finish(what string, done <-chan error, err error, kv ...any) {
+	if err == nil {
+		err = <-done
+	}
+	if err != nil {
+		c.log.Error(what+" failed", append(kv, "error", err)...)
+		return
+	}
+	c.log.Info(what, kv...)
+}
+
+// both merges two commit channels: the later one reports for both, since the
+// writer commits in order.
+func both(a, b <-chan error) <-chan error {
+	switch {
+	case a == nil:
+		return orNil(b)
+	case b == nil:
+		return a
+	}
+	out := make(chan error, 1)
+	go func() {
+		ea, eb := <-a, <-b
+		if ea != nil {
+			out <- ea
+			return
+		}
+		out <- eb
+	}()
+	return out
+}
+
+func orNil(ch <-chan error) <-chan error {
+	if ch == nil {
+		return closedNil()
+	}
+	return ch
+}
+
+// livenessLoop checks, every LivenessEvery, each owner that holds an auto
+// lease, and reclaims the leases of the dead.
+func (c *Coordinator) livenessLoop(ctx context.Context) {
+	t := c.clock.Ticker(c.cfg.LivenessEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			c.CheckLiveness(ctx)
+		}
+	}
+}
+
+// CheckLiveness judges every owner holding auto leases now and reclaims
+// the leases of those found dead, recording the evidence.
+func (c *Coordinator) CheckLiveness(ctx context.Context) {
+	c.mu.Lock()
+	now := c.clock.Now()
+	var dones []<-chan error
+	for _, name := range c.autoOwners() {
+		v := c.judge(name, now)
+		if v.Status != gate.Dead {
+			continue
+		}
+		done, err := c.reclaim(name, v, now)
+		if err != nil {
+			c.log.Error("reclaim failed", "owner", name, "error", err)
+			continue
+		}
+		dones = append(dones, done)
+	}
+	c.mu.Unlock()
+	for _, d := range dones {
+		if err := durable(ctx, d); err != nil {
+			c.log.Error("reclaim not durable", "error", err)
+		}
+	}
+}
+
+// autoOwners lists owners with at least one active auto lease, sorted.
+func (c *Coordinator) autoOwners() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, l := range c.table.Active() {
+		if l.Kind == gate.KindAuto && !seen[l.Owner.Name] {
+			seen[l.Owner.Name] = true
+			names = append(names, l.Owner.Name)
+		}
+	}
+	return names
+}
+
+// judge evaluates an owner. The lease's own owner record is the liveness
+// handle, so a coordinator restarted without registrations still knows
+// which process to check. Call with c.mu held.
+func (c *Coordinator) judge(name string, now time.Time) gate.Liveness {
+	var subj liveness.Subject
+	if o := c.owners[name]; o != nil {
+		subj = liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat}
+	} else if ls := c.table.ByOwner(name); len(ls) > 0 {
+		subj = liveness.Subject{Owner: ls[0].Owner}
+	}
+	v := c.cfg.Liveness.Evaluate(subj, now)
+	if o := c.owners[name]; o != nil {
+		o.liveness = v
+	}
+	return v
+}
+
+// reclaim ends every active lease of a dead owner with the evidence.
+// Call with c.mu held.
+func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-chan error, error) {
+	data, _ := json.Marshal(v)
+	why := "owner dead: " + strings.Join(v.Evidence, "; ")
+	var evs []gate.Event
+	for _, l := range c.table.ByOwner(name) {
+		evs = append(evs, gate.Event{Type: gate.EventReclaimed, At: now, Actor: "liveness", LeaseID: l.ID, Reason: why, Data: data})
+	}
+	evs = append(evs, gate.Event{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, Data: data})
+	evs = append(evs, notice(name, NoticeReclaimed, now, fmt.Sprintf("%d lease(s) of %s reclaimed: %s", len(evs)-1, name, why)))
+	if o := c.owners[name]; o != nil {
+		o.gone = true
+	}
+	c.sched.CancelIdle(name)
+	c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
+	return c.commit(evs)
+}

@@ -1,0 +1,142 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// ResolveResult says what an operator's instruction did.
+type ResolveResult struct {
+	Blocker blocker.Report `json:"blocker"`
+	Outcome Outcome        `json:"outcome"` // for the held mutation: granted, blocked (retry still held), denied, aborted
+	Message string         `json:"message"`
+}
+
+// Resolve carries out an operator's instruction on an open blocker:
+// retry re-decides (granted: the held mutation proceeds; still held: the
+// blocker stays open), deny fails the held mutation with EBUSY and lets the
+// worker go on, abort ends the worker.
+func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, by, note string) (ResolveResult, error) {
+	if err := gate.ValidID(id); err != nil {
+		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "blocker id: " + err.Error()}
+	}
+	c.mu.Lock()
+	rep, ok := c.book.Get(id)
+	if !ok {
+		c.mu.Unlock()
+		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker " + id}
+	}
+	if rep.Status != blocker.StatusOpen {
+		c.mu.Unlock()
+		return ResolveResult{}, fmt.Errorf("blocker %s is %s: %w", id, rep.Status, blocker.ErrNotOpen)
+	}
+	now := c.clock.Now()
+	h := c.held[id]
+	var res Result
+	evs := []gate.Event{}
+	pre := closedNil()
+	switch a {
+	case blocker.ActionRetry:
+		r, grants, rd, err := c.retryHeld(rep, now)
+		if err != nil || r.Outcome == Blocked {
+			c.mu.Unlock()
+			if err == nil {
+				err = durable(ctx, rd)
+			}
+			return ResolveResult{Blocker: rep, Outcome: Blocked, Message: r.Message}, err
+		}
+		res, evs, pre = r, grants, rd
+	case blocker.ActionDeny:
+		res = Result{Outcome: Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
+	case blocker.ActionAbort:
+		res = Result{Outcome: Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
+	default:
+		c.mu.Unlock()
+		return ResolveResult{}, fmt.Errorf("action %q: %w", a, blocker.ErrUnknownAction)
+	}
+	ev, err := blocker.ResolvedEvent(id, a, by, now, note)
+	if err != nil {
+		c.mu.Unlock()
+		return ResolveResult{}, err
+	}
+	done, err := c.commit(append(evs, ev))
+	done = both(pre, done)
+	c.mu.Unlock()
+	if err == nil {
+		err = durable(ctx, done)
+	}
+	if err != nil {
+		return ResolveResult{}, err
+	}
+	c.finishHold(h, res)
+	c.mu.Lock()
+	rep, _ = c.book.Get(id)
+	c.mu.Unlock()
+	if rep.Markdown() != "" {
+		c.writeReport(rep)
+	}
+	return ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(res, h != nil)}, nil
+}
+
+// retryHeld re-decides a blocked mutation. Call with c.mu held.
+func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (Result, []gate.Event, <-chan error, error) {
+	o, ok := c.owners[rep.Requester.Name]
+	if !ok || o.gone {
+		return Result{Outcome: Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
+	}
+	st := gate.ScopeFile
+	for _, p := range rep.Paths {
+		if gate.IsGlob(p) {
+			st = gate.ScopeSparse
+		}
+	}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: rep.Paths}}
+	d, pre, err := c.decideReclaiming(req, now)
+	if err != nil {
+		return Result{}, nil, nil, err
+	}
+	if !d.Granted {
+		holder := "another owner"
+		if d.Holder != nil {
+			holder = d.Holder.Owner.Name
+		}
+		return Result{Outcome: Blocked, Reason: d.Reason, Holder: d.Holder,
+			Message: fmt.Sprintf("%s is still held by %s; blocker %s stays open", rep.Path, holder, rep.ID)}, nil, pre, nil
+	}
+	c.fillIDs(d.Events, now)
+	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, d.Events, pre, nil
+}
+
+func (c *Coordinator) finishHold(h *hold, r Result) {
+	if h == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h.result = r
+	select {
+	case <-h.done:
+	default:
+		close(h.done)
+	}
+}
+
+func resolveMessage(r Result, held bool) string {
+	if !held {
+		return string(r.Outcome) + " recorded; no held mutation is waiting (its worker is gone or the coordinator restarted)"
+	}
+	switch r.Outcome {
+	case Granted:
+		return "retry granted: the held write proceeds"
+	case Denied:
+		return "write denied with EBUSY; the worker resumes"
+	case Aborted:
+		return "worker aborted"
+	}
+	return r.Message
+}

@@ -1,0 +1,184 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// retry is the one retry of a contention, run by the scheduler exactly
+// RetryAfter after the first denial. Granted, the mutation proceeds; still
+// held, a blocker report is opened and the mutation is held.
+func (c *Coordinator) retry(id string) {
+	c.mu.Lock()
+	con := c.contentions[id]
+	if con == nil || con.view.Outcome != Contended {
+		c.mu.Unlock()
+		return
+	}
+	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	now := c.clock.Now()
+	o := c.owners[con.req.Owner]
+	if o == nil || o.gone {
+		c.decided(con, Result{Outcome: Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"})
+		c.mu.Unlock()
+		return
+	}
+	d, done, err := c.decideAndCommit(o.Owner, con.req.Paths, now)
+	if err == nil && !d.Granted && d.Reason == gate.ReasonHeldByOther {
+		var bd <-chan error
+		bd, err = c.openBlocker(con, d, now)
+		done = both(done, bd)
+	}
+	c.mu.Unlock()
+	if err == nil {
+		err = <-done
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case err != nil:
+		c.log.Error("retry failed", "contention", id, "error", err)
+		c.decided(con, Result{Outcome: Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})
+	case d.Granted:
+		c.log.Info("retry granted", "contention", id, "requester", con.req.Owner)
+		c.decided(con, Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
+	case d.Reason != gate.ReasonHeldByOther:
+		c.decided(con, Result{Outcome: Denied, Reason: d.Reason, Message: d.Message})
+	default:
+		c.decided(con, c.held[con.view.BlockerID].result)
+	}
+}
+
+// decided records a contention's outcome and wakes its waiters. Call with
+// c.mu held.
+func (c *Coordinator) decided(con *contention, r Result) {
+	con.view.Outcome = r.Outcome
+	con.result = r
+	v := con.view
+	con.result.Contention = &v
+	select {
+	case <-con.done:
+	default:
+		close(con.done)
+	}
+}
+
+// openBlocker writes the blocker report of a contention whose retry found
+// the path still held. Call with c.mu held.
+func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Time) (<-chan error, error) {
+	h := *d.Holder
+	rep := blocker.New(blocker.Input{
+		ID: c.newID(now), Path: conflictFile(con.req.Paths, h), Paths: con.req.Paths, Op: con.req.Op,
+		Requester: c.owners[con.req.Owner].Owner, Holder: h, HolderLiveness: c.judge(h.Owner.Name, now),
+		FirstDeniedAt: con.view.FirstDeniedAt, RetryAt: con.view.RetryAt, RetriedAt: now,
+		RetryInterval: c.cfg.RetryAfter, RetryResult: d.Reason,
+	})
+	opened, err := blocker.OpenedEvent(rep, now)
+	if err != nil {
+		return nil, err
+	}
+	retryData, _ := json.Marshal(map[string]any{"contention_id": con.view.ID, "result": d.Reason, "blocker_id": rep.ID})
+	evs := []gate.Event{
+		{Type: gate.EventRetry, At: now, Actor: con.req.Owner, Path: rep.Path, LeaseID: h.ID, Reason: string(d.Reason), Data: retryData},
+		opened,
+		notice(con.req.Owner, NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", rep.Path, h.Owner.Name, rep.ID)),
+		leaseNotice(h, NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, rep.Path)),
+	}
+	done, err := c.commit(evs)
+	if err != nil {
+		return nil, err
+	}
+	con.view.BlockerID = rep.ID
+	c.held[rep.ID] = &hold{con: con, done: make(chan struct{}),
+		result: Result{Outcome: Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
+			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Name, rep.ID)}}
+	c.writeReport(rep)
+	c.log.Warn("blocker opened", "blocker", rep.ID, "file", rep.Path, "requester", con.req.Owner, "holder", h.Owner.Name)
+	return done, nil
+}
+
+// writeReport puts the report where an operator finds it. The ledger holds
+// the authoritative copy, so a failure here is logged, not fatal.
+func (c *Coordinator) writeReport(r blocker.Report) {
+	if c.cfg.BlockerDir == "" {
+		return
+	}
+	if err := os.MkdirAll(c.cfg.BlockerDir, 0o700); err != nil {
+		c.log.Error("blocker dir", "error", err)
+		return
+	}
+	js, _ := r.JSON()
+	base := filepath.Join(c.cfg.BlockerDir, r.ID)
+	for path, data := range map[string][]byte{base + ".json": js, base + ".md": []byte(r.Markdown())} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			c.log.Error("write blocker report", "path", path, "error", err)
+		}
+	}
+}
+
+// WaitContention waits until a contention's retry is decided or ctx ends,
+// and returns where it stands (Contended if ctx ended first).
+func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, error) {
+	c.mu.Lock()
+	con := c.contentions[id]
+	c.mu.Unlock()
+	if con == nil {
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
+	}
+	select {
+	case <-con.done:
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if con.view.Outcome == Contended {
+		return con.contended(), nil
+	}
+	return con.result, nil
+}
+
+// WaitBlocker waits until an operator resolves a blocker or ctx ends, and
+// returns where the held mutation stands (Blocked if ctx ended first).
+func (c *Coordinator) WaitBlocker(ctx context.Context, id string) (Result, error) {
+	c.mu.Lock()
+	h := c.held[id]
+	c.mu.Unlock()
+	if h == nil {
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no held mutation for blocker " + id}
+	}
+	select {
+	case <-h.done:
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return h.result, nil
+}
+
+// releaseWaiters answers every waiter when the coordinator stops, so no
+// request hangs; clients then find the coordinator gone and retry.
+func (c *Coordinator) releaseWaiters() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, con := range c.contentions {
+		select {
+		case <-con.done:
+		default:
+			close(con.done)
+		}
+	}
+	for _, h := range c.held {
+		select {
+		case <-h.done:
+		default:
+			close(h.done)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package coordinator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// sweep is the minute job: expire check-out leases whose TTL ran out (no
+// grace, no renewal), send any reminder a timer missed, and prune terminal
+// leases from memory.
+func (c *Coordinator) sweep(time.Time) {
+	c.mu.Lock()
+	now := c.clock.Now()
+	var evs []gate.Event
+	for _, l := range c.table.Active() {
+		switch {
+		case l.Expired(now):
+			evs = append(evs,
+				gate.Event{Type: gate.EventExpired, At: now, Actor: "coordinator", LeaseID: l.ID, Reason: "ttl elapsed"},
+				leaseNotice(l, NoticeExpired, now, fmt.Sprintf("lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339))))
+			c.sched.CancelReminder(string(l.ID))
+		case c.dueReminder(l, now):
+			evs = append(evs, c.reminderEvents(l, now)...)
+		}
+	}
+	done, err := c.commit(evs)
+	c.table.Prune(now.Add(-c.cfg.PruneAfter))
+	c.mu.Unlock()
+	if len(evs) > 0 {
+		c.finish("sweep", done, err, "events", len(evs))
+	}
+}
+
+func (c *Coordinator) dueReminder(l gate.Lease, now time.Time) bool {
+	return l.Kind == gate.KindCheckout && !l.ReminderSent && !l.ExpiresAt.IsZero() &&
+		!now.Before(l.ExpiresAt.Add(-c.remindBefore()))
+}
+
+func (c *Coordinator) remindBefore() time.Duration { return gate.DefaultRemindBefore }
+
+func (c *Coordinator) reminderEvents(l gate.Lease, now time.Time) []gate.Event {
+	msg := fmt.Sprintf("lease %s on %s expires in %s (at %s); there is no grace period: finish and `leasegate checkin %s`, or `leasegate renew %s`",
+		l.ID, scopeText(l.Scope), l.Remaining(now).Round(time.Second), l.ExpiresAt.UTC().Format(time.RFC3339), l.ID, l.ID)
+	return []gate.Event{
+		{Type: gate.EventReminded, At: now, Actor: "coordinator", LeaseID: l.ID},
+		leaseNotice(l, NoticeReminder, now, msg),
+	}
+}
+
+// armReminders arms a precise reminder timer for each active check-out
+// lease (after a replay). Call before Run's goroutines start.
+func (c *Coordinator) armReminders() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range c.table.Active() {
+		c.armReminder(l)
+	}
+}
+
+// armReminder arms the one reminder of a check-out lease. Call with c.mu
+// held.
+func (c *Coordinator) armReminder(l gate.Lease) {
+	if l.Kind != gate.KindCheckout || l.ReminderSent || l.ExpiresAt.IsZero() {
+		return
+	}
+	id := l.ID
+	c.sched.RemindAt(string(id), l.ExpiresAt, func(time.Time) { c.remind(id) })
+}
+
+func (c *Coordinator) remind(id gate.LeaseID) {
+	c.mu.Lock()
+	now := c.clock.Now()
+	l, ok := c.table.Lease(id)
+	if !ok || !l.Live(now) || !c.dueReminder(l, now) {
+		c.mu.Unlock()
+		return
+	}
+	done, err := c.commit(c.reminderEvents(l, now))
+	c.mu.Unlock()
+	c.finish("reminder sent", done, err, "lease", id)
+}
+
+func scopeText(s gate.Scope) string {
+	if s.Type == gate.ScopeFull {
+		return "the whole workspace"
+	}
+	if len(s.Paths) == 1 {
+		return s.Paths[0]
+	}
+	return fmt.Sprintf("%s and %d more", s.Paths[0], len(s.Paths)-1)
+}

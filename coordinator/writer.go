@@ -1,0 +1,119 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
+)
+
+// ErrFailed is returned once the ledger refused a write: the in-memory
+// table may then hold state the ledger does not, so the coordinator stops
+// answering (fail closed) until it is restarted and replays the ledger.
+var ErrFailed = errors.New("coordinator failed: ledger write error, restart to recover")
+
+// writer makes decided events durable in decision order. Decisions enqueue
+// under the coordinator's mutex; one goroutine appends everything queued in
+// one call (one fsync), then starts on whatever queued meanwhile: group
+// commit without a timer.
+type writer struct {
+	ledger  store.Ledger
+	publish func([]gate.Event) // called with committed events, in order
+	mu      sync.Mutex
+	queue   []pending
+	wake    chan struct{}
+	err     error
+	closed  bool
+}
+
+type pending struct {
+	events []gate.Event
+	done   chan error // buffered, receives once
+}
+
+func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
+	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1)}
+}
+
+// enqueue queues events and returns the channel that reports their fate.
+// Call it while holding the coordinator's mutex so the ledger order is the
+// decision order.
+func (w *writer) enqueue(evs []gate.Event) <-chan error {
+	done := make(chan error, 1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.err != nil:
+		done <- w.err
+	case w.closed:
+		done <- store.ErrClosed
+	case len(evs) == 0:
+		done <- nil
+	default:
+		w.queue = append(w.queue, pending{events: evs, done: done})
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+	return done
+}
+
+// run commits batches until ctx ends, then fails what is left.
+func (w *writer) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			w.shutdown()
+			return
+		case <-w.wake:
+		}
+		for w.commitOnce(ctx) {
+		}
+	}
+}
+
+func (w *writer) commitOnce(ctx context.Context) bool {
+	w.mu.Lock()
+	batch := w.queue
+	w.queue = nil
+	w.mu.Unlock()
+	if len(batch) == 0 {
+		return false
+	}
+	var all []gate.Event
+	for _, p := range batch {
+		all = append(all, p.events...)
+	}
+	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
+	if err == nil {
+		w.publish(committed)
+	} else {
+		w.mu.Lock()
+		w.err = errors.Join(ErrFailed, err)
+		err = w.err
+		w.mu.Unlock()
+	}
+	for _, p := range batch {
+		p.done <- err
+	}
+	return true
+}
+
+func (w *writer) shutdown() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for _, p := range w.queue {
+		p.done <- store.ErrClosed
+	}
+	w.queue = nil
+}
+
+func (w *writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}

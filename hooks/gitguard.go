@@ -1,0 +1,197 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// GitConfig configures the git hooks.
+type GitConfig struct {
+	// Connect reaches the coordinator. Required.
+	Connect ConnectFunc
+	// Dir is where git runs the hook (the top of the worktree); empty
+	// means the current directory.
+	Dir string
+	// Committer is the owner name of whoever commits. Empty means nobody
+	// known: every lease of another live owner on a staged file refuses
+	// the commit, and nothing is released after it.
+	Committer string
+}
+
+// Committer names who commits: as (LEASEGATE_AS, which `leasegate run`
+// sets for its worker), else the Claude Code session whose Bash tool runs
+// git (CLAUDE_CODE_SESSION_ID), else nobody.
+func Committer(as string, getenv func(string) string) string {
+	if as != "" {
+		return as
+	}
+	if id := getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
+		return ownerPrefix[ClaudeCode] + id
+	}
+	return ""
+}
+
+// Conflict is a staged file that another live owner holds.
+type Conflict struct {
+	Path     string        `json:"path"`
+	Lease    gate.Lease    `json:"lease"`
+	Liveness gate.Liveness `json:"liveness"`
+}
+
+// CommitRefusedError is the pre-commit guard's refusal.
+type CommitRefusedError struct {
+	Committer string
+	Conflicts []Conflict
+}
+
+func (e *CommitRefusedError) Error() string {
+	var b strings.Builder
+	who := "the committer is unknown (set LEASEGATE_AS to commit files you hold)"
+	if e.Committer != "" {
+		who = "committing as " + e.Committer
+	}
+	fmt.Fprintf(&b, "leasegate: commit refused: %d staged file(s) are leased by another owner (%s):\n", len(e.Conflicts), who)
+	for _, c := range e.Conflicts {
+		fmt.Fprintf(&b, "  %s: leased by %s (%s lease %s since %s; %s)\n", c.Path, c.Lease.Owner.Name, c.Lease.Kind, c.Lease.ID,
+			c.Lease.AcquiredAt.UTC().Format("2006-01-02T15:04:05Z"), livenessNote(c.Liveness))
+	}
+	b.WriteString("Leave them out of the commit (git restore --staged FILE), or ask their holder to commit or release them; `leasegate status` shows who holds what.")
+	return b.String()
+}
+
+func livenessNote(l gate.Liveness) string {
+	if l.Status == "" {
+		return "owner not registered"
+	}
+	if len(l.Evidence) == 0 {
+		return string(l.Status)
+	}
+	return string(l.Status) + ": " + l.Evidence[0]
+}
+
+// PreCommit refuses a commit that includes a gated file leased by another
+// owner who is not dead, with a *CommitRefusedError. It reads the staged
+// files from the index git is committing (GIT_INDEX_FILE, which `commit
+// -a` and `commit PATHS` point at a temporary index). Any other error means
+// the commit could not be checked; the caller refuses it too.
+func PreCommit(ctx context.Context, cfg GitConfig) error {
+	dir, err := gitDir(cfg.Dir)
+	if err != nil {
+		return err
+	}
+	ws, err := workspace.Find(dir)
+	if err != nil {
+		return err
+	}
+	staged, err := stagedFiles(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if staged = gatedOnly(ws, staged); len(staged) == 0 {
+		return nil
+	}
+	cl, err := cfg.Connect(ctx, ws, true)
+	if err != nil {
+		return fmt.Errorf("cannot check the commit against the leases: %w", err)
+	}
+	defer cl.Close()
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot check the commit against the leases: %w", err)
+	}
+	if cs := conflicts(st, staged, cfg.Committer); len(cs) > 0 {
+		return &CommitRefusedError{Committer: cfg.Committer, Conflicts: cs}
+	}
+	return nil
+}
+
+// conflicts pairs each staged path with the first lease of another owner,
+// not dead, that covers it.
+func conflicts(st coordinator.Status, staged []string, committer string) []Conflict {
+	live := map[string]gate.Liveness{}
+	for _, o := range st.Owners {
+		live[o.Name] = o.Liveness
+	}
+	var out []Conflict
+	for _, p := range staged {
+		for _, l := range st.Leases {
+			v := live[l.Owner.Name]
+			if l.HeldBy(committer) || v.Status == gate.Dead || !covers(l.Scope, p) {
+				continue
+			}
+			out = append(out, Conflict{Path: p, Lease: l, Liveness: v})
+			break
+		}
+	}
+	return out
+}
+
+func covers(s gate.Scope, p string) bool {
+	if s.Type == gate.ScopeFull {
+		return true
+	}
+	for _, sp := range s.Paths {
+		if gate.Match(sp, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// PostCommit releases the committer's leases on the committed files that
+// are clean now. Without a committer it does nothing.
+func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
+	if cfg.Committer == "" {
+		return nil, nil
+	}
+	dir, err := gitDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := cfg.Connect(ctx, ws, true)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return cl.Committed(ctx, cfg.Committer)
+}
+
+func gitDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	return os.Getwd()
+}
+
+// stagedFiles lists what the commit adds, changes or deletes, both names of
+// a rename, from the index in GIT_INDEX_FILE: the environment git gave the
+// hook is kept as it is.
+func stagedFiles(ctx context.Context, dir string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, "git", "diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=ACMRD")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff --cached: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var files []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			files = append(files, string(f))
+		}
+	}
+	return files, nil
+}

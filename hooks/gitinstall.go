@@ -1,0 +1,176 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// gitHook is one git hook install writes: a small sh wrapper that runs
+// `leasegate hook NAME` and then the hook it replaced, if any.
+type gitHook struct {
+	name string // pre-commit
+	run  string // git-pre-commit
+	gate bool   // leasegate's failure fails the hook (and the commit)
+}
+
+var gitHooks = []gitHook{
+	{name: "pre-commit", run: "git-pre-commit", gate: true},
+	{name: "post-commit", run: "git-post-commit"},
+}
+
+const (
+	// ChainedSuffix is added to a hook that install moves aside; the
+	// wrapper runs it after leasegate, and uninstall moves it back.
+	ChainedSuffix = ".leasegate-chained"
+	// gitMarker is the line that tells install and uninstall a wrapper is
+	// leasegate's.
+	gitMarker = "# leasegate: installed by `leasegate install git`; `leasegate uninstall git` removes it and restores the hook it chains to."
+	// createdMarker sits in a hooks directory that install created, so
+	// uninstall removes the directory too.
+	createdMarker = ".leasegate-created"
+)
+
+// wrapper is the sh script of h. leasegate's stdin is /dev/null so the
+// chained hook gets git's stdin untouched; a chained hook that is not
+// executable was ignored by git and stays ignored.
+func (h gitHook) wrapper(exe string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "#!/bin/sh\n%s\n", gitMarker)
+	fmt.Fprintf(&b, "%s hook %s </dev/null", shellQuote(exe), h.run)
+	if h.gate {
+		b.WriteString(" || exit $?")
+	}
+	fmt.Fprintf(&b, "\nchained=\"$0%s\"\nif [ -x \"$chained\" ]; then exec \"$chained\" \"$@\"; fi\n", ChainedSuffix)
+	return b.Bytes()
+}
+
+// GitHooksDir is the directory git runs dir's hooks from: core.hooksPath
+// when set, else the repository's hooks directory (shared by worktrees).
+func GitHooksDir(ctx context.Context, dir string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "hooks")
+	cmd.Dir, cmd.Env = dir, gitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse --git-path hooks: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p), nil
+}
+
+// InstallGit installs the pre-commit guard and the post-commit release in
+// dir's repository. A hook already there is moved to NAME.leasegate-chained
+// and still runs, after leasegate, with the same arguments and stdin.
+// Running it again changes nothing but the binary's path. It returns what
+// it did, one line each.
+func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
+	hd, err := GitHooksDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	if _, err := os.Stat(hd); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(hd, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(hd, createdMarker), nil, 0o644); err != nil {
+			return nil, err
+		}
+		did = append(did, "created "+hd)
+	}
+	for _, h := range gitHooks {
+		line, err := installGitHook(filepath.Join(hd, h.name), h.wrapper(exe))
+		if err != nil {
+			return did, err
+		}
+		did = append(did, line)
+	}
+	return did, nil
+}
+
+func installGitHook(path string, want []byte) (string, error) {
+	chained := path + ChainedSuffix
+	cur, err := os.ReadFile(path)
+	_, lerr := os.Lstat(path)
+	switch {
+	case errors.Is(lerr, fs.ErrNotExist):
+		return "installed " + path, writeFileAtomic(path, want, 0o755)
+	case err == nil && isOurWrapper(cur):
+		if bytes.Equal(cur, want) {
+			return "already installed: " + path, nil
+		}
+		return "updated " + path, writeFileAtomic(path, want, 0o755)
+	}
+	if _, err := os.Lstat(chained); err == nil {
+		return "", fmt.Errorf("%s is not leasegate's and %s exists too: move one of them away first", path, chained)
+	}
+	if err := os.Rename(path, chained); err != nil {
+		return "", err
+	}
+	if err := writeFileAtomic(path, want, 0o755); err != nil {
+		return "", errors.Join(err, os.Rename(chained, path))
+	}
+	return fmt.Sprintf("installed %s; the hook that was there is now %s and runs after leasegate", path, chained), nil
+}
+
+func isOurWrapper(data []byte) bool { return bytes.Contains(data, []byte(gitMarker)) }
+
+// UninstallGit removes leasegate's git hooks and moves the hooks they
+// chained back, as they were (content and mode). A hook that is not
+// leasegate's is left alone.
+func UninstallGit(ctx context.Context, dir string) ([]string, error) {
+	hd, err := GitHooksDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, h := range gitHooks {
+		line, err := uninstallGitHook(filepath.Join(hd, h.name))
+		if err != nil {
+			return did, err
+		}
+		did = append(did, line)
+	}
+	if _, err := os.Stat(filepath.Join(hd, createdMarker)); err == nil {
+		if err := os.Remove(filepath.Join(hd, createdMarker)); err != nil {
+			return did, err
+		}
+		if os.Remove(hd) == nil {
+			did = append(did, "removed "+hd)
+		}
+	}
+	return did, nil
+}
+
+func uninstallGitHook(path string) (string, error) {
+	chained := path + ChainedSuffix
+	cur, err := os.ReadFile(path)
+	_, lerr := os.Lstat(path)
+	ours := err == nil && isOurWrapper(cur)
+	if lerr == nil && !ours {
+		return "left " + path + " alone: it is not leasegate's", nil
+	}
+	if ours {
+		if err := os.Remove(path); err != nil {
+			return "", err
+		}
+	}
+	if _, err := os.Lstat(chained); err == nil {
+		return "restored " + path + " from " + chained, os.Rename(chained, path)
+	}
+	if ours {
+		return "removed " + path, nil
+	}
+	return "no leasegate hook at " + path, nil
+}

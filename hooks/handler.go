@@ -1,0 +1,86 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/benbjohnson/clock"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// Handler answers hook calls.
+type Handler struct {
+	cfg   Config
+	clock clock.Clock
+	log   hclog.Logger
+}
+
+// New returns a Handler for cfg.
+func New(cfg Config) (*Handler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	return &Handler{cfg: cfg, clock: cfg.Clock, log: cfg.Logger.Named("hooks")}, nil
+}
+
+// Run answers one hook call of agent a: it reads the hook input from
+// stdin, handles it and renders the decision.
+func (h *Handler) Run(ctx context.Context, a Agent, stdin io.Reader) Output {
+	data, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		ev := Event{Agent: a}
+		return Render(ev, Malformed(inputErr(a, "reading stdin: %v", err)))
+	}
+	ev, err := Parse(a, data)
+	if err != nil {
+		return Render(ev, Malformed(err))
+	}
+	return Render(ev, h.Handle(ctx, ev))
+}
+
+// Handle decides one parsed hook call.
+func (h *Handler) Handle(ctx context.Context, ev Event) Decision {
+	h.log.Debug("hook call", "agent", ev.Agent, "event", ev.Name, "tool", ev.Tool, "session", ev.Session)
+	switch ev.Kind {
+	case KindWrite:
+		return h.write(ctx, ev)
+	case KindShellBefore:
+		return h.shellBefore(ctx, ev)
+	case KindShellAfter:
+		return h.shellAfter(ctx, ev)
+	case KindPrompt:
+		return h.prompt(ctx, ev)
+	case KindTurnEnd:
+		return h.turnEnd(ctx, ev)
+	case KindSubagentStop:
+		return h.subagentStop(ctx, ev)
+	case KindSessionEnd:
+		return h.sessionEnd(ctx, ev)
+	}
+	return Decision{}
+}
+
+// workspace finds the workspace of a call: Config.Dir, else the event's
+// cwd, else the current directory.
+func (h *Handler) workspace(ev Event) (*workspace.Workspace, error) {
+	dir := h.cfg.Dir
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	ws, err := workspace.Find(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace of %s: %w", dir, err)
+	}
+	return ws, nil
+}

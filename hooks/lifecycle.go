@@ -1,0 +1,151 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// lifecycleTimeout bounds the calls of events that gate nothing. Claude
+// Code gives SessionEnd 1.5 s in all.
+const lifecycleTimeout = time.Second
+
+// session returns the workspace and the owner of an event that needs no
+// gating, and a client of a running coordinator. A coordinator that is not
+// running is not started: then no lease of the session is held anywhere,
+// and ok is false.
+func (h *Handler) running(ctx context.Context, ev Event) (cl Coordinator, ws *workspace.Workspace, name string, ok bool) {
+	ws, err := h.workspace(ev)
+	if err != nil {
+		return nil, nil, "", false
+	}
+	if name, _, err = h.ownerName(ev); err != nil {
+		return nil, nil, "", false
+	}
+	if cl, err = h.cfg.Connect(ctx, ws, false); err != nil {
+		h.log.Debug("no coordinator", "workspace", ws.Root, "error", err)
+		return nil, nil, "", false
+	}
+	return cl, ws, name, true
+}
+
+// activity tells a running coordinator that the owner is at work, which
+// cancels a pending stop-idle release. Best effort.
+func (h *Handler) activity(ctx context.Context, ws *workspace.Workspace, name string) {
+	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
+	defer cancel()
+	cl, err := h.cfg.Connect(ctx, ws, false)
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	if err := cl.Activity(ctx, name); err != nil {
+		h.log.Debug("activity not recorded", "owner", name, "error", err)
+	}
+}
+
+// prompt records activity, and refuses the prompt while the session has an
+// open blocker: the session is halted until an operator resolves it.
+func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
+	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
+	defer cancel()
+	cl, _, name, ok := h.running(ctx, ev)
+	if !ok {
+		return Decision{}
+	}
+	defer cl.Close()
+	if err := cl.Activity(ctx, name); err != nil {
+		h.log.Debug("activity not recorded", "owner", name, "error", err)
+	}
+	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
+		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
+	}
+	return Decision{}
+}
+
+// turnEnd opens the owner's stop-idle window: unless it writes again within
+// the window (30 s), its leases are released. With an open blocker it also
+// halts the agent.
+func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
+	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
+	defer cancel()
+	cl, _, name, ok := h.running(ctx, ev)
+	if !ok {
+		return Decision{}
+	}
+	defer cl.Close()
+	var d Decision
+	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
+		d = Decision{Verdict: Refuse, StopReason: refusal(reps, "the session stays halted")}
+	}
+	if _, err := cl.Stop(ctx, name, ev.Agent.String()+" "+ev.Name); err != nil && !errors.Is(err, gate.ErrNotFound) {
+		d.Warning = fmt.Sprintf("leasegate: could not start the stop-idle window of %s: %v", name, err)
+	}
+	return d
+}
+
+// subagentStop is activity: a subagent shares its session's owner, and the
+// turn goes on after it stops, so the session's leases must stay.
+func (h *Handler) subagentStop(ctx context.Context, ev Event) Decision {
+	ws, err := h.workspace(ev)
+	if err != nil {
+		return Decision{}
+	}
+	if name, _, err := h.ownerName(ev); err == nil {
+		h.activity(ctx, ws, name)
+	}
+	return Decision{}
+}
+
+// sessionEnd releases every lease of the session and forgets it.
+func (h *Handler) sessionEnd(ctx context.Context, ev Event) Decision {
+	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
+	defer cancel()
+	cl, ws, name, ok := h.running(ctx, ev)
+	if !ok {
+		return Decision{}
+	}
+	defer cl.Close()
+	_ = newSession(ws, name).remove()
+	if h.cfg.Owner != "" {
+		// An explicit owner belongs to its sidecar, which ends it.
+		return Decision{}
+	}
+	if _, err := cl.End(ctx, name, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
+		return warn(fmt.Sprintf("leasegate: could not release the leases of %s: %v", name, err))
+	}
+	return Decision{}
+}
+
+// openBlockers lists the open blockers the owner's writes ran into.
+func (h *Handler) openBlockers(ctx context.Context, cl Coordinator, name string) []blocker.Report {
+	reps, err := cl.Blockers(ctx, false)
+	if err != nil {
+		h.log.Debug("cannot list blockers", "error", err)
+		return nil
+	}
+	var mine []blocker.Report
+	for _, r := range reps {
+		if r.Requester.Name == name && r.Status == blocker.StatusOpen {
+			mine = append(mine, r)
+		}
+	}
+	return mine
+}
+
+// refusal tells the user which blockers halt the session and how to go on.
+func refusal(reps []blocker.Report, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "leasegate: this session is halted by %d open blocker(s), so %s:", len(reps), what)
+	for _, r := range reps {
+		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, r.Path, r.Holder.Owner.Name)
+	}
+	fmt.Fprintf(&b, " resolve with `leasegate resolve ID --retry|--deny|--abort` (`leasegate blockers` shows them), then go on.")
+	return b.String()
+}

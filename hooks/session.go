@@ -1,0 +1,111 @@
+package hooks
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// session is what the hooks remember of one owner between calls, in
+// <state dir>/hooks/<owner>/: the owner record last registered, the open
+// blockers the session ran into, and git status snapshots around shell
+// commands. Parallel hook calls each write whole files by rename, so a
+// reader never sees a torn file. It is a cache: when it cannot be written
+// (a worker under `leasegate run` may not write the state directory), the
+// hooks still answer correctly, only with more requests.
+type session struct {
+	dir string
+}
+
+// sessionDirName is the file name of an owner's directory; escaping keeps
+// "..", "." and odd bytes from leaving the hooks directory.
+func sessionDirName(owner string) string {
+	return "o-" + url.PathEscape(owner)
+}
+
+func newSession(ws *workspace.Workspace, owner string) session {
+	return session{dir: filepath.Join(ws.StateDir, "hooks", sessionDirName(owner))}
+}
+
+const (
+	ownerFile     = "owner.json"
+	blockerPrefix = "blocker-"
+)
+
+// owner returns the owner record last registered by a hook of this
+// session.
+func (s session) owner() (gate.Owner, bool) {
+	var o gate.Owner
+	return o, s.readJSON(ownerFile, &o)
+}
+
+func (s session) saveOwner(o gate.Owner) error { return s.writeJSON(ownerFile, o) }
+
+// blockers lists the ids of blockers the session ran into and has not seen
+// resolved.
+func (s session) blockers() []string {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), blockerPrefix)
+		if id, err := url.PathUnescape(rest); ok && err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (s session) markBlocker(id string) error {
+	return s.writeFile(blockerPrefix+url.PathEscape(id), nil)
+}
+
+func (s session) clearBlocker(id string) {
+	_ = os.Remove(filepath.Join(s.dir, blockerPrefix+url.PathEscape(id)))
+}
+
+// remove forgets the session.
+func (s session) remove() error { return os.RemoveAll(s.dir) }
+
+func (s session) readJSON(name string, v any) bool {
+	data, err := os.ReadFile(filepath.Join(s.dir, name))
+	return err == nil && json.Unmarshal(data, v) == nil
+}
+
+func (s session) writeJSON(name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.writeFile(name, data)
+}
+
+// writeFile replaces name atomically.
+func (s session) writeFile(name string, data []byte) error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(s.dir, name))
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+	}
+	return werr
+}

@@ -1,0 +1,6 @@
+// Package integration holds leasegate's end-to-end tests: the real binary,
+// real processes under the seccomp gate, a real coordinator on its unix
+// socket with a real bbolt ledger, real git and real shell tools. Windows
+// are shortened with the documented --retry-after and --idle-after flags;
+// one test asserts the defaults are exactly the contract.
+package integration

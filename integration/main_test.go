@@ -1,0 +1,314 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// bin is the leasegate binary built once for all tests.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "leasegate-it-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "leasegate")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/leasegate")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build leasegate:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// repo is a temporary git checkout with a running coordinator.
+type repo struct {
+	t      testing.TB
+	dir    string
+	env    []string
+	server *exec.Cmd
+	client *api.Client
+	log    *bytes.Buffer
+}
+
+// windows are the shortened protocol windows most tests run with.
+const (
+	retryAfter = 1500 * time.Millisecond
+	idleAfter  = time.Second
+)
+
+// newRepo makes a git repository with files and starts its coordinator.
+func newRepo(t testing.TB, files map[string]string) *repo {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &repo{t: t, dir: dir, log: &bytes.Buffer{}}
+	r.env = append(cleanEnv(), "GIT_AUTHOR_NAME=it", "GIT_AUTHOR_EMAIL=it@example.com",
+		"GIT_COMMITTER_NAME=it", "GIT_COMMITTER_EMAIL=it@example.com", "LEASEGATE_NO_START=")
+	if files == nil {
+		files = map[string]string{"README.md": "# it\n"}
+	}
+	files[".gitignore"] = "build/\n"
+	for name, body := range files {
+		r.write(name, body)
+	}
+	r.git("init", "-q", "-b", "main")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "initial")
+	r.startServer(retryAfter, idleAfter)
+	return r
+}
+
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LEASEGATE_") && !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func (r *repo) write(name, body string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *repo) read(name string) string {
+	r.t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, name))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (r *repo) startServer(retry, idle time.Duration) {
+	r.t.Helper()
+	cmd := exec.Command(bin, "serve", "--workspace", r.dir, "--retry-after", retry.String(),
+		"--idle-after", idle.String(), "--log-level", "debug", "--idle-exit", "0")
+	cmd.Env, cmd.Dir = r.env, r.dir
+	cmd.Stdout, cmd.Stderr = r.log, r.log
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	r.server = cmd
+	sock := filepath.Join(r.dir, ".git", "leasegate", "coord.sock")
+	cl, err := api.NewClient(api.ClientConfig{Socket: sock, RetryMax: 1})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.client = cl
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := cl.Health(context.Background()); err == nil {
+			r.t.Cleanup(r.stopServer)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	r.t.Fatalf("coordinator did not start:\n%s", r.log)
+}
+
+func (r *repo) stopServer() {
+	if r.server == nil {
+		return
+	}
+	_ = r.server.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = r.server.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = r.server.Process.Kill()
+		<-done
+	}
+	r.server = nil
+	if r.t.Failed() {
+		r.t.Logf("coordinator log:\n%s", r.log)
+	}
+}
+
+// killServer ends the coordinator with SIGKILL.
+func (r *repo) killServer() {
+	_ = r.server.Process.Kill()
+	_ = r.server.Wait()
+	r.server = nil
+}
+
+// lg runs the leasegate CLI in the repo and returns stdout, stderr and the
+// exit code.
+func (r *repo) lg(args ...string) (string, string, int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		r.t.Fatalf("leasegate %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// mustLG runs the CLI and fails the test on a non-zero exit.
+func (r *repo) mustLG(args ...string) string {
+	r.t.Helper()
+	out, errs, code := r.lg(args...)
+	if code != 0 {
+		r.t.Fatalf("leasegate %v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errs)
+	}
+	return out
+}
+
+// worker starts `leasegate run --as name -- sh -c script` in the background.
+type worker struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	code int
+}
+
+func (r *repo) worker(name, script string) *worker {
+	r.t.Helper()
+	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
+	w.cmd = exec.Command(bin, "run", "--as", name, "--", "sh", "-c", script)
+	w.cmd.Dir, w.cmd.Env = r.dir, r.env
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	if err := w.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	go func() {
+		_ = w.cmd.Wait()
+		w.code = w.cmd.ProcessState.ExitCode()
+		close(w.done)
+	}()
+	r.t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		<-w.done
+	})
+	return w
+}
+
+// wait waits for the worker to end and returns its exit code.
+func (w *worker) wait(t testing.TB, within time.Duration) int {
+	t.Helper()
+	select {
+	case <-w.done:
+		return w.code
+	case <-time.After(within):
+		t.Fatalf("worker did not end within %s; output:\n%s", within, w.out)
+		return -1
+	}
+}
+
+func (r *repo) status() coordinator.Status {
+	r.t.Helper()
+	s, err := r.client.Status(context.Background())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return s
+}
+
+// holders maps each leased path to its owner.
+func (r *repo) holders() map[string]string {
+	m := map[string]string{}
+	for _, l := range r.status().Leases {
+		for _, p := range l.Scope.Paths {
+			m[p] = l.Owner.Name
+		}
+	}
+	return m
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", within, what)
+}
+
+func (r *repo) openBlockers() []blocker.Report {
+	r.t.Helper()
+	bs, err := r.client.Blockers(context.Background(), false)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return bs
+}
+
+func (r *repo) history(path string) []gate.Event {
+	r.t.Helper()
+	evs, err := r.client.History(context.Background(), "", path, 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return evs
+}
+
+func hasEvent(evs []gate.Event, typ gate.EventType) bool {
+	for _, e := range evs {
+		if e.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func mustJSON(t testing.TB, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+}

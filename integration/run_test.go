@@ -1,0 +1,240 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// toolCase is one real tool run by a worker against a file another owner
+// holds.
+type toolCase struct {
+	name   string
+	lease  string // what the holder checks out
+	script string // run in the repo by the contending worker; F is the file
+	check  string // the file whose content must be unchanged
+}
+
+var toolCases = []toolCase{
+	{"sh redirect", "F", "echo new > F", "F"},
+	{"sh append", "F", "echo new >> F", "F"},
+	{"sed -i", "F", "sed -i s/old/new/ F", "F"},
+	{"python write", "F", `python3 -c "open('F','w').write('new')"`, "F"},
+	{"python atomic replace", "F", `python3 -c "import os; open('F.tmp','w').write('new'); os.replace('F.tmp','F')"`, "F"},
+	{"cp onto", "F", "cp other.txt F", "F"},
+	{"mv onto", "F", "mv other.txt F", "F"},
+	{"rm", "F", "rm F", "F"},
+	{"truncate", "F", "truncate -s 0 F", "F"},
+	{"touch", "F", "touch -d 2001-01-01 F && test $(stat -c %Y F) -lt 1000000000", "F"},
+	{"chmod", "F", "chmod 600 F", "F"},
+	{"ln -s", "F", "ln -s F F.link", "F"},
+	{"ln", "F", "ln F F.hard", "F"},
+	{"git checkout -- FILE", "F", "echo dirty > other.txt; git checkout -- F", "F"},
+	{"mkdir -p", "D/**", "mkdir -p D/new/deeper", "D/keep.txt"},
+	{"rmdir", "D/**", "rmdir D/empty", "D/keep.txt"},
+	{"multi-threaded", "F", `python3 -c "
+import threading
+def w(p):
+    open(p,'w').write('new')
+ts=[threading.Thread(target=w,args=(p,)) for p in ('F','T1.txt','T2.txt')]
+[t.start() for t in ts]; [t.join() for t in ts]"`, "F"},
+	{"grandchild outlives parent", "F", "setsid sh -c 'sleep 0.3; echo new > F' & exit 0", "F"},
+}
+
+// TestToolsAgainstContendingOwner runs each tool under `leasegate run`
+// while another owner holds its file: the mutation is held, retried once,
+// blocked; an operator's --deny fails it with EBUSY and the file is
+// untouched.
+func TestToolsAgainstContendingOwner(t *testing.T) {
+	files := map[string]string{"other.txt": "other\n"}
+	for i, tc := range toolCases {
+		f, d := fmt.Sprintf("f%02d.txt", i), fmt.Sprintf("d%02d", i)
+		files[f] = "old\n"
+		files[d+"/keep.txt"] = "keep\n"
+		files[d+"/empty/.keep"] = ""
+		toolCases[i].script = strings.NewReplacer("F", f, "D", d).Replace(tc.script)
+		toolCases[i].lease = strings.NewReplacer("F", f, "D", d).Replace(tc.lease)
+		toolCases[i].check = strings.NewReplacer("F", f, "D", d).Replace(tc.check)
+	}
+	r := newRepo(t, files)
+	for i := range toolCases {
+		os.Remove(filepath.Join(r.dir, fmt.Sprintf("d%02d/empty/.keep", i)))
+	}
+	for i, tc := range toolCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			holder := fmt.Sprintf("holder%02d", i)
+			r.mustLG("acquire", "--as", holder, tc.lease)
+			before := r.read(tc.check)
+			w := r.worker(fmt.Sprintf("worker%02d", i), tc.script)
+			id := waitBlockerFor(t, r, "worker"+fmt.Sprintf("%02d", i), 20*time.Second)
+			rep := mustBlocker(t, r, id)
+			if rep.Holder.Owner.Name != holder || rep.RetryInterval != retryAfter {
+				t.Fatalf("blocker %s: holder %s interval %s, want %s and %s", id, rep.Holder.Owner.Name, rep.RetryInterval, holder, retryAfter)
+			}
+			if _, err := r.client.Resolve(context.Background(), id, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			w.wait(t, 20*time.Second)
+			time.Sleep(100 * time.Millisecond) // a surviving grandchild finishes its failed write
+			if after := r.read(tc.check); after != before {
+				t.Fatalf("%s changed although denied: %q -> %q\nworker output:\n%s", tc.check, before, after, w.out)
+			}
+			if !strings.Contains(w.out.String(), "EBUSY") {
+				t.Errorf("worker output does not report EBUSY:\n%s", w.out)
+			}
+		})
+	}
+}
+
+func waitBlockerFor(t *testing.T, r *repo, requester string, within time.Duration) string {
+	t.Helper()
+	var id string
+	eventually(t, within, "a blocker for "+requester, func() bool {
+		for _, b := range r.openBlockers() {
+			if b.Requester.Name == requester {
+				id = b.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id
+}
+
+func mustBlocker(t *testing.T, r *repo, id string) blocker.Report {
+	t.Helper()
+	rep, err := r.client.Blocker(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestGrantedAtRetry: the holder finishes inside the window; the held write
+// proceeds at its one retry, no earlier.
+func TestGrantedAtRetry(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "old\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	start := time.Now()
+	w := r.worker("writer", "echo new >> a.txt")
+	eventually(t, 5*time.Second, "contention", func() bool { return len(r.status().Contentions) == 1 })
+	con := r.status().Contentions[0]
+	if got := con.RetryAt.Sub(con.FirstDeniedAt); got != retryAfter {
+		t.Fatalf("retry scheduled %s after the denial, want exactly %s", got, retryAfter)
+	}
+	r.mustLG("release", "a.txt", "--as", "holder")
+	if code := w.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("writer exit %d:\n%s", code, w.out)
+	}
+	if waited := time.Since(start); waited < retryAfter {
+		t.Fatalf("write proceeded after %s, before the retry at %s", waited, retryAfter)
+	}
+	if r.read("a.txt") != "old\nnew\n" || !strings.Contains(w.out.String(), "contention") {
+		t.Fatalf("content %q, output %q", r.read("a.txt"), w.out)
+	}
+	evs := r.history("a.txt")
+	if !hasEvent(evs, gate.EventContention) {
+		t.Fatalf("no contention heartbeat in the history of a.txt")
+	}
+}
+
+// TestFreeWritesAcquireAndRelease: writes to free files are granted at
+// once, pairs come along, the worker's exit releases everything.
+func TestFreeWritesAcquireAndRelease(t *testing.T) {
+	r := newRepo(t, map[string]string{"src/a.go": "package a\n"})
+	w := r.worker("alice", "echo '// x' >> src/a.go; echo hi > notes.md; mkdir -p build && echo o > build/out; sleep 1")
+	eventually(t, 5*time.Second, "alice's leases", func() bool {
+		h := r.holders()
+		return h["src/a.go"] == "alice" && h["src/a_test.go"] == "alice" && h["notes.md"] == "alice"
+	})
+	if h := r.holders(); h["build/out"] != "" || h["build"] != "" {
+		t.Fatalf("an ignored path was leased: %v", h)
+	}
+	if code := w.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, w.out)
+	}
+	eventually(t, 3*time.Second, "release on exit", func() bool { return len(r.holders()) == 0 })
+}
+
+// TestReadsNeverDelayed: a worker reading a file another owner holds is
+// never held.
+func TestReadsNeverDelayed(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	start := time.Now()
+	w := r.worker("reader", "cat a.txt >/dev/null; ls -l a.txt >/dev/null; stat a.txt >/dev/null; git status >/dev/null; git diff >/dev/null")
+	if code := w.wait(t, retryAfter); code != 0 {
+		t.Fatalf("reader exit %d:\n%s", code, w.out)
+	}
+	if len(r.status().Contentions) != 0 {
+		t.Fatal("a read caused contention")
+	}
+	t.Logf("reads took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestStateDirRefused: a worker may never write leasegate's state.
+func TestStateDirRefused(t *testing.T) {
+	r := newRepo(t, nil)
+	w := r.worker("alice", "echo x > .git/leasegate/admin.token")
+	if code := w.wait(t, 10*time.Second); code == 0 {
+		t.Fatal("writing the state directory succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".git/leasegate/ledger.db")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReleaseOnCommit: committed, clean files are released while the
+// worker keeps running; a still-dirty file stays leased.
+func TestReleaseOnCommit(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	w := r.worker("alice", "echo x >> a.txt && echo y >> b.txt && git add a.txt && git commit -qm a && sleep 3")
+	eventually(t, 8*time.Second, "release of committed a.txt", func() bool {
+		h := r.holders()
+		return h["a.txt"] == "" && h["b.txt"] == "alice"
+	})
+	w.wait(t, 10*time.Second)
+	found := false
+	for _, e := range r.history("a.txt") {
+		found = found || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in "))
+	}
+	if !found {
+		t.Fatal("no release-on-commit event for a.txt")
+	}
+}
+
+// TestStopIdle: `leasegate stop` then no mutation for the idle window
+// releases the owner's leases; activity before then cancels.
+func TestStopIdle(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	w := r.worker("alice", "echo x >> a.txt; sleep 0.8; echo y >> a.txt; sleep 4")
+	eventually(t, 5*time.Second, "lease", func() bool { return r.holders()["a.txt"] == "alice" })
+	r.mustLG("stop", "--as", "alice")
+	time.Sleep(idleAfter + 500*time.Millisecond)
+	if r.holders()["a.txt"] != "alice" {
+		t.Fatal("activity inside the window did not cancel the stop-idle release")
+	}
+	r.mustLG("stop", "--as", "alice")
+	eventually(t, idleAfter+2*time.Second, "stop-idle release", func() bool { return r.holders()["a.txt"] == "" })
+	w.wait(t, 10*time.Second)
+}
+
+// TestDefaultsAreTheContract: the flags' defaults are exactly 3m0s and 30s.
+func TestDefaultsAreTheContract(t *testing.T) {
+	r := newRepo(t, nil)
+	for _, cmd := range []string{"run", "serve"} {
+		_, errs, _ := r.lg(cmd, "-h")
+		if !strings.Contains(errs, "(default 3m0s)") || !strings.Contains(errs, "(default 30s)") {
+			t.Errorf("%s -h does not show the contract defaults:\n%s", cmd, errs)
+		}
+	}
+}

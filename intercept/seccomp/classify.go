@@ -1,0 +1,90 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// always marks a syscallEntry the filter notifies unconditionally.
+const always = -1
+
+// errNoMutation means a notified syscall changes no named file (a
+// read-only openat2, an O_TMPFILE open): it is let through without asking
+// the Decider.
+var errNoMutation = errors.New("no named mutation")
+
+// syscallEntry is one gated syscall of the native architecture.
+type syscallEntry struct {
+	nr   uint32
+	name string
+	// flagsArg is the index of the open flags argument the filter checks
+	// for write flags before notifying, or always.
+	flagsArg int
+	decode   decoder
+}
+
+// args are a syscall's six raw register arguments.
+type args = [6]uint64
+
+// decoder turns a syscall's arguments into a request. Only openat2 reads
+// the tracee's memory here (its flags live in a struct).
+type decoder func(a args, t *tracee) (request, error)
+
+// request is what a syscall asks for, before any path is read or resolved.
+type request struct {
+	op    Op
+	names []nameArg
+	// linkTarget is the address of a symlink's contents (symlink,
+	// symlinkat); 0 otherwise.
+	linkTarget uint64
+	// open is set for opens, whose Op depends on the file they find.
+	open *openIntent
+}
+
+// openIntent is what an open's flags say about the file.
+type openIntent struct {
+	create   bool // O_CREAT: a missing file is created
+	readOnly bool // O_RDONLY access mode: an existing file is not changed
+}
+
+// nameArg is one file a syscall names, as the kernel will look it up.
+type nameArg struct {
+	dirfd int    // AT_FDCWD or a directory fd of the tracee
+	addr  uint64 // address of the path string
+	// fdOnly: there is no path; dirfd itself is the file (ftruncate,
+	// utimensat with a NULL path).
+	fdOnly bool
+	// emptyOK: AT_EMPTY_PATH, an empty path names dirfd itself.
+	emptyOK bool
+	// follow: a final symlink is followed.
+	follow bool
+	// inRoot: openat2 RESOLVE_IN_ROOT, dirfd is the lookup's root.
+	inRoot bool
+}
+
+// fd converts a register to the int the kernel reads from it.
+func fd(r uint64) int { return int(int32(r)) }
+
+// at names path at dirfd, following a final symlink or not.
+func at(dirfd int, path uint64, follow bool) nameArg {
+	return nameArg{dirfd: dirfd, addr: path, follow: follow}
+}
+
+// atFlags names path at dirfd as the *at syscalls with an AT_* flags
+// argument do.
+func atFlags(dirfd int, path, flags uint64) nameArg {
+	n := at(dirfd, path, flags&unix.AT_SYMLINK_NOFOLLOW == 0)
+	n.emptyOK = flags&unix.AT_EMPTY_PATH != 0
+	return n
+}
+
+// fdName names the file open at fd.
+func fdName(r uint64) nameArg { return nameArg{dirfd: fd(r), fdOnly: true, follow: true} }
+
+// one builds the request of a syscall on a single name.
+func one(op Op, n nameArg) (request, error) {
+	return request{op: op, names: []nameArg{n}}, nil
+}

@@ -1,0 +1,84 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+func decodeOpen(a args, _ *tracee) (request, error) {
+	return openRequest(unix.AT_FDCWD, a[0], a[1])
+}
+
+func decodeOpenat(a args, _ *tracee) (request, error) {
+	return openRequest(fd(a[0]), a[1], a[2])
+}
+
+// decodeCreat: creat(path, mode) is open(path, O_CREAT|O_WRONLY|O_TRUNC).
+func decodeCreat(a args, _ *tracee) (request, error) {
+	return openRequest(unix.AT_FDCWD, a[0], unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC)
+}
+
+// decodeOpenat2 reads struct open_how from the tracee: BPF cannot follow
+// the pointer, so every openat2 is notified and sorted out here.
+func decodeOpenat2(a args, t *tracee) (request, error) {
+	flags, err := t.readUint64(a[2])
+	if err != nil {
+		return request{}, err
+	}
+	resolve, err := t.readUint64(a[2] + 16)
+	if err != nil {
+		return request{}, err
+	}
+	req, err := openRequest(fd(a[0]), a[1], flags)
+	if err == nil && resolve&unix.RESOLVE_IN_ROOT != 0 {
+		req.names[0].inRoot = true
+	}
+	return req, err
+}
+
+// openRequest classifies an open by its flags. The filter already passed
+// read-only opens for open and openat; openat2 gets here with any flags.
+func openRequest(dirfd int, path, flags uint64) (request, error) {
+	const tmpfile = unix.O_TMPFILE &^ unix.O_DIRECTORY
+	accmode := flags & unix.O_ACCMODE
+	switch {
+	case flags&tmpfile != 0:
+		return request{}, errNoMutation // unnamed; a later linkat names it
+	case accmode == unix.O_RDONLY && flags&(unix.O_CREAT|unix.O_TRUNC) == 0:
+		return request{}, errNoMutation
+	}
+	// O_NOFOLLOW refuses a final symlink; O_CREAT|O_EXCL creates the name
+	// itself (EEXIST on a symlink). Otherwise the kernel follows it, even a
+	// dangling one, which O_CREAT then creates.
+	exclusive := flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
+	follow := flags&unix.O_NOFOLLOW == 0 && !exclusive
+	req := request{op: OpOpenWrite, names: []nameArg{at(dirfd, path, follow)}}
+	if flags&unix.O_TRUNC != 0 {
+		req.op = OpTruncate
+	}
+	req.open = &openIntent{create: flags&unix.O_CREAT != 0, readOnly: accmode == unix.O_RDONLY}
+	return req, nil
+}
+
+// openOp settles an open's Op once its file is known (fi, nil if it does
+// not exist): a missing file is created; O_TRUNC truncates only regular
+// files (not /dev/null or a fifo); an existing file opened O_RDONLY is not
+// changed at all.
+func openOp(req request, fi os.FileInfo) (Op, error) {
+	switch {
+	case req.open == nil:
+		return req.op, nil
+	case fi == nil && req.open.create:
+		return OpCreate, nil
+	case fi == nil:
+		return req.op, nil // the open will fail with ENOENT
+	case req.op == OpTruncate && fi.Mode().IsRegular():
+		return OpTruncate, nil
+	case req.open.readOnly:
+		return "", errNoMutation
+	}
+	return OpOpenWrite, nil
+}

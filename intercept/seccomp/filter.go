@@ -1,0 +1,131 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Offsets into struct seccomp_data, which the filter reads.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+// writeOpenFlags are the open flags that can change a file: a write access
+// mode, O_CREAT and O_TRUNC. O_APPEND is left out on purpose: without a
+// write access mode it changes nothing, and with one the access mode is
+// caught already.
+const writeOpenFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
+
+// tmpfileFlag is __O_TMPFILE, the bit that makes O_TMPFILE (which also
+// includes O_DIRECTORY). Such an open creates a file without a name, which
+// changes no path until a later linkat names it, so the filter lets it run.
+const tmpfileFlag = unix.O_TMPFILE &^ unix.O_DIRECTORY
+
+// buildFilter assembles the classic BPF program installed in the worker:
+//
+//	arch != native          -> kill the process (foreign syscall numbers)
+//	nr has the x32 bit      -> kill the process (amd64 only)
+//	nr is gated always      -> notify
+//	nr is open/openat       -> notify if the flags argument has a write flag
+//	anything else           -> allow, in the kernel
+//
+// The flags are read from the low 32 bits of the argument (offset +0 on
+// these little-endian architectures): open flags are an int.
+func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
+	var b bpfBuilder
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
+	b.jump(unix.BPF_JEQ, nativeArch, "", "kill")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
+	if x32Bit != 0 {
+		b.jump(unix.BPF_JGE, x32Bit, "kill", "")
+	}
+	var flagArgs []int
+	for _, e := range table {
+		target := "notify"
+		if e.flagsArg != always {
+			target = "flags" + strconv.Itoa(e.flagsArg)
+			flagArgs = append(flagArgs, e.flagsArg)
+		}
+		b.jump(unix.BPF_JEQ, e.nr, target, "")
+	}
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
+	slices.Sort(flagArgs)
+	for _, arg := range slices.Compact(flagArgs) {
+		b.label("flags" + strconv.Itoa(arg))
+		b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, uint32(offArgs+8*arg))
+		b.jump(unix.BPF_JSET, tmpfileFlag, "allow"+strconv.Itoa(arg), "")
+		b.jump(unix.BPF_JSET, writeOpenFlags, "notify", "")
+		b.label("allow" + strconv.Itoa(arg))
+		b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
+	}
+	b.label("notify")
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_USER_NOTIF)
+	b.label("kill")
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_KILL_PROCESS)
+	return b.assemble()
+}
+
+// bpfBuilder assembles classic BPF with forward jumps to named labels.
+type bpfBuilder struct {
+	prog   []unix.SockFilter
+	labels map[string]int
+	fixups []fixup
+}
+
+// fixup is a jump whose offset is known once its label is placed.
+type fixup struct {
+	at     int
+	label  string
+	isTrue bool
+}
+
+// stmt appends a non-jump instruction.
+func (b *bpfBuilder) stmt(code uint16, k uint32) {
+	b.prog = append(b.prog, unix.SockFilter{Code: code, K: k})
+}
+
+// jump appends a conditional jump; an empty label means the next
+// instruction.
+func (b *bpfBuilder) jump(cond uint16, k uint32, ifTrue, ifFalse string) {
+	at := len(b.prog)
+	b.stmt(unix.BPF_JMP|cond|unix.BPF_K, k)
+	if ifTrue != "" {
+		b.fixups = append(b.fixups, fixup{at: at, label: ifTrue, isTrue: true})
+	}
+	if ifFalse != "" {
+		b.fixups = append(b.fixups, fixup{at: at, label: ifFalse})
+	}
+}
+
+// label names the position of the next instruction.
+func (b *bpfBuilder) label(name string) {
+	if b.labels == nil {
+		b.labels = map[string]int{}
+	}
+	b.labels[name] = len(b.prog)
+}
+
+// assemble resolves the jumps. Classic BPF only jumps forward, by at most
+// 255 instructions.
+func (b *bpfBuilder) assemble() ([]unix.SockFilter, error) {
+	for _, f := range b.fixups {
+		to, ok := b.labels[f.label]
+		off := to - f.at - 1
+		if !ok || off < 0 || off > 255 {
+			return nil, fmt.Errorf("bpf jump from %d to %q (%d) out of range", f.at, f.label, to)
+		}
+		if f.isTrue {
+			b.prog[f.at].Jt = uint8(off)
+		} else {
+			b.prog[f.at].Jf = uint8(off)
+		}
+	}
+	return b.prog, nil
+}

@@ -1,0 +1,124 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The helper's first message over the socketpair is a kind, a NUL and a
+// detail; kindOK carries the listener fd as SCM_RIGHTS. The supervisor
+// answers ackMessage once it is ready to serve, and only then does the
+// helper exec the worker.
+const (
+	kindOK             = "ok"
+	kindNoUserNotif    = "no-user-notif"
+	kindNoWaitKillable = "no-wait-killable"
+	kindNotFound       = "not-found"
+	kindSetup          = "setup"
+	ackMessage         = "go"
+)
+
+// socketPair makes the connected pair the listener fd travels over.
+// SOCK_SEQPACKET keeps the message and its fd together.
+func socketPair() (parent, child *os.File, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "seccomp-parent"), os.NewFile(uintptr(fds[1]), "seccomp-child"), nil
+}
+
+// receiveListener waits for the helper's first message and returns the
+// listener fd, or the helper's failure as an error.
+func receiveListener(ctx context.Context, conn *net.UnixConn, timeout time.Duration, argv0 string) (int, error) {
+	conn.SetDeadline(time.Now().Add(timeout))
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	buf := make([]byte, 4096)
+	oob := make([]byte, unix.CmsgSpace(4))
+	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
+	if err != nil {
+		if ctx.Err() != nil {
+			return -1, fmt.Errorf("%w: %w", ErrHandshake, ctx.Err())
+		}
+		return -1, fmt.Errorf("read helper message: %v: %w", err, ErrHandshake)
+	}
+	fds := parseRights(oob[:oobn])
+	kind, detail, _ := strings.Cut(string(buf[:n]), "\x00")
+	if kind != kindOK || len(fds) != 1 {
+		closeAll(fds)
+		return -1, helperError(kind, detail, argv0)
+	}
+	unix.CloseOnExec(fds[0])
+	return fds[0], nil
+}
+
+// parseRights extracts the fds of SCM_RIGHTS control messages.
+func parseRights(oob []byte) []int {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		if got, err := unix.ParseUnixRights(&m); err == nil {
+			fds = append(fds, got...)
+		}
+	}
+	return fds
+}
+
+// helperError turns the helper's failure message into the error Start
+// returns.
+func helperError(kind, detail, argv0 string) error {
+	switch kind {
+	case kindNoUserNotif:
+		return fmt.Errorf("seccomp helper: %w", ErrNoUserNotif)
+	case kindNoWaitKillable:
+		return fmt.Errorf("seccomp helper: %w", ErrNoWaitKillable)
+	case kindNotFound:
+		return &exec.Error{Name: argv0, Err: exec.ErrNotFound}
+	case kindSetup:
+		return fmt.Errorf("seccomp helper: %s: %w", detail, ErrHandshake)
+	}
+	return fmt.Errorf("unexpected helper message %q: %w", kind, ErrHandshake)
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// sendListener is the helper's side: hand the listener over.
+func sendListener(sock, listener int) error {
+	return unix.Sendmsg(sock, []byte(kindOK), unix.UnixRights(listener), nil, 0)
+}
+
+// sendFailure is the helper's side: say why there is no listener.
+func sendFailure(sock int, kind string, err error) {
+	_ = unix.Sendmsg(sock, []byte(kind+"\x00"+err.Error()), nil, nil, 0)
+}
+
+// waitAck is the helper's side: block until the supervisor serves.
+func waitAck(sock int) error {
+	buf := make([]byte, len(ackMessage))
+	n, err := unix.Read(sock, buf)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read ack: %w", err)
+	case string(buf[:n]) != ackMessage:
+		return errors.New("supervisor went away before the worker started")
+	}
+	return nil
+}

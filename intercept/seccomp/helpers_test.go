@@ -1,0 +1,257 @@
+package seccomp_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/leasegate/leasegate/intercept/seccomp"
+)
+
+// recorder is a Decider that records every mutation and answers with
+// decide (nil: allow).
+type recorder struct {
+	mu     sync.Mutex
+	got    []seccomp.Mutation
+	decide func(ctx context.Context, m seccomp.Mutation) error
+}
+
+func (r *recorder) Decide(ctx context.Context, m seccomp.Mutation) error {
+	r.mu.Lock()
+	r.got = append(r.got, m)
+	r.mu.Unlock()
+	if r.decide != nil {
+		return r.decide(ctx, m)
+	}
+	return nil
+}
+
+// all returns the mutations recorded so far.
+func (r *recorder) all() []seccomp.Mutation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// under returns the recorded mutations that touch a path under one of
+// dirs.
+func (r *recorder) under(dirs ...string) []seccomp.Mutation {
+	var out []seccomp.Mutation
+	for _, m := range r.all() {
+		if slices.ContainsFunc(m.Paths, func(p string) bool { return within(p, dirs) }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func within(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// result is how a gated run ended.
+type result struct {
+	code   int
+	state  string // e.g. "exit status 1", "signal: killed"
+	output string
+}
+
+// buffer is a bytes.Buffer safe for the worker's two output streams.
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// config is the test default: worker in dir, output into out, logs to t.
+func config(tb testing.TB, dir string, d seccomp.Decider, out *buffer, argv ...string) seccomp.Config {
+	cfg := seccomp.DefaultConfig()
+	cfg.Argv = argv
+	cfg.Dir = dir
+	cfg.Decider = d
+	cfg.Stdout, cfg.Stderr = out, out
+	cfg.ValidityPoll = 100 * time.Millisecond
+	cfg.Logger = hclog.New(&hclog.LoggerOptions{
+		Name: "seccomp", Level: hclog.Info, Output: testWriter{tb},
+	})
+	return cfg
+}
+
+// mustStart starts a gated worker and makes sure it is gone, and the
+// supervisor closed, when the test ends.
+func mustStart(tb testing.TB, cfg seccomp.Config) *seccomp.Supervisor {
+	tb.Helper()
+	s, err := seccomp.Start(context.Background(), cfg)
+	if err != nil {
+		tb.Fatalf("Start(%q) = %v", cfg.Argv, err)
+	}
+	tb.Cleanup(func() {
+		_ = killGroup(s.Pid())
+		s.Wait()
+		s.Close()
+	})
+	return s
+}
+
+// run runs argv gated in dir until every gated process is gone.
+func run(tb testing.TB, dir string, d seccomp.Decider, argv ...string) result {
+	tb.Helper()
+	out := &buffer{}
+	s := mustStart(tb, config(tb, dir, d, out, argv...))
+	state, err := s.Wait()
+	if err != nil {
+		tb.Fatalf("Wait() = %v", err)
+	}
+	mustDone(tb, s, 10*time.Second)
+	return result{code: state.ExitCode(), state: state.String(), output: out.String()}
+}
+
+// sh runs a shell script gated in dir.
+func sh(tb testing.TB, dir string, d seccomp.Decider, script string) result {
+	tb.Helper()
+	return run(tb, dir, d, "sh", "-c", script)
+}
+
+// mustDone waits until the supervisor has no gated process left.
+func mustDone(tb testing.TB, s *seccomp.Supervisor, within time.Duration) {
+	tb.Helper()
+	select {
+	case <-s.Done():
+	case <-time.After(within):
+		tb.Fatalf("Done() not closed %s after the worker exited", within)
+	}
+}
+
+// tempDir is t.TempDir with its symlinks resolved, as reported paths are.
+func tempDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// mustWrite creates files (name → content) under dir; a name ending in
+// "/" is a directory, "->target" a symlink.
+func mustWrite(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		content := files[name]
+		p := filepath.Join(dir, name)
+		var err error
+		switch {
+		case strings.HasSuffix(name, "/"):
+			err = os.MkdirAll(p, 0o755)
+		case strings.HasPrefix(content, "->"):
+			err = os.Symlink(strings.TrimPrefix(content, "->"), p)
+		default:
+			err = os.WriteFile(p, []byte(content), 0o644)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// testWriter sends log lines to the test log.
+type testWriter struct{ tb testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.tb.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// format lists mutations one per line for failure messages.
+func format(ms []seccomp.Mutation) string {
+	var b strings.Builder
+	for _, m := range ms {
+		fmt.Fprintf(&b, "\n  %s %s %q (pid %d tid %d)", m.Op, m.Syscall, m.Paths, m.PID, m.TID)
+	}
+	return b.String()
+}
+
+// killGroup SIGKILLs a worker's whole process group.
+func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// denyUnder answers errno for mutations under dir and allows the rest.
+func denyUnder(dir string, errno syscall.Errno) func(context.Context, seccomp.Mutation) error {
+	return func(_ context.Context, m seccomp.Mutation) error {
+		if within(m.Paths[0], []string{dir}) {
+			return errno
+		}
+		return nil
+	}
+}
+
+// mustStat describes a file's content and mode.
+func mustStat(tb testing.TB, p string) string {
+	tb.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s %q", fi.Mode(), mustRead(tb, p))
+}
+
+func mustRead(tb testing.TB, p string) string {
+	tb.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func assertMissing(tb testing.TB, p string) {
+	tb.Helper()
+	if _, err := os.Lstat(p); err == nil {
+		tb.Errorf("%s exists, want it missing", p)
+	}
+}
+
+func assertExists(tb testing.TB, p string) {
+	tb.Helper()
+	if _, err := os.Lstat(p); err != nil {
+		tb.Errorf("%s: %v, want it to exist", p, err)
+	}
+}
+
+// mustReceive waits for a value on c.
+func mustReceive[T any](tb testing.TB, c <-chan T, what string) T {
+	tb.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(10 * time.Second):
+		tb.Fatalf("no %s within 10s", what)
+	}
+	var zero T
+	return zero
+}

@@ -1,0 +1,156 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// snapshot is everything read from /proc/<tid> about one notified syscall.
+// It is taken before the notification is re-validated, and nothing else is
+// read from the tracee afterwards.
+type snapshot struct {
+	pid, tid   int
+	names      []rawName
+	linkTarget string // symlink contents, for OpSymlink
+}
+
+// rawName is a nameArg with its strings read from the tracee.
+type rawName struct {
+	nameArg
+	path string // the path argument; "" when the fd itself is the file
+	// base is where the lookup starts (the dirfd's or cwd's link), or the
+	// fd's own link for fd-only names; "" for absolute paths.
+	base string
+}
+
+// snapshot reads the process id, the path arguments and the directories
+// they are relative to.
+func (t *tracee) snapshot(req request) (snapshot, error) {
+	pid, err := t.tgid()
+	if err != nil {
+		return snapshot{}, err
+	}
+	s := snapshot{pid: pid, tid: t.tid}
+	for _, n := range req.names {
+		r, err := t.readName(n)
+		if err != nil {
+			return snapshot{}, err
+		}
+		s.names = append(s.names, r)
+	}
+	if req.linkTarget != 0 {
+		s.linkTarget, err = t.readString(req.linkTarget)
+		if err == nil && s.linkTarget == "" {
+			err = unix.ENOENT
+		}
+	}
+	return s, err
+}
+
+// readName reads one path argument and, unless it is absolute, the link of
+// the directory it is relative to.
+func (t *tracee) readName(n nameArg) (rawName, error) {
+	r := rawName{nameArg: n}
+	if !n.fdOnly {
+		p, err := t.readString(n.addr)
+		switch {
+		case err != nil:
+			return r, err
+		case p == "" && !n.emptyOK:
+			return r, unix.ENOENT
+		case p == "":
+			r.fdOnly = true
+		case strings.HasPrefix(p, "/") && !n.inRoot:
+			r.path = p
+			return r, nil
+		}
+		r.path = p
+	}
+	var err error
+	r.base, err = t.fdLink(n.dirfd)
+	return r, err
+}
+
+// mutation resolves the snapshot's names on the file system into the
+// Mutation of syscall.
+func (s snapshot) mutation(syscall string, req request) (Mutation, error) {
+	paths, err := s.paths()
+	if err != nil {
+		return Mutation{}, err
+	}
+	op := req.op
+	if req.open != nil {
+		op, err = openOp(req, lstatOrNil(paths[0]))
+	}
+	return Mutation{PID: s.pid, TID: s.tid, Op: op, Syscall: syscall, Paths: paths}, err
+}
+
+// paths resolves the names, and a symlink's target relative to the link's
+// directory. Names without a file name are left out; if none is left, the
+// syscall changes no path.
+func (s snapshot) paths() ([]string, error) {
+	var paths []string
+	for _, r := range s.names {
+		p, err := s.resolveName(r)
+		if errors.Is(err, errUnnamed) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		return nil, errNoMutation
+	}
+	if s.linkTarget != "" {
+		paths = append(paths, s.symlinkTarget(filepath.Dir(paths[0])))
+	}
+	return paths, nil
+}
+
+// symlinkTarget is the file a new symlink in dir will name. The kernel does
+// not look the target up when it creates the link, so a target that cannot
+// be resolved (a loop) is reported as written, made absolute.
+func (s snapshot) symlinkTarget(dir string) string {
+	w := walker{pid: s.pid, tid: s.tid}
+	target, err := w.resolve("/", dir, s.linkTarget, true)
+	if err != nil {
+		return filepath.Join(dir, s.linkTarget)
+	}
+	return target
+}
+
+// lstatOrNil describes the file at p, or returns nil if there is none.
+func lstatOrNil(p string) os.FileInfo {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// resolveName resolves one name to the file it affects.
+func (s snapshot) resolveName(r rawName) (string, error) {
+	w := walker{pid: s.pid, tid: s.tid}
+	if r.fdOnly {
+		return w.fdTarget(r.base, r.dirfd)
+	}
+	if r.base != "" && !strings.HasPrefix(r.base, "/") {
+		return "", unix.ENOTDIR // dirfd is a pipe, socket, ...
+	}
+	if r.base != "" && isDeleted(r.base) {
+		return "", unix.ENOENT // the directory was removed
+	}
+	root := "/"
+	if r.inRoot {
+		root = r.base
+	}
+	return w.resolve(root, r.base, r.path, r.follow)
+}

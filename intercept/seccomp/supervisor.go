@@ -1,0 +1,201 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Supervisor runs one worker under the gate and answers its mutations.
+//
+// It serves until every process that carries the filter is gone (the
+// worker and any descendant that outlived it), or until Close or the
+// context given to Start ends. After it stops serving, the kernel fails
+// every gated syscall of surviving processes with ENOSYS: the gate fails
+// closed.
+type Supervisor struct {
+	cfg      Config
+	log      hclog.Logger
+	cmd      *exec.Cmd
+	listener int
+	waker    *waker
+	tgids    tgidCache
+
+	ctx    context.Context // cancelled when serving stops; parent of every Decide ctx
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // notification handlers
+
+	done    chan struct{} // closed when serving has stopped and the listener is closed
+	exited  chan struct{} // closed when the worker has been reaped
+	state   *os.ProcessState
+	waitErr error
+}
+
+// Start runs cfg.Argv under the gate: it re-executes cfg.Self as the
+// helper, receives the filter's listener, starts serving, and lets the
+// helper exec the worker. The worker leads its own process group.
+//
+// Ending ctx stops serving (like Close); it does not kill the worker.
+func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	parent, child, err := socketPair()
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	cmd := helperCommand(cfg, child)
+	err = cmd.Start()
+	child.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start helper %s: %w", cfg.Self, err)
+	}
+	s, err := handshake(ctx, cfg, cmd, parent)
+	if err != nil {
+		abandon(cmd, s)
+		return nil, err
+	}
+	return s, nil
+}
+
+// abandon kills and reaps a helper whose start failed, through the
+// supervisor if one was already serving it.
+func abandon(cmd *exec.Cmd, s *Supervisor) {
+	_ = cmd.Process.Kill()
+	if s == nil {
+		_ = cmd.Wait()
+		return
+	}
+	s.Close()
+	s.Wait()
+}
+
+// helperCommand builds the helper's command: Self with the worker's argv,
+// environment and streams, the marker variable, and the socket on fd 3.
+func helperCommand(cfg Config, sock *os.File) *exec.Cmd {
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	attr := &syscall.SysProcAttr{}
+	if cfg.SysProcAttr != nil {
+		*attr = *cfg.SysProcAttr
+	}
+	attr.Setpgid = true
+	return &exec.Cmd{
+		Path:        cfg.Self,
+		Args:        append([]string{helperArg0}, cfg.Argv...),
+		Env:         append(env[:len(env):len(env)], childEnv+"=1"),
+		Dir:         cfg.Dir,
+		Stdin:       cfg.Stdin,
+		Stdout:      cfg.Stdout,
+		Stderr:      cfg.Stderr,
+		ExtraFiles:  []*os.File{sock},
+		SysProcAttr: attr,
+	}
+}
+
+// handshake receives the listener, starts serving and reaping, and sends
+// the helper its go-ahead. If it fails after serving started, it returns
+// the Supervisor with the error, for abandon.
+func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File) (*Supervisor, error) {
+	fc, err := net.FileConn(sock)
+	if err != nil {
+		return nil, fmt.Errorf("helper socket: %w", err)
+	}
+	defer fc.Close()
+	conn := fc.(*net.UnixConn)
+	listener, err := receiveListener(ctx, conn, cfg.HandshakeTimeout, cfg.Argv[0])
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSupervisor(ctx, cfg, cmd, listener)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Write([]byte(ackMessage)); err != nil {
+		return s, fmt.Errorf("send go-ahead: %v: %w", err, ErrHandshake)
+	}
+	s.log.Debug("worker gated", "pid", cmd.Process.Pid, "argv", cfg.Argv)
+	return s, nil
+}
+
+// newSupervisor takes over the listener and starts serving and reaping.
+func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener int) (*Supervisor, error) {
+	w, err := newWaker()
+	if err != nil {
+		closeAll([]int{listener})
+		return nil, err
+	}
+	if err := setSyncWakeUp(listener); err != nil {
+		cfg.Logger.Debug("synchronous wake-up unavailable", "error", err)
+	}
+	s := &Supervisor{
+		cfg: cfg, log: cfg.Logger, cmd: cmd, listener: listener, waker: w,
+		done: make(chan struct{}), exited: make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	// Ending the context wakes the serve loop out of poll; the callback
+	// returns at once, and the waker ignores it once closed.
+	context.AfterFunc(s.ctx, w.wake)
+	go s.serve()
+	go s.reap()
+	return s, nil
+}
+
+// reap waits for the worker (the helper, after its exec) to exit.
+func (s *Supervisor) reap() {
+	err := s.cmd.Wait()
+	s.state = s.cmd.ProcessState
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		s.waitErr = err
+	}
+	s.log.Debug("worker exited", "pid", s.cmd.Process.Pid, "state", s.state)
+	close(s.exited)
+}
+
+// Pid is the worker's process id, which is also its process group id: the
+// caller can stop, continue or kill the whole group with -Pid().
+func (s *Supervisor) Pid() int { return s.cmd.Process.Pid }
+
+// Wait waits for the worker itself to exit and returns its state. err is
+// only set when waiting failed (or copying a non-file stream did); a
+// non-zero exit is in the state. Descendants may still run and be gated:
+// see Done.
+func (s *Supervisor) Wait() (*os.ProcessState, error) {
+	<-s.exited
+	return s.state, s.waitErr
+}
+
+// Exited is closed once the worker itself has exited and Wait will not
+// block.
+func (s *Supervisor) Exited() <-chan struct{} { return s.exited }
+
+// Done is closed when serving has stopped: every gated process is gone,
+// or Close was called, or Start's context ended.
+func (s *Supervisor) Done() <-chan struct{} { return s.done }
+
+// Close stops serving: pending Decide calls see their context cancelled,
+// the listener is closed (from then on gated syscalls of any survivor fail
+// with ENOSYS), and Close returns once every handler goroutine has ended.
+// It does not kill or wait for the worker. Close is idempotent.
+func (s *Supervisor) Close() error {
+	s.cancel()
+	<-s.done
+	return nil
+}

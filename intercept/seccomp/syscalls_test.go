@@ -1,0 +1,256 @@
+package seccomp_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"golang.org/x/sys/unix"
+)
+
+// syscallCase is one syscall made directly (no libc wrapper choosing for
+// us), in a work dir holding f ("data"), l -> f, sub/ and e/ (empty).
+type syscallCase struct {
+	name string
+	// run makes the syscall; dirfd is an O_PATH fd of the work dir, which
+	// is also the cwd.
+	run func(dirfd int) error
+	// err is the errno the syscall must fail with (0: must succeed).
+	err unix.Errno
+	// anyErr accepts any result: the kernel may refuse after the gate
+	// allowed.
+	anyErr bool
+	// want is the mutation it must report; nil: none at all.
+	want *want
+}
+
+func mut(op seccomp.Op, paths ...string) *want { return &want{op, paths} }
+
+// portableCases exist on amd64 and arm64; legacyCases (amd64) add the old
+// syscalls without *at.
+var portableCases = []syscallCase{
+	{name: "openat2 write", want: mut(seccomp.OpCreate, "n"), run: func(d int) error {
+		return closeFD(unix.Openat2(d, "n", &unix.OpenHow{Flags: unix.O_WRONLY | unix.O_CREAT, Mode: 0o644}))
+	}},
+	{name: "openat2 read", run: func(d int) error {
+		return closeFD(unix.Openat2(d, "f", &unix.OpenHow{Flags: unix.O_RDONLY}))
+	}},
+	{name: "openat2 in root", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+		sub, err := unix.Openat(d, "sub", unix.O_PATH|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return err
+		}
+		how := &unix.OpenHow{Flags: unix.O_WRONLY | unix.O_CREAT, Mode: 0o644, Resolve: unix.RESOLVE_IN_ROOT}
+		return closeFD(unix.Openat2(sub, "/../n", how))
+	}},
+	{name: "openat tmpfile", run: func(d int) error {
+		fd, err := unix.Openat(d, ".", unix.O_TMPFILE|unix.O_RDWR, 0o644)
+		if err == nil {
+			err = unix.Ftruncate(fd, 10)
+		}
+		return closeFD(fd, err)
+	}},
+	{name: "openat dirfd dot-dot", want: mut(seccomp.OpCreate, "x"), run: func(d int) error {
+		sub, err := unix.Openat(d, "sub", unix.O_PATH|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return err
+		}
+		return closeFD(unix.Openat(sub, "../x", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "openat nofollow", err: unix.ELOOP, want: mut(seccomp.OpOpenWrite, "l"), run: func(d int) error {
+		return closeFD(unix.Openat(d, "l", unix.O_WRONLY|unix.O_NOFOLLOW, 0))
+	}},
+	{name: "openat rdonly creat existing", run: func(d int) error {
+		return closeFD(unix.Openat(d, "f", unix.O_RDONLY|unix.O_CREAT, 0))
+	}},
+	{name: "proc self fd", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+		return reopen("/proc/self/fd/")
+	}},
+	{name: "dev fd", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+		return reopen("/dev/fd/")
+	}},
+	{name: "proc self cwd", want: mut(seccomp.OpCreate, "pc"), run: func(d int) error {
+		return closeFD(unix.Open("/proc/self/cwd/pc", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "proc thread-self cwd", want: mut(seccomp.OpCreate, "ts"), run: func(d int) error {
+		return closeFD(unix.Open("/proc/thread-self/cwd/ts", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "pipe through proc", want: mut(seccomp.OpOpenWrite, "/proc/*/fd/*"), run: func(d int) error {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil {
+			return err
+		}
+		return closeFD(unix.Open("/proc/self/fd/"+strconv.Itoa(p[1]), unix.O_WRONLY, 0))
+	}},
+	{name: "renameat", want: mut(seccomp.OpRename, "f", "g"), run: func(d int) error {
+		return unix.Renameat(d, "f", d, "g")
+	}},
+	{name: "renameat2 exchange", want: mut(seccomp.OpRename, "f", "l"), run: func(d int) error {
+		return unix.Renameat2(d, "f", d, "l", unix.RENAME_EXCHANGE)
+	}},
+	{name: "unlinkat removedir", want: mut(seccomp.OpRmdir, "e"), run: func(d int) error {
+		return unix.Unlinkat(d, "e", unix.AT_REMOVEDIR)
+	}},
+	{name: "unlinkat symlink", want: mut(seccomp.OpUnlink, "l"), run: func(d int) error {
+		return unix.Unlinkat(d, "l", 0)
+	}},
+	{name: "mkdirat", want: mut(seccomp.OpMkdir, "m"), run: func(d int) error {
+		return unix.Mkdirat(d, "m", 0o755)
+	}},
+	{name: "linkat follow", want: mut(seccomp.OpLink, "h", "f"), run: func(d int) error {
+		return unix.Linkat(d, "l", d, "h", unix.AT_SYMLINK_FOLLOW)
+	}},
+	{name: "linkat nofollow", want: mut(seccomp.OpLink, "h", "l"), run: func(d int) error {
+		return unix.Linkat(d, "l", d, "h", 0)
+	}},
+	{name: "symlinkat", want: mut(seccomp.OpSymlink, "sub/s", "f"), run: func(d int) error {
+		return unix.Symlinkat("../f", d, "sub/s")
+	}},
+	{name: "truncate", want: mut(seccomp.OpTruncate, "f"), run: func(d int) error {
+		return unix.Truncate("l", 1)
+	}},
+	{name: "ftruncate", want: mut(seccomp.OpTruncate, "f"), run: func(d int) error {
+		return withFD(unix.O_WRONLY, func(fd int) error { return unix.Ftruncate(fd, 1) })
+	}},
+	{name: "fchmod", want: mut(seccomp.OpChmod, "f"), run: func(d int) error {
+		return withFD(unix.O_RDONLY, func(fd int) error { return unix.Fchmod(fd, 0o600) })
+	}},
+	{name: "fchmodat", want: mut(seccomp.OpChmod, "f"), run: func(d int) error {
+		return unix.Fchmodat(d, "l", 0o600, 0)
+	}},
+	{name: "fchmodat2 nofollow", anyErr: true, want: mut(seccomp.OpChmod, "l"), run: func(d int) error {
+		return rawErr(unix.SYS_FCHMODAT2, uintptr(d), ptr("l"), 0o600, unix.AT_SYMLINK_NOFOLLOW)
+	}},
+	{name: "fchown", want: mut(seccomp.OpChown, "f"), run: func(d int) error {
+		return withFD(unix.O_RDONLY, func(fd int) error { return unix.Fchown(fd, os.Getuid(), -1) })
+	}},
+	{name: "fchownat empty path", want: mut(seccomp.OpChown, "f"), run: func(d int) error {
+		return withFD(unix.O_RDONLY, func(fd int) error {
+			return unix.Fchownat(fd, "", os.Getuid(), -1, unix.AT_EMPTY_PATH)
+		})
+	}},
+	{name: "fchownat nofollow", want: mut(seccomp.OpChown, "l"), run: func(d int) error {
+		return unix.Fchownat(d, "l", os.Getuid(), -1, unix.AT_SYMLINK_NOFOLLOW)
+	}},
+	{name: "utimensat null path", want: mut(seccomp.OpUtimes, "f"), run: func(d int) error {
+		return withFD(unix.O_RDONLY, func(fd int) error {
+			return rawErr(unix.SYS_UTIMENSAT, uintptr(fd), 0, 0, 0)
+		})
+	}},
+	{name: "utimensat nofollow", want: mut(seccomp.OpUtimes, "l"), run: func(d int) error {
+		return unix.UtimesNanoAt(d, "l", nil, unix.AT_SYMLINK_NOFOLLOW)
+	}},
+	{name: "mknodat", want: mut(seccomp.OpMknod, "p"), run: func(d int) error {
+		return unix.Mknodat(d, "p", unix.S_IFIFO|0o644, 0)
+	}},
+	{name: "bad pointer", err: unix.EFAULT, run: func(d int) error {
+		return rawErr(unix.SYS_OPENAT, uintptr(d), 8, unix.O_WRONLY|unix.O_CREAT, 0o644)
+	}},
+	{name: "empty path", err: unix.ENOENT, run: func(d int) error {
+		return closeFD(unix.Openat(d, "", unix.O_WRONLY, 0))
+	}},
+	{name: "path too long", err: unix.ENAMETOOLONG, run: func(d int) error {
+		return closeFD(unix.Openat(d, strings.Repeat("a/", 2100), unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "closed dirfd", err: unix.EBADF, run: func(d int) error {
+		return closeFD(unix.Openat(999, "x", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+}
+
+// TestSyscalls makes each gated syscall directly and checks what is
+// reported and what the syscall returns.
+func TestSyscalls(t *testing.T) {
+	for _, tc := range append(portableCases, legacyCases...) {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tempDir(t)
+			mustWrite(t, dir, map[string]string{"f": "data", "l": "->f", "sub/": "", "e/": ""})
+			rec := &recorder{}
+			res := runProgram(t, dir, rec, "syscall-case", tc.name)
+			if res.code != 0 {
+				t.Fatalf("%s: %s", tc.name, res.output)
+			}
+			got := rec.all()
+			switch {
+			case tc.want == nil && len(got) != 0:
+				t.Errorf("%s: got%s\nwant no mutation", tc.name, format(got))
+			case tc.want != nil && !slices.ContainsFunc(got, tc.want.matcher(dir, "")):
+				t.Errorf("%s: got%s\nwant %s %q", tc.name, format(got), tc.want.op, tc.want.paths)
+			}
+		})
+	}
+}
+
+// syscallCaseProgram runs the case named args[0] in the cwd and checks
+// its errno.
+func syscallCaseProgram(args []string) int {
+	i := slices.IndexFunc(append(portableCases, legacyCases...), func(c syscallCase) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Println("no case", args[0])
+		return 2
+	}
+	tc := append(portableCases, legacyCases...)[i]
+	dirfd, err := unix.Open(".", unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	err = tc.run(dirfd)
+	var errno unix.Errno
+	errors.As(err, &errno)
+	if !tc.anyErr && errno != tc.err {
+		fmt.Printf("got error %v, want errno %d (%v)\n", err, tc.err, tc.err)
+		return 1
+	}
+	return 0
+}
+
+// closeFD closes the fd of a successful open and passes its error on.
+func closeFD(fd int, err error) error {
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err
+}
+
+// withFD runs fn on an fd of f opened with flags.
+func withFD(flags int, fn func(fd int) error) error {
+	fd, err := unix.Open("f", flags, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return fn(fd)
+}
+
+// reopen opens f read-only, then for writing through prefix+fd.
+func reopen(prefix string) error {
+	return withFD(unix.O_RDONLY, func(fd int) error {
+		return closeFD(unix.Open(prefix+strconv.Itoa(fd), unix.O_WRONLY, 0))
+	})
+}
+
+// rawErr makes a raw syscall and returns its errno (nil if none).
+func rawErr(nr uintptr, a ...uintptr) error {
+	a = append(a, 0, 0, 0, 0, 0, 0)
+	_, _, errno := unix.Syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// ptr returns a pointer to a NUL-terminated copy of s. The strings live
+// as long as the program; the tests are one-shot processes.
+func ptr(s string) uintptr {
+	b := append([]byte(s), 0)
+	keep = append(keep, b)
+	return uintptr(unsafe.Pointer(&b[0]))
+}
+
+var keep [][]byte

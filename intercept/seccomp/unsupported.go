@@ -1,0 +1,42 @@
+//go:build !linux || !(amd64 || arm64)
+
+package seccomp
+
+import (
+	"context"
+	"os"
+)
+
+// Supervisor runs one worker under the gate. On this platform it cannot
+// be started.
+type Supervisor struct{}
+
+// MaybeRunChild does nothing on this platform.
+func MaybeRunChild() {}
+
+// Available returns ErrUnsupported on this platform.
+func Available() error { return ErrUnsupported }
+
+// Start returns ErrUnsupported on this platform.
+func Start(context.Context, Config) (*Supervisor, error) { return nil, ErrUnsupported }
+
+// Pid returns 0.
+func (s *Supervisor) Pid() int { return 0 }
+
+// Wait returns ErrUnsupported.
+func (s *Supervisor) Wait() (*os.ProcessState, error) { return nil, ErrUnsupported }
+
+// Exited returns a closed channel.
+func (s *Supervisor) Exited() <-chan struct{} { return closed() }
+
+// Done returns a closed channel.
+func (s *Supervisor) Done() <-chan struct{} { return closed() }
+
+// Close does nothing.
+func (s *Supervisor) Close() error { return nil }
+
+func closed() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}

@@ -1,0 +1,33 @@
+package scheduler
+
+import "time"
+
+// ScheduleRetry arms the one retry of the denied mutation named key:
+// RetryAfter from now, fn runs once. While that retry is pending, further
+// calls for key arm nothing and ignore their fn: they return the pending
+// retryAt and first=false. This is what makes a retry happen exactly once
+// per denied mutation, never early and never twice. Once the retry has
+// fired (or was cancelled) key is free, and a later denial of key may
+// schedule a new one. retryAt is the moment the caller reports in its
+// contention heartbeat.
+func (s *Scheduler) ScheduleRetry(key string, fn func(now time.Time)) (retryAt time.Time, first bool) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.retries[key]; e != nil {
+		return e.due, false
+	}
+	e := &entry{kind: kindRetry, key: key, due: now.Add(s.cfg.RetryAfter), fn: fn}
+	s.retries[key] = e
+	s.push(e)
+	s.log.Debug("retry armed", "key", key, "retry-at", e.due)
+	return e.due, true
+}
+
+// CancelRetry drops the pending retry of key, reporting whether there was
+// one; its fn will not run.
+func (s *Scheduler) CancelRetry(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancel(s.retries, key)
+}

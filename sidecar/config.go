@@ -1,0 +1,82 @@
+package sidecar
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/liveness"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// DefaultStopPoll is how often the worker's process tree is checked for
+// being stopped (Ctrl-Z, SIGSTOP). A stopped tree opens the stop-idle
+// window; the check reads /proc for each process of the tree.
+const DefaultStopPoll = time.Second
+
+// Config configures one wrapped worker.
+type Config struct {
+	// Name is the owner name (`--as`). Required.
+	Name string
+	// Argv is the worker's command line. Required.
+	Argv []string
+	// Env is the worker's environment; nil means the sidecar's own.
+	// LEASEGATE_AS and LEASEGATE_WORKSPACE are always added.
+	Env []string
+	// Dir is the worker's working directory; "" means the current one.
+	Dir string
+	// Stdin, Stdout and Stderr are the worker's streams.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Notices receives the sidecar's own messages for the person running
+	// the worker: contention heartbeats, blockers, reminders, evictions.
+	// Nil means Stderr.
+	Notices io.Writer
+	// Workspace is the workspace being gated. Required.
+	Workspace *workspace.Workspace
+	// Client talks to the workspace's coordinator. Required.
+	Client *api.Client
+	// HeartbeatEvery is the owner heartbeat interval. Default
+	// liveness.DefaultHeartbeatInterval (2 s).
+	HeartbeatEvery time.Duration
+	// StopPoll is the stopped-tree check interval. Default 1 s.
+	StopPoll time.Duration
+	// Logger; nil means no logging.
+	Logger hclog.Logger
+}
+
+// Validate reports what is missing.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Name == "" {
+		errs = append(errs, errors.New("owner name is required (--as NAME)"))
+	}
+	if len(c.Argv) == 0 {
+		errs = append(errs, errors.New("a worker command is required"))
+	}
+	if c.Workspace == nil || c.Client == nil {
+		errs = append(errs, errors.New("workspace and client are required"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) setDefaults() {
+	if c.HeartbeatEvery == 0 {
+		c.HeartbeatEvery = liveness.DefaultHeartbeatInterval
+	}
+	if c.StopPoll == 0 {
+		c.StopPoll = DefaultStopPoll
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.Notices == nil {
+		c.Notices = c.Stderr
+	}
+	if c.Notices == nil {
+		c.Notices = io.Discard
+	}
+}

@@ -1,0 +1,128 @@
+package sidecar
+
+import (
+	"context"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+var _ seccomp.Decider = (*Sidecar)(nil)
+
+// Decide answers one held syscall: paths outside the gate pass at once,
+// the state directory is refused, and gated paths go through the
+// coordinator's contention protocol.
+func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
+	paths, refuse := s.gatedPaths(m)
+	if refuse {
+		s.notef("refused %s of leasegate's state directory by pid %d", m.Op, m.PID)
+		return syscall.EACCES
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths}, s.observer(paths))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.notef("%s of %s refused: %v", m.Op, strings.Join(paths, " "), err)
+		}
+		return syscall.EACCES
+	}
+	switch r.Outcome {
+	case coordinator.Granted:
+		return nil
+	case coordinator.Aborted:
+		s.abort()
+	}
+	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
+	return syscall.EBUSY
+}
+
+// gatedPaths classifies a mutation's paths. A directory rename or removal
+// covers the directory's subtree. refuse is true when a path is (or holds)
+// leasegate's state directory.
+func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
+	for i, abs := range m.Paths {
+		rel, inside := s.cfg.Workspace.Rel(abs)
+		if !inside || rel == "." || rel == "" {
+			continue
+		}
+		tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && isDir(m.Paths[0]))
+		class := s.classify(rel, tree)
+		switch class {
+		case workspace.StateDir:
+			return nil, true
+		case workspace.GitDir:
+			s.noteGit(m, i, rel)
+		case workspace.Gated:
+			if tree {
+				rel = gate.Subtree(rel)
+			}
+			paths = append(paths, rel)
+		}
+		if base := path.Base(rel); base == ".gitignore" || strings.HasSuffix(rel, "info/exclude") {
+			defer s.rule.Invalidate()
+		}
+	}
+	return paths, false
+}
+
+func (s *Sidecar) classify(rel string, tree bool) workspace.Class {
+	if tree {
+		return s.rule.ClassifyTree(rel)
+	}
+	return s.rule.Classify(rel)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// noteGit watches for the worker updating a branch or HEAD: git renames
+// "<ref>.lock" onto the ref when a commit lands.
+func (s *Sidecar) noteGit(m seccomp.Mutation, i int, rel string) {
+	if m.Op != seccomp.OpRename || i != 1 {
+		return
+	}
+	if strings.HasSuffix(rel, "/HEAD") || strings.Contains(rel, "/refs/heads/") {
+		select {
+		case s.commits <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// observer reports the protocol's stages to the person running the
+// worker, and halts the worker while a blocker is open.
+func (s *Sidecar) observer(paths []string) api.Observer {
+	return api.Observer{
+		Contended: func(r coordinator.Result) {
+			c := r.Contention
+			s.notef("contention: %s is held by %s (for %s); the write waits for one retry at %s (in %s)",
+				strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.HolderAge.Round(time.Second),
+				c.RetryAt.UTC().Format(time.RFC3339), time.Until(c.RetryAt).Round(time.Second))
+		},
+		Blocked: func(r coordinator.Result) bool {
+			s.halt()
+			b := r.Blocker
+			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
+				"  report: %s/blockers/%s.md\n  resolve: leasegate resolve %s --retry | --deny | --abort",
+				b.Path, b.Holder.Owner.Name, s.cfg.Name, s.cfg.Workspace.StateDir, b.ID, b.ID)
+			return true
+		},
+		Unavailable: func(err error, attempt int) {
+			if attempt == 1 || attempt%10 == 0 {
+				s.notef("coordinator unavailable (%v); the write to %s is held and retried", err, strings.Join(paths, " "))
+			}
+		},
+	}
+}

@@ -1,0 +1,123 @@
+package sidecar
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
+)
+
+// endTimeout bounds the final release when the worker ends.
+const endTimeout = 10 * time.Second
+
+// commitSettle is how long after the last ref update the commit release
+// runs, so git has finished writing the commit.
+const commitSettle = 300 * time.Millisecond
+
+func (s *Sidecar) heartbeats(ctx context.Context) {
+	t := time.NewTicker(s.cfg.HeartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.cfg.Client.Heartbeat(ctx, s.cfg.Name); err != nil && ctx.Err() == nil {
+				s.log.Warn("heartbeat failed", "error", err)
+			}
+		}
+	}
+}
+
+// notices relays the owner's notices (reminders, evictions, reclaims,
+// blockers) from the event stream, reconnecting until ctx ends.
+func (s *Sidecar) notices(ctx context.Context) {
+	var after uint64
+	if st, err := s.cfg.Client.Status(ctx); err == nil {
+		after = st.LastSeq
+	}
+	for ctx.Err() == nil {
+		err := s.cfg.Client.Events(ctx, after, true, func(e gate.Event) error {
+			after = e.Seq
+			if e.Type == gate.EventNotice && e.Actor == s.cfg.Name {
+				n := coordinator.NoticeOf(e)
+				if n.Kind == coordinator.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on ") {
+					return nil // the blocked mutation's own report is printed by the observer
+				}
+				s.notef("%s: %s", n.Kind, n.Message)
+			}
+			return nil
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		s.log.Debug("event stream ended", "error", err)
+		sleep(ctx, time.Second)
+	}
+}
+
+// watchStopped opens the stop-idle window when the worker's whole process
+// tree is stopped (and not by a blocker halt), and reports activity when
+// it runs again.
+func (s *Sidecar) watchStopped(ctx context.Context) {
+	t := time.NewTicker(s.cfg.StopPoll)
+	defer t.Stop()
+	stopped := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now, err := liveness.TreeStopped(s.sup.Pid())
+		if err != nil || s.halted() || now == stopped {
+			continue
+		}
+		stopped = now
+		if now {
+			if r, err := s.cfg.Client.Stop(ctx, s.cfg.Name, "process tree stopped"); err == nil {
+				s.notef("worker stopped: its leases are released at %s unless it resumes", r.ReleaseAt.UTC().Format(time.RFC3339))
+			}
+		} else {
+			_ = s.cfg.Client.Activity(ctx, s.cfg.Name)
+		}
+	}
+}
+
+// watchCommits releases the worker's leases on committed, clean files
+// after it updates a branch.
+func (s *Sidecar) watchCommits(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.commits:
+		}
+		if !sleep(ctx, commitSettle) {
+			return
+		}
+		ls, err := s.cfg.Client.Committed(ctx, s.cfg.Name)
+		if err != nil {
+			s.log.Warn("release on commit failed", "error", err)
+			continue
+		}
+		if len(ls) > 0 {
+			s.notef("commit: released %d lease(s) on committed files", len(ls))
+		}
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

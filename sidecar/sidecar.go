@@ -1,0 +1,212 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/liveness"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// ExitAborted is run's exit status when an operator aborted the worker
+// through `leasegate resolve ID --abort`.
+const ExitAborted = 4
+
+// Sidecar is one running `leasegate run`.
+type Sidecar struct {
+	cfg   Config
+	log   hclog.Logger
+	rule  *workspace.Rule
+	owner gate.Owner
+	sup   *seccomp.Supervisor
+
+	haltMu  sync.Mutex
+	halts   int  // blocked mutations currently halting the worker
+	aborted bool // an operator aborted the worker
+
+	commits chan struct{} // hints that the worker updated a git ref
+}
+
+// Run wraps the worker and returns its exit status once it and every
+// process it spawned have ended and its leases are released.
+func Run(ctx context.Context, cfg Config) (int, error) {
+	if err := cfg.Validate(); err != nil {
+		return 0, fmt.Errorf("run: %w", err)
+	}
+	cfg.setDefaults()
+	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1)}
+	rule, err := workspace.NewRule(cfg.Workspace, cfg.Logger)
+	if err != nil {
+		return 0, err
+	}
+	defer rule.Close()
+	s.rule = rule
+	if err := s.register(ctx); err != nil {
+		return 0, err
+	}
+	code, err := s.supervise(ctx)
+	s.end(code, err)
+	return code, err
+}
+
+func (s *Sidecar) register(ctx context.Context) error {
+	start, err := liveness.ProcessStart(os.Getpid())
+	if err != nil {
+		return fmt.Errorf("run: own process start time: %w", err)
+	}
+	host, _ := os.Hostname()
+	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
+	if err := s.cfg.Client.Register(ctx, s.owner); err != nil {
+		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
+	}
+	return nil
+}
+
+// supervise starts the worker under the gate with the sidecar's loops and
+// waits until every gated process is gone.
+func (s *Sidecar) supervise(ctx context.Context) (int, error) {
+	env := s.cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(env[:len(env):len(env)], "LEASEGATE_AS="+s.cfg.Name, "LEASEGATE_WORKSPACE="+s.cfg.Workspace.Root)
+	sc := seccomp.DefaultConfig()
+	sc.Argv, sc.Env, sc.Dir, sc.Decider, sc.Logger = s.cfg.Argv, env, s.cfg.Dir, s, s.cfg.Logger
+	sc.Stdin, sc.Stdout, sc.Stderr = s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr
+	// A worker whose sidecar dies could not write anyway (its gated
+	// syscalls fail with ENOSYS once the listener is gone): end it.
+	sc.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// The gate outlives ctx: a cancelled run (SIGINT, SIGTERM) forwards the
+	// signal and keeps gating until the worker has gone.
+	sup, err := seccomp.Start(context.WithoutCancel(ctx), sc)
+	if err != nil {
+		return 0, fmt.Errorf("run: %w", err)
+	}
+	s.sup = sup
+	restore := foreground(sup.Pid())
+	defer restore()
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	for _, loop := range []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits} {
+		wg.Add(1)
+		go func() { defer wg.Done(); loop(bg) }()
+	}
+	code, werr := s.wait(ctx)
+	cancel()
+	wg.Wait()
+	return code, werr
+}
+
+// wait returns the worker's exit status after the whole gated tree ended.
+func (s *Sidecar) wait(ctx context.Context) (int, error) {
+	select {
+	case <-s.sup.Exited():
+	case <-ctx.Done():
+		s.terminate()
+	}
+	st, err := s.sup.Wait()
+	code := exitCodeOf(st)
+	select {
+	case <-s.sup.Done():
+	case <-ctx.Done():
+		// Descendants that outlive a cancelled worker are not waited for.
+		_ = s.sup.Close()
+	}
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	if s.aborted {
+		return ExitAborted, nil
+	}
+	return code, err
+}
+
+// terminate forwards a cancellation to the worker's process group: SIGTERM
+// (and SIGCONT, in case a blocker halted it), then SIGKILL after a grace
+// period.
+func (s *Sidecar) terminate() {
+	pg := -s.sup.Pid()
+	_ = syscall.Kill(pg, syscall.SIGTERM)
+	_ = syscall.Kill(pg, syscall.SIGCONT)
+	t := time.NewTimer(terminateGrace)
+	defer t.Stop()
+	select {
+	case <-s.sup.Exited():
+	case <-t.C:
+		_ = syscall.Kill(pg, syscall.SIGKILL)
+		<-s.sup.Exited()
+	}
+}
+
+// exitCodeOf is a shell's view of an exit status: 128+N for a signal.
+func exitCodeOf(st *os.ProcessState) int {
+	if st == nil {
+		return 1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// end releases the worker's auto leases; it runs even when the context is
+// already cancelled (Ctrl-C), with a fresh deadline.
+func (s *Sidecar) end(code int, err error) {
+	why := fmt.Sprintf("worker exited with status %d", code)
+	if err != nil {
+		why = "worker failed: " + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), endTimeout)
+	defer cancel()
+	r, e := s.cfg.Client.End(ctx, s.cfg.Name, why)
+	if e != nil {
+		s.notef("could not release leases of %s: %v (a dead owner's leases are reclaimed anyway)", s.cfg.Name, e)
+		return
+	}
+	s.log.Info("worker ended", "owner", s.cfg.Name, "released", r.Released, "why", why)
+}
+
+// halt stops the worker's process group while a mutation is blocked; the
+// last resume continues it.
+func (s *Sidecar) halt() {
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	s.halts++
+	if s.halts == 1 {
+		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGSTOP)
+	}
+}
+
+func (s *Sidecar) resume() {
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	s.halts--
+	if s.halts == 0 && !s.aborted {
+		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGCONT)
+	}
+}
+
+func (s *Sidecar) halted() bool {
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	return s.halts > 0
+}
+
+// abort ends the worker's process group for an operator's --abort.
+func (s *Sidecar) abort() {
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	s.aborted = true
+	_ = syscall.Kill(-s.sup.Pid(), syscall.SIGKILL)
+}
+
+func (s *Sidecar) notef(format string, args ...any) {
+	fmt.Fprintf(s.cfg.Notices, "leasegate: "+format+"\n", args...)
+}

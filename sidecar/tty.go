@@ -1,0 +1,29 @@
+package sidecar
+
+import (
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// terminateGrace is how long a cancelled worker has to exit after SIGTERM.
+const terminateGrace = 5 * time.Second
+
+// foreground gives the terminal to the worker's process group, as a shell
+// does for a job: the worker runs in its own group (so a blocker halt can
+// stop all of it), and an interactive agent must still read the terminal
+// and receive Ctrl-C. It returns a func that takes the terminal back. Off
+// a terminal it does nothing.
+func foreground(pgid int) func() {
+	own, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+	if err != nil {
+		return func() {}
+	}
+	signal.Ignore(syscall.SIGTTOU)
+	if err := unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid); err != nil {
+		return func() {}
+	}
+	return func() { _ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, own) }
+}

@@ -1,0 +1,64 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
+)
+
+// request is one Append waiting for the committer.
+type request struct {
+	events []gate.Event // the caller's events, copied; the committer sets Seq
+	done   chan error   // buffered; receives the commit's outcome once
+}
+
+// Append durably appends evs and returns them with Seq set, once their
+// commit is on disk. ctx is honoured until the events are queued; after
+// that the commit decides, and a caller whose ctx has ended meanwhile
+// still gets the commit's outcome (its events may be committed). A failed
+// commit fails every Append in it and leaves LastSeq unchanged. If the
+// failure was an I/O error of the fsync itself, what reached the disk is
+// unknown until the file is reopened, so a writer should treat any Append
+// error as fatal, as the coordinator does.
+func (l *Ledger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, error) {
+	if l.closing() {
+		return nil, fmt.Errorf("append: %w", store.ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	r := &request{events: slices.Clone(evs), done: make(chan error, 1)}
+	select {
+	case l.reqs <- r:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("append: %w", ctx.Err())
+	case <-l.quit:
+		return nil, fmt.Errorf("append: %w", store.ErrClosed)
+	}
+	if err := l.wait(r); err != nil {
+		return nil, err
+	}
+	return r.events, nil
+}
+
+// wait returns the outcome of a queued request, or ErrClosed if the
+// committer stopped before taking it.
+func (l *Ledger) wait(r *request) error {
+	select {
+	case err := <-r.done:
+		return err
+	case <-l.stopped:
+	}
+	select {
+	case err := <-r.done: // decided just before the committer stopped
+		return err
+	default:
+		return fmt.Errorf("append: %w", store.ErrClosed)
+	}
+}

@@ -1,0 +1,82 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
+)
+
+// replayChunk is how many events Replay reads per read transaction. fn runs
+// outside any transaction, so a slow fn, or one that appends, never holds
+// bbolt's mmap lock against the committer when the file grows.
+const replayChunk = 1024
+
+// Replay calls fn for every event with Seq > after, in order, up to the
+// LastSeq observed when it starts. A gap in the sequence or an undecodable
+// event fails with store.ErrCorrupt.
+func (l *Ledger) Replay(ctx context.Context, after uint64, fn func(gate.Event) error) error {
+	end := l.LastSeq()
+	for {
+		if l.closing() {
+			return fmt.Errorf("replay: %w", store.ErrClosed)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		if after >= end {
+			return nil
+		}
+		evs, err := l.read(after+1, end)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		for _, e := range evs {
+			if err := fn(e); err != nil {
+				return fmt.Errorf("replay seq %d: %w", e.Seq, err)
+			}
+		}
+		after = evs[len(evs)-1].Seq
+	}
+}
+
+// read returns the events from Seq from on, at most replayChunk and none
+// past end, in one read transaction.
+func (l *Ledger) read(from, end uint64) ([]gate.Event, error) {
+	n := min(end-from+1, replayChunk)
+	evs := make([]gate.Event, 0, n)
+	err := l.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(eventsBucket).Cursor()
+		for k, v := c.Seek(encodeKey(from)); k != nil && uint64(len(evs)) < n; k, v = c.Next() {
+			e, err := decodeAt(from+uint64(len(evs)), k, v)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, e)
+		}
+		if uint64(len(evs)) < n {
+			return fmt.Errorf("event %d missing: %w", from+uint64(len(evs)), store.ErrCorrupt)
+		}
+		return nil
+	})
+	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
+		return nil, store.ErrClosed
+	}
+	return evs, err
+}
+
+// decodeAt decodes the event under key k, which must hold Seq want.
+func decodeAt(want uint64, k, v []byte) (gate.Event, error) {
+	seq, err := decodeKey(k)
+	if err != nil {
+		return gate.Event{}, err
+	}
+	if seq != want {
+		return gate.Event{}, fmt.Errorf("event %d missing (next stored is %d): %w", want, seq, store.ErrCorrupt)
+	}
+	return decodeEvent(seq, v)
+}

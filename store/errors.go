@@ -1,0 +1,18 @@
+package store
+
+import "errors"
+
+// Errors every Ledger backend returns, wrapped with context; branch on them
+// with errors.Is.
+var (
+	// ErrClosed is returned by Append and Replay after Close, and by an
+	// Append that Close overtook before its commit.
+	ErrClosed = errors.New("ledger closed")
+	// ErrLocked is returned when opening a ledger that another process (or
+	// another handle in this one) holds open: a workspace has one writer.
+	ErrLocked = errors.New("ledger is locked by another process")
+	// ErrCorrupt is returned when stored data cannot be read back as the
+	// ledger wrote it: an undecodable event, a gap in the sequence, or a key
+	// that disagrees with its event's Seq.
+	ErrCorrupt = errors.New("ledger corrupt")
+)

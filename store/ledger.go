@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Ledger is the durable, append-only event log of one workspace. The
+// coordinator is its only writer; the lease table is its projection, so
+// replaying it from the start rebuilds the table.
+type Ledger interface {
+	// Append durably appends events in order, assigning consecutive Seq
+	// numbers starting at LastSeq()+1, and returns copies with Seq set; evs
+	// itself is not modified. It returns only after the events are on
+	// stable storage (fsync). Concurrent Appends are group-committed: many
+	// callers share one commit, all or nothing per call, and one call's
+	// events are contiguous. Appending no events returns none and no error.
+	//
+	// ctx is honoured until the events are queued for a commit: a caller
+	// whose ctx ends earlier gets its error and nothing is written. Once
+	// queued, the commit decides the outcome, so a caller whose ctx ends
+	// after that may still find its events committed; Append then waits
+	// for the commit and reports it.
+	Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, error)
+
+	// Replay calls fn for every event with Seq > after, in order, up to
+	// the LastSeq observed when Replay starts. It stops at the first error
+	// from fn or ctx and returns it (wrapped, so errors.Is works). fn may
+	// call Append; the events it appends are not replayed by this call.
+	Replay(ctx context.Context, after uint64, fn func(gate.Event) error) error
+
+	// LastSeq is the Seq of the last committed event, 0 for an empty
+	// ledger. It stays valid after Close.
+	LastSeq() uint64
+
+	// Close fails every Append not yet committed with ErrClosed, waits for
+	// a commit in progress, and releases the ledger (and its file lock, if
+	// any). Later calls return nil.
+	Close() error
+}

@@ -71,7 +71,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	hc.HTTPClient = &http.Client{Transport: tr}
 	hc.RetryMax = cfg.RetryMax
 	hc.RetryWaitMin, hc.RetryWaitMax = 200*time.Millisecond, 3*time.Second
-	hc.Logger = cfg.Logger.Named("client")
+	hc.Logger = quietLogger{cfg.Logger.Named("client")}
 	hc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return &Client{cfg: cfg, base: base, hc: hc, stream: &http.Client{Transport: tr}}, nil
 }

@@ -16,7 +16,7 @@ import (
 // Code gives SessionEnd 1.5 s in all.
 const lifecycleTimeout = time.Second
 
-// session returns the workspace and the owner of an event that needs no
+// running returns the workspace and the owner of an event that needs no
 // gating, and a client of a running coordinator. A coordinator that is not
 // running is not started: then no lease of the session is held anywhere,
 // and ok is false.
@@ -45,6 +45,10 @@ func (h *Handler) activity(ctx context.Context, ws *workspace.Workspace, name st
 		return
 	}
 	defer cl.Close()
+	h.noteActivity(ctx, cl, name)
+}
+
+func (h *Handler) noteActivity(ctx context.Context, cl Coordinator, name string) {
 	if err := cl.Activity(ctx, name); err != nil {
 		h.log.Debug("activity not recorded", "owner", name, "error", err)
 	}
@@ -60,9 +64,7 @@ func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 		return Decision{}
 	}
 	defer cl.Close()
-	if err := cl.Activity(ctx, name); err != nil {
-		h.log.Debug("activity not recorded", "owner", name, "error", err)
-	}
+	h.noteActivity(ctx, cl, name)
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
 	}

@@ -21,11 +21,16 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
-	t, err := classify(ws, ev)
-	if err != nil {
-		return deny(fmt.Sprintf("leasegate: cannot read the gating rule of %s (%v), so the write is refused", ws.Root, err))
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	t, cl, err := h.classifyAndConnect(ctx, ws, ev)
+	if cl != nil {
+		defer cl.Close()
 	}
-	if t.stateDir != "" {
+	switch {
+	case err != nil:
+		return deny(fmt.Sprintf("leasegate: cannot read the gating rule of %s (%v), so the write is refused", ws.Root, err))
+	case t.stateDir != "":
 		return deny(fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", t.stateDir, ws.StateDir))
 	}
 	name, explicit, err := h.ownerName(ev)
@@ -33,12 +38,41 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 		return Malformed(err)
 	}
 	if len(t.gated) == 0 {
-		h.activity(ctx, ws, name)
+		if cl != nil {
+			h.noteActivity(ctx, cl, name)
+		}
 		return Decision{}
 	}
-	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
-	defer cancel()
-	return h.gateWrite(ctx, ws, writer{name: name, explicit: explicit}, ev.Op, t.gated)
+	if cl == nil {
+		if cl, err = h.cfg.Connect(ctx, ws, true); err != nil {
+			return unavailable(ws, t.gated, err)
+		}
+		defer cl.Close()
+	}
+	return h.gateWrite(ctx, cl, ws, writer{name: name, explicit: explicit}, ev.Op, t.gated)
+}
+
+// classifyAndConnect classifies the paths of ev while it connects to a
+// running coordinator: the rule asks git, which takes a few milliseconds,
+// and the answer is needed before the hook knows whether to gate at all.
+// The client is nil when no coordinator answers; none is started here, so
+// a write that turns out not to be gated starts nothing.
+func (h *Handler) classifyAndConnect(ctx context.Context, ws *workspace.Workspace, ev Event) (targets, Coordinator, error) {
+	type classified struct {
+		t   targets
+		err error
+	}
+	done := make(chan classified, 1)
+	go func() {
+		t, err := classify(ws, ev)
+		done <- classified{t, err}
+	}()
+	cl, err := h.cfg.Connect(ctx, ws, false)
+	if err != nil {
+		cl = nil
+	}
+	c := <-done
+	return c.t, cl, c.err
 }
 
 // writer is who asks for a mutation.
@@ -47,12 +81,7 @@ type writer struct {
 	explicit bool // Config.Owner: registered by its sidecar, not by the hook
 }
 
-func (h *Handler) gateWrite(ctx context.Context, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
-	cl, err := h.cfg.Connect(ctx, ws, true)
-	if err != nil {
-		return unavailable(ws, paths, err)
-	}
-	defer cl.Close()
+func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
 	sess := newSession(ws, w.name)
 	if d, ok := h.openBlocker(ctx, cl, sess); ok {
 		return d

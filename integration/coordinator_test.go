@@ -269,7 +269,7 @@ func TestCheckoutLifecycle(t *testing.T) {
 	if _, errs, code := r.lg("checkin", string(id), "--as", "bob"); code != 3 || !strings.Contains(errs, "OWNER_MISMATCH") {
 		t.Fatalf("checkin by bob: exit %d %q", code, errs)
 	}
-	r.mustLG("renew", string(id), "--as", "alice", "--ttl", "24h")
+	r.mustLG("renew", string(id), "--as", "alice", "--ttl", "100h")
 	r.mustLG("checkin", string(id), "--as", "alice")
 	if _, errs, code := r.lg("checkin", string(id), "--as", "alice"); code != 3 || !strings.Contains(errs, "LEASE_ALREADY_TERMINAL") {
 		t.Fatalf("second checkin: exit %d %q", code, errs)

@@ -219,6 +219,7 @@ func (r *repo) worker(name, script string) *worker {
 	w.cmd = exec.Command(bin, "run", "--as", name, "--", "sh", "-c", script)
 	w.cmd.Dir, w.cmd.Env = r.dir, r.env
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	w.cmd.WaitDelay = time.Second // a killed sidecar's orphans may keep the pipe open
 	if err := w.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}

@@ -29,7 +29,11 @@ func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths}, s.observer(paths))
+	halted := false
+	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths}, s.observer(paths, &halted))
+	if halted {
+		s.resume()
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.notef("%s of %s refused: %v", m.Op, strings.Join(paths, " "), err)
@@ -103,7 +107,7 @@ func (s *Sidecar) noteGit(m seccomp.Mutation, i int, rel string) {
 
 // observer reports the protocol's stages to the person running the
 // worker, and halts the worker while a blocker is open.
-func (s *Sidecar) observer(paths []string) api.Observer {
+func (s *Sidecar) observer(paths []string, halted *bool) api.Observer {
 	return api.Observer{
 		Contended: func(r coordinator.Result) {
 			c := r.Contention
@@ -113,6 +117,7 @@ func (s *Sidecar) observer(paths []string) api.Observer {
 		},
 		Blocked: func(r coordinator.Result) bool {
 			s.halt()
+			*halted = true
 			b := r.Blocker
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
 				"  report: %s/blockers/%s.md\n  resolve: leasegate resolve %s --retry | --deny | --abort",

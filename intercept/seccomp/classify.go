@@ -65,8 +65,9 @@ type nameArg struct {
 	inRoot bool
 }
 
-// fd converts a register to the int the kernel reads from it.
-func fd(r uint64) int { return int(int32(r)) }
+// fdArg converts a register holding an fd (or AT_FDCWD) to the int the
+// kernel reads from it: the low 32 bits, sign-extended.
+func fdArg(r uint64) int { return int(int32(r)) }
 
 // at names path at dirfd, following a final symlink or not.
 func at(dirfd int, path uint64, follow bool) nameArg {
@@ -82,7 +83,7 @@ func atFlags(dirfd int, path, flags uint64) nameArg {
 }
 
 // fdName names the file open at fd.
-func fdName(r uint64) nameArg { return nameArg{dirfd: fd(r), fdOnly: true, follow: true} }
+func fdName(r uint64) nameArg { return nameArg{dirfd: fdArg(r), fdOnly: true, follow: true} }
 
 // one builds the request of a syscall on a single name.
 func one(op Op, n nameArg) (request, error) {

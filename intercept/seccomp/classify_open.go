@@ -13,7 +13,7 @@ func decodeOpen(a args, _ *tracee) (request, error) {
 }
 
 func decodeOpenat(a args, _ *tracee) (request, error) {
-	return openRequest(fd(a[0]), a[1], a[2])
+	return openRequest(fdArg(a[0]), a[1], a[2])
 }
 
 // decodeCreat: creat(path, mode) is open(path, O_CREAT|O_WRONLY|O_TRUNC).
@@ -32,7 +32,7 @@ func decodeOpenat2(a args, t *tracee) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	req, err := openRequest(fd(a[0]), a[1], flags)
+	req, err := openRequest(fdArg(a[0]), a[1], flags)
 	if err == nil && resolve&unix.RESOLVE_IN_ROOT != 0 {
 		req.names[0].inRoot = true
 	}

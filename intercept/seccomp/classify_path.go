@@ -17,22 +17,22 @@ func decodeRename(a args, _ *tracee) (request, error) {
 // decodeRenameat covers renameat and renameat2 (RENAME_EXCHANGE and
 // RENAME_NOREPLACE change nothing about which names are affected).
 func decodeRenameat(a args, _ *tracee) (request, error) {
-	return request{op: OpRename, names: []nameArg{at(fd(a[0]), a[1], false), at(fd(a[2]), a[3], false)}}, nil
+	return request{op: OpRename, names: []nameArg{at(fdArg(a[0]), a[1], false), at(fdArg(a[2]), a[3], false)}}, nil
 }
 
 func decodeUnlink(a args, _ *tracee) (request, error) { return one(OpUnlink, at(cwd, a[0], false)) }
 
 func decodeUnlinkat(a args, _ *tracee) (request, error) {
 	if a[2]&unix.AT_REMOVEDIR != 0 {
-		return one(OpRmdir, at(fd(a[0]), a[1], false))
+		return one(OpRmdir, at(fdArg(a[0]), a[1], false))
 	}
-	return one(OpUnlink, at(fd(a[0]), a[1], false))
+	return one(OpUnlink, at(fdArg(a[0]), a[1], false))
 }
 
 func decodeMkdir(a args, _ *tracee) (request, error) { return one(OpMkdir, at(cwd, a[0], false)) }
 
 func decodeMkdirat(a args, _ *tracee) (request, error) {
-	return one(OpMkdir, at(fd(a[0]), a[1], false))
+	return one(OpMkdir, at(fdArg(a[0]), a[1], false))
 }
 
 func decodeRmdir(a args, _ *tracee) (request, error) { return one(OpRmdir, at(cwd, a[0], false)) }
@@ -46,9 +46,9 @@ func decodeLink(a args, _ *tracee) (request, error) {
 // with AT_SYMLINK_FOLLOW and may be the fd itself (AT_EMPTY_PATH), which is
 // how an O_TMPFILE file gets its name.
 func decodeLinkat(a args, _ *tracee) (request, error) {
-	src := at(fd(a[0]), a[1], a[4]&unix.AT_SYMLINK_FOLLOW != 0)
+	src := at(fdArg(a[0]), a[1], a[4]&unix.AT_SYMLINK_FOLLOW != 0)
 	src.emptyOK = a[4]&unix.AT_EMPTY_PATH != 0
-	return request{op: OpLink, names: []nameArg{at(fd(a[2]), a[3], false), src}}, nil
+	return request{op: OpLink, names: []nameArg{at(fdArg(a[2]), a[3], false), src}}, nil
 }
 
 func decodeSymlink(a args, _ *tracee) (request, error) {
@@ -56,7 +56,7 @@ func decodeSymlink(a args, _ *tracee) (request, error) {
 }
 
 func decodeSymlinkat(a args, _ *tracee) (request, error) {
-	return request{op: OpSymlink, names: []nameArg{at(fd(a[1]), a[2], false)}, linkTarget: a[0]}, nil
+	return request{op: OpSymlink, names: []nameArg{at(fdArg(a[1]), a[2], false)}, linkTarget: a[0]}, nil
 }
 
 func decodeTruncate(a args, _ *tracee) (request, error) { return one(OpTruncate, at(cwd, a[0], true)) }
@@ -70,11 +70,11 @@ func decodeFchmod(a args, _ *tracee) (request, error) { return one(OpChmod, fdNa
 // decodeFchmodat: the fchmodat syscall has no flags argument (glibc's
 // AT_SYMLINK_NOFOLLOW goes through fchmodat2 or an O_PATH fd).
 func decodeFchmodat(a args, _ *tracee) (request, error) {
-	return one(OpChmod, at(fd(a[0]), a[1], true))
+	return one(OpChmod, at(fdArg(a[0]), a[1], true))
 }
 
 func decodeFchmodat2(a args, _ *tracee) (request, error) {
-	return one(OpChmod, atFlags(fd(a[0]), a[1], a[3]))
+	return one(OpChmod, atFlags(fdArg(a[0]), a[1], a[3]))
 }
 
 func decodeChown(a args, _ *tracee) (request, error) { return one(OpChown, at(cwd, a[0], true)) }
@@ -84,7 +84,7 @@ func decodeFchown(a args, _ *tracee) (request, error) { return one(OpChown, fdNa
 func decodeLchown(a args, _ *tracee) (request, error) { return one(OpChown, at(cwd, a[0], false)) }
 
 func decodeFchownat(a args, _ *tracee) (request, error) {
-	return one(OpChown, atFlags(fd(a[0]), a[1], a[4]))
+	return one(OpChown, atFlags(fdArg(a[0]), a[1], a[4]))
 }
 
 // decodeUtimes covers utime and utimes: (path, times), following.
@@ -92,23 +92,23 @@ func decodeUtimes(a args, _ *tracee) (request, error) { return one(OpUtimes, at(
 
 // decodeFutimesat: a NULL path means dirfd itself, as with utimensat.
 func decodeFutimesat(a args, _ *tracee) (request, error) {
-	if a[1] == 0 && fd(a[0]) != cwd {
+	if a[1] == 0 && fdArg(a[0]) != cwd {
 		return one(OpUtimes, fdName(a[0]))
 	}
-	return one(OpUtimes, at(fd(a[0]), a[1], true))
+	return one(OpUtimes, at(fdArg(a[0]), a[1], true))
 }
 
 // decodeUtimensat: futimens(fd) is utimensat(fd, NULL, times, 0). A NULL
 // path with AT_FDCWD is left to fail with EFAULT, as in the kernel.
 func decodeUtimensat(a args, _ *tracee) (request, error) {
-	if a[1] == 0 && fd(a[0]) != cwd {
+	if a[1] == 0 && fdArg(a[0]) != cwd {
 		return one(OpUtimes, fdName(a[0]))
 	}
-	return one(OpUtimes, atFlags(fd(a[0]), a[1], a[3]))
+	return one(OpUtimes, atFlags(fdArg(a[0]), a[1], a[3]))
 }
 
 func decodeMknod(a args, _ *tracee) (request, error) { return one(OpMknod, at(cwd, a[0], false)) }
 
 func decodeMknodat(a args, _ *tracee) (request, error) {
-	return one(OpMknod, at(fd(a[0]), a[1], false))
+	return one(OpMknod, at(fdArg(a[0]), a[1], false))
 }

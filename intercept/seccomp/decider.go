@@ -49,7 +49,8 @@ type Mutation struct {
 //
 // Returning nil lets the syscall run. Returning a syscall.Errno fails the
 // syscall with that errno (EBUSY, EACCES, ...). Any other error fails it
-// with EACCES.
+// with EACCES. Decide must return soon after ctx is done: Close waits for
+// it.
 type Decider interface {
 	Decide(ctx context.Context, m Mutation) error
 }

@@ -17,7 +17,11 @@
 //
 // Limits the caller should know (also in DESIGN.md): io_uring bypasses
 // seccomp; a hostile worker can swap a path between the check and the use
-// (SECCOMP_USER_NOTIF_FLAG_CONTINUE is not a security boundary); and the
+// (SECCOMP_USER_NOTIF_FLAG_CONTINUE is not a security boundary); the
 // filter sets no_new_privs, so setuid programs (sudo) gain no privileges
-// inside a worker.
+// inside a worker; paths are read with the ptrace access check, so an
+// unprivileged supervisor cannot read a worker process that made itself
+// non-dumpable, and its mutations fail with EPERM; paths are resolved in
+// the supervisor's mount namespace and root, which a worker that chroots
+// or unshares no longer shares.
 package seccomp

@@ -31,7 +31,7 @@ const tmpfileFlag = unix.O_TMPFILE &^ unix.O_DIRECTORY
 // buildFilter assembles the classic BPF program installed in the worker:
 //
 //	arch != native          -> kill the process (foreign syscall numbers)
-//	nr has the x32 bit      -> kill the process (amd64 only)
+//	nr has the x32 bit      -> kill the process (amd64 only; nr -1 is allowed)
 //	nr is gated always      -> notify
 //	nr is open/openat       -> notify if the flags argument has a write flag
 //	anything else           -> allow, in the kernel
@@ -44,6 +44,9 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 	b.jump(unix.BPF_JEQ, nativeArch, "", "kill")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
 	if x32Bit != 0 {
+		// nr -1 has the x32 bit too, but is no x32 syscall: programs
+		// make it to probe for a filter, and the kernel answers ENOSYS.
+		b.jump(unix.BPF_JEQ, 0xffffffff, "allow", "")
 		b.jump(unix.BPF_JGE, x32Bit, "kill", "")
 	}
 	var flagArgs []int
@@ -55,6 +58,7 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 		}
 		b.jump(unix.BPF_JEQ, e.nr, target, "")
 	}
+	b.label("allow")
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 	slices.Sort(flagArgs)
 	for _, arg := range slices.Compact(flagArgs) {

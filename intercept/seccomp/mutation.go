@@ -121,10 +121,13 @@ func (s snapshot) paths() ([]string, error) {
 func (s snapshot) symlinkTarget(dir string) string {
 	w := walker{pid: s.pid, tid: s.tid}
 	target, err := w.resolve("/", dir, s.linkTarget, true)
-	if err != nil {
-		return filepath.Join(dir, s.linkTarget)
+	switch {
+	case err == nil:
+		return target
+	case filepath.IsAbs(s.linkTarget):
+		return filepath.Clean(s.linkTarget)
 	}
-	return target
+	return filepath.Join(dir, s.linkTarget)
 }
 
 // lstatOrNil describes the file at p, or returns nil if there is none.

@@ -188,6 +188,11 @@ func (s *Supervisor) Exited() <-chan struct{} { return s.exited }
 
 // Done is closed when serving has stopped: every gated process is gone,
 // or Close was called, or Start's context ended.
+//
+// "Gone" means reaped: the kernel drops a process from the filter only
+// when its parent (for an orphan, init or the nearest subreaper) has
+// waited for it, so Done lags an orphan's exit by however long init takes
+// to reap it.
 func (s *Supervisor) Done() <-chan struct{} { return s.done }
 
 // Close stops serving: pending Decide calls see their context cancelled,

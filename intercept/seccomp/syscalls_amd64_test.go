@@ -1,3 +1,5 @@
+//go:build linux
+
 package seccomp_test
 
 import (
@@ -15,6 +17,9 @@ var archPrograms = map[string]func([]string) int{"x32-syscall": x32Syscall}
 // legacyCases are amd64's syscalls without *at, made raw: libc and Go
 // prefer the *at forms, but old binaries and static ones still use these.
 var legacyCases = []syscallCase{
+	{name: "syscall -1", err: unix.ENOSYS, run: func(int) error {
+		return rawErr(^uintptr(0))
+	}},
 	{name: "open", want: mut(seccomp.OpOpenWrite, "f"), run: func(int) error {
 		return rawFD(unix.SYS_OPEN, ptr("l"), unix.O_WRONLY)
 	}},

@@ -17,8 +17,13 @@ func MaybeRunChild() {}
 // Available returns ErrUnsupported on this platform.
 func Available() error { return ErrUnsupported }
 
-// Start returns ErrUnsupported on this platform.
-func Start(context.Context, Config) (*Supervisor, error) { return nil, ErrUnsupported }
+// Start validates cfg and returns ErrUnsupported on this platform.
+func Start(_ context.Context, cfg Config) (*Supervisor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return nil, ErrUnsupported
+}
 
 // Pid returns 0.
 func (s *Supervisor) Pid() int { return 0 }

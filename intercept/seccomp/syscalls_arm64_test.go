@@ -1,8 +1,8 @@
-//go:build !amd64
+//go:build linux
 
 package seccomp_test
 
-// legacyCases is empty: only amd64 has syscalls without *at here.
+// legacyCases is empty: arm64 has only the *at syscalls.
 var legacyCases []syscallCase
 
 // archPrograms is empty: the x32 check is amd64's.

@@ -1,0 +1,205 @@
+package hooks_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/hooks"
+)
+
+const exe = "/opt/lease gate/bin/leasegate"
+
+// userSettings is a Claude Code settings file as a user has it, laid out
+// as Claude Code writes it.
+const userSettings = `{
+  "permissions": {
+    "allow": [
+      "Bash(go test:*)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/check-bash.sh"
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+`
+
+func writeFile(tb testing.TB, path, content string, mode os.FileMode) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func readFile(tb testing.TB, path string) string {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestInstallClaudeCodeMergesAndUninstallRestores(t *testing.T) {
+	path := hooks.SettingsPath(hooks.ClaudeCode, t.TempDir())
+	writeFile(t, path, userSettings, 0o600)
+
+	if _, err := hooks.Install(hooks.ClaudeCode, path, exe); err != nil {
+		t.Fatalf("Install() error %v", err)
+	}
+	first := readFile(t, path)
+	var got struct {
+		Permissions map[string]any `json:"permissions"`
+		Model       string         `json:"model"`
+		Hooks       map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string   `json:"type"`
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+				Timeout int      `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(first), &got); err != nil {
+		t.Fatalf("installed settings are not JSON: %v\n%s", err, first)
+	}
+	if got.Model != "opus" || got.Permissions == nil {
+		t.Errorf("Install() lost the user's settings:\n%s", first)
+	}
+	pre := got.Hooks["PreToolUse"]
+	if len(pre) != 3 || pre[0].Hooks[0].Command != "~/bin/check-bash.sh" {
+		t.Fatalf("PreToolUse after Install() = %+v, want the user's group first and two of leasegate's", pre)
+	}
+	gate := pre[1]
+	if gate.Matcher != "Write|Edit|MultiEdit|NotebookEdit" || len(gate.Hooks) != 1 {
+		t.Fatalf("gate group = %+v", gate)
+	}
+	h := gate.Hooks[0]
+	if h.Type != "command" || h.Command != exe || !reflect.DeepEqual(h.Args, []string{"hook", "claude-code"}) || h.Timeout != 240 {
+		t.Errorf("gate handler = %+v, want exec form of %q with args [hook claude-code] and timeout 240", h, exe)
+	}
+	for _, ev := range []string{"PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionEnd"} {
+		if len(got.Hooks[ev]) != 1 {
+			t.Errorf("Install() wrote %d %s groups, want 1", len(got.Hooks[ev]), ev)
+		}
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("Install() changed the mode to %v, want 0600", fi.Mode().Perm())
+	}
+
+	if _, err := hooks.Install(hooks.ClaudeCode, path, exe); err != nil {
+		t.Fatalf("second Install() error %v", err)
+	}
+	if again := readFile(t, path); again != first {
+		t.Errorf("second Install() changed the file:\n%s\nwant\n%s", again, first)
+	}
+
+	if _, err := hooks.Uninstall(hooks.ClaudeCode, path); err != nil {
+		t.Fatalf("Uninstall() error %v", err)
+	}
+	if after := readFile(t, path); after != userSettings {
+		t.Errorf("Uninstall() left\n%s\nwant the original\n%s", after, userSettings)
+	}
+}
+
+func TestInstallUpdatesMovedBinary(t *testing.T) {
+	path := hooks.SettingsPath(hooks.ClaudeCode, t.TempDir())
+	if _, err := hooks.Install(hooks.ClaudeCode, path, "/old/leasegate"); err != nil {
+		t.Fatal(err)
+	}
+	did, err := hooks.Install(hooks.ClaudeCode, path, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(did) != 7 || !strings.HasPrefix(did[0], "updated ") {
+		t.Errorf("Install() with a moved binary = %q, want 7 updates", did)
+	}
+	if s := readFile(t, path); strings.Contains(s, "/old/leasegate") || strings.Count(s, exe) != 7 {
+		t.Errorf("settings after the update:\n%s", s)
+	}
+}
+
+func TestUninstallKeepsUserHandlersInSharedGroup(t *testing.T) {
+	path := hooks.SettingsPath(hooks.Codex, t.TempDir())
+	shared := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"'/x/leasegate' hook codex","timeout":240}]}]}}`
+	writeFile(t, path, shared, 0o644)
+	if _, err := hooks.Uninstall(hooks.Codex, path); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+	if got := readFile(t, path); got != want {
+		t.Errorf("Uninstall() left\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestInstallOtherAgents(t *testing.T) {
+	tests := []struct {
+		agent hooks.Agent
+		file  string
+		want  []string // fragments of the written file
+	}{
+		{hooks.Codex, ".codex/hooks.json", []string{
+			`"matcher": "^apply_patch$"`, `"command": "'/opt/lease gate/bin/leasegate' hook codex"`, `"timeout": 240`, `"UserPromptSubmit"`, `"Stop"`}},
+		{hooks.Gemini, ".gemini/settings.json", []string{
+			`"BeforeTool"`, `"matcher": "write_file|replace"`, `"command": "'/opt/lease gate/bin/leasegate' hook gemini"`, `"timeout": 240000`, `"AfterAgent"`}},
+		{hooks.Cursor, ".cursor/hooks.json", []string{
+			"{\n  \"version\": 1,", `"preToolUse"`, `"command": "'/opt/lease gate/bin/leasegate' hook cursor"`, `"matcher": "Write|StrReplace|Delete"`,
+			`"failClosed": true`, `"beforeSubmitPrompt"`}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.agent), func(t *testing.T) {
+			base := t.TempDir()
+			path := hooks.SettingsPath(tt.agent, base)
+			if path != filepath.Join(base, tt.file) {
+				t.Errorf("SettingsPath(%s) = %s, want %s", tt.agent, path, filepath.Join(base, tt.file))
+			}
+			if _, err := hooks.Install(tt.agent, path, exe); err != nil {
+				t.Fatal(err)
+			}
+			got := readFile(t, path)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("Install(%s) wrote\n%s\nlacking %s", tt.agent, got, w)
+				}
+			}
+			if _, err := hooks.Install(tt.agent, path, exe); err != nil || readFile(t, path) != got {
+				t.Errorf("second Install(%s) changed the file or failed: %v", tt.agent, err)
+			}
+			if _, err := hooks.Uninstall(tt.agent, path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("Uninstall(%s) kept the file it created: %v", tt.agent, err)
+			}
+		})
+	}
+}
+
+func TestInstallRefusesBrokenSettings(t *testing.T) {
+	path := hooks.SettingsPath(hooks.ClaudeCode, t.TempDir())
+	writeFile(t, path, `{"hooks": [}`, 0o644)
+	if _, err := hooks.Install(hooks.ClaudeCode, path, exe); err == nil {
+		t.Fatal("Install() over broken JSON succeeded, want an error")
+	}
+	if got := readFile(t, path); got != `{"hooks": [}` {
+		t.Errorf("Install() touched a broken file: %q", got)
+	}
+}

@@ -1,0 +1,39 @@
+package hooks_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// leasegateBin is the leasegate binary the tests run as real processes,
+// built once.
+var leasegateBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lgbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	leasegateBin = filepath.Join(dir, "leasegate")
+	build := exec.Command("go", "build", "-o", leasegateBin, "github.com/leasegate/leasegate/cmd/leasegate")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build leasegate: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -293,8 +293,12 @@ func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time)
 	id := c.newID(now)
 	con := &contention{req: req, done: make(chan struct{})}
 	retryAt, _ := c.sched.ScheduleRetry(id, func(time.Time) { c.retry(id) })
+	// The scheduler reads its clock once more, microseconds after the
+	// decision; the denial is dated from the same reading as the retry so
+	// the interval is exactly RetryAfter.
+	denied := retryAt.Add(-c.cfg.RetryAfter)
 	con.view = ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
-		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, Outcome: Contended}
+		HolderAge: denied.Sub(d.Holder.AcquiredAt), FirstDeniedAt: denied, RetryAt: retryAt, Outcome: Contended}
 	c.contentions[id], c.byKey[key] = con, con
 	file := conflictFile(req.Paths, *d.Holder)
 	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,

@@ -21,32 +21,33 @@ type toolCase struct {
 	lease  string // what the holder checks out
 	script string // run in the repo by the contending worker; F is the file
 	check  string // the file whose content must be unchanged
+	dirty  bool   // the holder has uncommitted changes in the file
 }
 
 var toolCases = []toolCase{
-	{"sh redirect", "F", "echo new > F", "F"},
-	{"sh append", "F", "echo new >> F", "F"},
-	{"sed -i", "F", "sed -i s/old/new/ F", "F"},
-	{"python write", "F", `python3 -c "open('F','w').write('new')"`, "F"},
-	{"python atomic replace", "F", `python3 -c "import os; open('F.tmp','w').write('new'); os.replace('F.tmp','F')"`, "F"},
-	{"cp onto", "F", "cp other.txt F", "F"},
-	{"mv onto", "F", "mv other.txt F", "F"},
-	{"rm", "F", "rm F", "F"},
-	{"truncate", "F", "truncate -s 0 F", "F"},
-	{"touch", "F", "touch -d 2001-01-01 F && test $(stat -c %Y F) -lt 1000000000", "F"},
-	{"chmod", "F", "chmod 600 F", "F"},
-	{"ln -s", "F", "ln -s F F.link", "F"},
-	{"ln", "F", "ln F F.hard", "F"},
-	{"git checkout -- FILE", "F", "echo dirty > other.txt; git checkout -- F", "F"},
-	{"mkdir -p", "D/**", "mkdir -p D/new/deeper", "D/keep.txt"},
-	{"rmdir", "D/**", "rmdir D/empty", "D/keep.txt"},
+	{"sh redirect", "F", "echo new > F", "F", false},
+	{"sh append", "F", "echo new >> F", "F", false},
+	{"sed -i", "F", "sed -i s/old/new/ F", "F", false},
+	{"python write", "F", `python3 -c "open('F','w').write('new')"`, "F", false},
+	{"python atomic replace", "F", `python3 -c "import os; open('F.tmp','w').write('new'); os.replace('F.tmp','F')"`, "F", false},
+	{"cp onto", "F", "cp other.txt F", "F", false},
+	{"mv onto", "F", "mv other.txt F", "F", false},
+	{"rm", "F", "rm F", "F", false},
+	{"truncate", "F", "truncate -s 0 F", "F", false},
+	{"touch", "F", "touch -d 2001-01-01 F && test $(stat -c %Y F) -lt 1000000000", "F", false},
+	{"chmod", "F", "chmod 600 F", "F", false},
+	{"ln -s", "F", "ln -s F F.link", "F", false},
+	{"ln", "F", "ln F F.hard", "F", false},
+	{"git checkout -- FILE", "F", "git checkout -- F", "F", true},
+	{"mkdir -p", "D/**", "mkdir -p D/new/deeper", "D/keep.txt", false},
+	{"rmdir", "D/**", "rmdir D/empty", "D/keep.txt", false},
 	{"multi-threaded", "F", `python3 -c "
 import threading
 def w(p):
     open(p,'w').write('new')
 ts=[threading.Thread(target=w,args=(p,)) for p in ('F','T1.txt','T2.txt')]
-[t.start() for t in ts]; [t.join() for t in ts]"`, "F"},
-	{"grandchild outlives parent", "F", "setsid sh -c 'sleep 0.3; echo new > F' & exit 0", "F"},
+[t.start() for t in ts]; [t.join() for t in ts]"`, "F", false},
+	{"grandchild outlives parent", "F", "setsid sh -c 'sleep 0.3; echo new > F' & exit 0", "F", false},
 }
 
 // TestToolsAgainstContendingOwner runs each tool under `leasegate run`
@@ -73,6 +74,9 @@ func TestToolsAgainstContendingOwner(t *testing.T) {
 			t.Parallel()
 			holder := fmt.Sprintf("holder%02d", i)
 			r.mustLG("acquire", "--as", holder, tc.lease)
+			if tc.dirty {
+				r.write(tc.check, "the holder's uncommitted work\n")
+			}
 			before := r.read(tc.check)
 			w := r.worker(fmt.Sprintf("worker%02d", i), tc.script)
 			id := waitBlockerFor(t, r, "worker"+fmt.Sprintf("%02d", i), 20*time.Second)
@@ -80,10 +84,7 @@ func TestToolsAgainstContendingOwner(t *testing.T) {
 			if rep.Holder.Owner.Name != holder || rep.RetryInterval != retryAfter {
 				t.Fatalf("blocker %s: holder %s interval %s, want %s and %s", id, rep.Holder.Owner.Name, rep.RetryInterval, holder, retryAfter)
 			}
-			if _, err := r.client.Resolve(context.Background(), id, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"}); err != nil {
-				t.Fatal(err)
-			}
-			w.wait(t, 20*time.Second)
+			denyUntilDone(t, r, w, id, fmt.Sprintf("worker%02d", i))
 			time.Sleep(100 * time.Millisecond) // a surviving grandchild finishes its failed write
 			if after := r.read(tc.check); after != before {
 				t.Fatalf("%s changed although denied: %q -> %q\nworker output:\n%s", tc.check, before, after, w.out)
@@ -93,6 +94,30 @@ func TestToolsAgainstContendingOwner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// denyUntilDone denies the blocker, and each further one the worker's tool
+// runs into (touch falls back from open to utimensat, mv from rename to
+// copy), until the worker ends.
+func denyUntilDone(t *testing.T, r *repo, w *worker, first, requester string) {
+	t.Helper()
+	if _, err := r.client.Resolve(context.Background(), first, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-w.done:
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+		for _, b := range r.openBlockers() {
+			if b.Requester.Name == requester {
+				_, _ = r.client.Resolve(context.Background(), b.ID, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"})
+			}
+		}
+	}
+	t.Fatalf("worker did not end; output:\n%s", w.out)
 }
 
 func waitBlockerFor(t *testing.T, r *repo, requester string, within time.Duration) string {

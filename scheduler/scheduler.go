@@ -96,6 +96,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-s.stop:
+			return nil
 		case <-timerC(t):
 		case <-s.wake:
 		}

@@ -60,7 +60,9 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 			continue
 		}
 		tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && isDir(m.Paths[0]))
-		class := s.classify(rel, tree)
+		// A new directory is classified as a directory: "build/" in
+		// .gitignore only matches what git knows to be one.
+		class := s.classify(rel, tree || m.Op == seccomp.OpMkdir)
 		switch class {
 		case workspace.StateDir:
 			return nil, true

@@ -1,0 +1,157 @@
+package hooks_test
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/hooks"
+)
+
+// foreignHook is a pre-commit hook a repository already has; it leaves a
+// trace so a test sees that it still runs.
+const foreignHook = "#!/bin/sh\necho \"foreign pre-commit ran $#\" >> \"$(git rev-parse --git-dir)/foreign.log\"\n"
+
+func (r *repo) hooksDir() string {
+	r.t.Helper()
+	d, err := hooks.GitHooksDir(context.Background(), r.root)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d
+}
+
+func (r *repo) commit(extraEnv []string, args ...string) result {
+	r.t.Helper()
+	return r.exec(extraEnv, "", "git", append([]string{"commit", "-q", "-m", "change"}, args...)...)
+}
+
+func TestGitGuardRefusesFilesHeldByOthers(t *testing.T) {
+	r := newRepo(t)
+	r.write("src/app.go", "package src\n")
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "app")
+	writeFile(t, filepath.Join(r.hooksDir(), "pre-commit"), foreignHook, 0o755)
+	r.serve()
+	r.mustLeasegate("install", "git")
+	r.mustLeasegate("acquire", "--as", "bob", "src/app.go")
+	foreignLog := filepath.Join(r.root, ".git", "foreign.log")
+
+	r.write("src/app.go", "package src // alice\n")
+	r.git("add", "src/app.go")
+	got := r.commit([]string{"LEASEGATE_AS=alice"})
+	if got.code != 1 || !strings.Contains(got.stderr, "leasegate: commit refused: 1 staged file(s) are leased by another owner (committing as alice):") ||
+		!strings.Contains(got.stderr, "  src/app.go: leased by bob (checkout lease ") {
+		t.Errorf("commit as alice of a file bob holds = %+v, want exit 1 naming src/app.go and bob", got)
+	}
+	if _, err := os.Stat(foreignLog); err == nil {
+		t.Errorf("the chained hook ran although leasegate refused the commit")
+	}
+
+	r.git("reset", "-q")
+	got = r.commit([]string{"LEASEGATE_AS=alice"}, "-a")
+	if got.code != 1 || !strings.Contains(got.stderr, "src/app.go: leased by bob") {
+		t.Errorf("commit -a (a temporary index) as alice = %+v, want the same refusal", got)
+	}
+	if got = r.commit(nil, "-a"); got.code != 1 || !strings.Contains(got.stderr, "the committer is unknown") {
+		t.Errorf("commit -a with no committer = %+v, want a refusal", got)
+	}
+
+	if got = r.commit([]string{"LEASEGATE_AS=bob"}, "-a"); got.code != 0 {
+		t.Errorf("commit -a as bob, the holder = %+v, want success", got)
+	}
+	if log := readFile(t, foreignLog); log != "foreign pre-commit ran 0\n" {
+		t.Errorf("the existing pre-commit hook logged %q, want one run", log)
+	}
+
+	r.write("free.txt", "nobody holds this\n")
+	r.git("add", "free.txt")
+	if got = r.commit(nil); got.code != 0 {
+		t.Errorf("commit of a free file = %+v, want success", got)
+	}
+}
+
+func TestGitPostCommitReleasesTheCommittersLeases(t *testing.T) {
+	r := newRepo(t)
+	r.serve()
+	r.mustLeasegate("install", "git")
+	sameOutput(t, "session S writes src/app.go", r.hook(hooks.ClaudeCode, "pretooluse-write.json", "S"), allow)
+	r.write("src/app.go", "package src\n")
+	r.write("src/app_test.go", "package src\n")
+	r.git("add", "src")
+	if got := r.commit([]string{"CLAUDE_CODE_SESSION_ID=S"}); got.code != 0 {
+		t.Fatalf("commit by the session = %+v", got)
+	}
+	if h := r.holders(); len(h) != 0 {
+		t.Errorf("holders after the session's commit = %v, want none (released on commit)", h)
+	}
+}
+
+// hookFiles reads every file of dir with its mode.
+func hookFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = fi.Mode().String() + "\n" + readFile(t, filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+func TestGitInstallIsIdempotentAndUninstallRestores(t *testing.T) {
+	r := newRepo(t)
+	hd := r.hooksDir()
+	writeFile(t, filepath.Join(hd, "pre-commit"), foreignHook, 0o750)
+	before := hookFiles(t, hd)
+
+	r.mustLeasegate("install", "git")
+	once := hookFiles(t, hd)
+	if want := before["pre-commit"]; once["pre-commit"+hooks.ChainedSuffix] != want {
+		t.Errorf("install did not move the existing hook aside unchanged: %q", once["pre-commit"+hooks.ChainedSuffix])
+	}
+	for _, name := range []string{"pre-commit", "post-commit"} {
+		if !strings.Contains(once[name], leasegateBin+" hook git-"+name) || !strings.HasPrefix(once[name], "-rwxr-xr-x\n#!/bin/sh\n") {
+			t.Errorf("installed %s =\n%s", name, once[name])
+		}
+	}
+	if out := r.mustLeasegate("install", "git"); !strings.Contains(out, "already installed") {
+		t.Errorf("second install printed %q", out)
+	}
+	if twice := hookFiles(t, hd); !maps.Equal(twice, once) {
+		t.Errorf("second install changed the hooks:\n%v\nwant\n%v", twice, once)
+	}
+
+	r.mustLeasegate("uninstall", "git")
+	if after := hookFiles(t, hd); !maps.Equal(after, before) {
+		t.Errorf("uninstall left\n%v\nwant\n%v", after, before)
+	}
+}
+
+func TestGitInstallRespectsHooksPath(t *testing.T) {
+	r := newRepo(t)
+	r.git("config", "core.hooksPath", ".githooks")
+	r.mustLeasegate("install", "git")
+	hd := filepath.Join(r.root, ".githooks")
+	if got := r.hooksDir(); got != hd {
+		t.Fatalf("GitHooksDir() = %s, want %s", got, hd)
+	}
+	names := slices.Sorted(maps.Keys(hookFiles(t, hd)))
+	if !slices.Equal(names, []string{".leasegate-created", "post-commit", "pre-commit"}) {
+		t.Errorf("files in core.hooksPath after install = %q", names)
+	}
+	r.mustLeasegate("uninstall", "git")
+	if _, err := os.Stat(hd); !os.IsNotExist(err) {
+		t.Errorf("uninstall kept the hooks directory it created: %v", err)
+	}
+}

@@ -49,6 +49,9 @@ var ErrInvalidConfig = errors.New("invalid scheduler config")
 // DefaultConfig() and shorten RetryAfter or IdleAfter for tests and demos.
 type Config struct {
 	// Clock is the time source of every timer; nil means the real clock.
+	// With a *clock.Mock, let Run go idle before each Add (synctest.Wait
+	// does it): a timer Run arms while Add is under way is measured from a
+	// later Now() and fires late.
 	Clock clock.Clock
 	// RetryAfter is the wait before the one retry of a denied mutation.
 	// Default 180 s (DefaultRetryAfter); it may be shortened, never

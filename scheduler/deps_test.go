@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,11 +44,9 @@ func TestDependencies(t *testing.T) {
 		}
 	}
 	for _, dep := range goList(t, "-deps", schedulerPkg) {
-		for _, f := range forbiddenDeps {
-			if dep == f || strings.HasPrefix(dep, "github.com/leasegate/leasegate/") && dep != schedulerPkg && !allowedImports[dep] {
-				t.Errorf("scheduler depends on %s (forbidden)", dep)
-				break
-			}
+		own := strings.HasPrefix(dep, "github.com/leasegate/leasegate/") && dep != schedulerPkg
+		if slices.Contains(forbiddenDeps, dep) || own && !allowedImports[dep] {
+			t.Errorf("scheduler depends on %s (forbidden)", dep)
 		}
 	}
 }

@@ -38,6 +38,10 @@ type MutateRequest struct {
 	Owner string   `json:"owner"`
 	Op    string   `json:"op"`    // the mutation, for reports: write, create, rename, unlink, ...
 	Paths []string `json:"paths"` // workspace-relative; a directory subtree as "dir/**"
+	// Try asks for a grant only: when another owner holds a path the
+	// answer is Denied at once, with no contention heartbeat and no retry.
+	// Sidecars use it to take a new directory's whole subtree when they can.
+	Try bool `json:"try,omitempty"`
 }
 
 // Result is the answer to a gated mutation at some stage of the protocol.
@@ -107,7 +111,7 @@ func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, er
 	now := c.clock.Now()
 	c.activity(req.Owner, now)
 	d, done, err := c.decideAndCommit(o.Owner, paths, now)
-	if err != nil || d.Granted || d.Reason != gate.ReasonHeldByOther {
+	if err != nil || d.Granted || d.Reason != gate.ReasonHeldByOther || req.Try {
 		c.mu.Unlock()
 		return c.settle(ctx, d, done, err)
 	}

@@ -3,7 +3,6 @@ package sidecar
 import (
 	"context"
 	"os"
-	"path"
 	"strings"
 	"syscall"
 	"time"
@@ -21,12 +20,18 @@ var _ seccomp.Decider = (*Sidecar)(nil)
 // the state directory is refused, and gated paths go through the
 // coordinator's contention protocol.
 func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
+	if s.coveredFast(m) {
+		return nil
+	}
 	paths, refuse := s.gatedPaths(m)
 	if refuse {
 		s.notef("refused %s of leasegate's state directory by pid %d", m.Op, m.PID)
 		return syscall.EACCES
 	}
-	if len(paths) == 0 {
+	if len(paths) == 0 || s.held.covers(paths) {
+		return nil
+	}
+	if m.Op == seccomp.OpMkdir && len(paths) == 1 && s.takeSubtree(ctx, paths[0]) {
 		return nil
 	}
 	halted := false
@@ -42,12 +47,43 @@ func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
 	}
 	switch r.Outcome {
 	case coordinator.Granted:
+		s.held.add(s.cfg.Name, r.Leases)
 		return nil
 	case coordinator.Aborted:
 		s.abort()
 	}
 	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
 	return syscall.EBUSY
+}
+
+// takeSubtree tries to lease a directory the worker is creating together
+// with everything that will be put under it: nobody can hold a file there
+// unless they leased the name in advance, and then the ordinary per-path
+// protocol runs instead. It reports whether the subtree was granted.
+func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
+	r, err := s.cfg.Client.Mutate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(seccomp.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
+	if err != nil || r.Outcome != coordinator.Granted {
+		return false
+	}
+	s.held.add(s.cfg.Name, r.Leases)
+	return true
+}
+
+// coveredFast answers, without classifying, a mutation whose every path
+// lies inside the workspace (outside the state directory) and under a lease
+// this worker holds: whatever the rule says of such a path, the worker may
+// change it. This is the common case of a checkout or build filling a
+// directory the worker created.
+func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
+	rels := make([]string, 0, len(m.Paths))
+	for _, abs := range m.Paths {
+		rel, inside := s.cfg.Workspace.Rel(abs)
+		if !inside || rel == "." || s.cfg.Workspace.InStateDir(abs) || s.cfg.Workspace.AffectsIgnore(abs) {
+			return false
+		}
+		rels = append(rels, rel)
+	}
+	return len(rels) > 0 && s.held.covers(rels)
 }
 
 // gatedPaths classifies a mutation's paths. A directory rename or removal
@@ -74,7 +110,7 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 			}
 			paths = append(paths, rel)
 		}
-		if base := path.Base(rel); base == ".gitignore" || strings.HasSuffix(rel, "info/exclude") {
+		if s.cfg.Workspace.AffectsIgnore(abs) {
 			defer s.rule.Invalidate()
 		}
 	}

@@ -42,6 +42,9 @@ func (s *Sidecar) notices(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := s.cfg.Client.Events(ctx, after, true, func(e gate.Event) error {
 			after = e.Seq
+			if s.endsMine(e) {
+				s.held.forget()
+			}
 			if e.Type == gate.EventNotice && e.Actor == s.cfg.Name {
 				n := coordinator.NoticeOf(e)
 				if n.Kind == coordinator.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on ") {
@@ -54,9 +57,21 @@ func (s *Sidecar) notices(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.held.forget() // events may have been missed while reconnecting
 		s.log.Debug("event stream ended", "error", err)
 		sleep(ctx, time.Second)
 	}
+}
+
+// endsMine reports whether an event can end one of this worker's leases.
+func (s *Sidecar) endsMine(e gate.Event) bool {
+	switch e.Type {
+	case gate.EventOwnerStopped, gate.EventOwnerGone, gate.EventNotice:
+		return e.Actor == s.cfg.Name
+	case gate.EventReleased, gate.EventCompleted, gate.EventExpired, gate.EventEvicted, gate.EventReclaimed:
+		return true // cheap to refill; ids are not worth tracking
+	}
+	return false
 }
 
 // watchStopped opens the stop-idle window when the worker's whole process
@@ -78,6 +93,7 @@ func (s *Sidecar) watchStopped(ctx context.Context) {
 		}
 		stopped = now
 		if now {
+			s.held.forget()
 			if r, err := s.cfg.Client.Stop(ctx, s.cfg.Name, "process tree stopped"); err == nil {
 				s.notef("worker stopped: its leases are released at %s unless it resumes", r.ReleaseAt.UTC().Format(time.RFC3339))
 			}
@@ -99,6 +115,7 @@ func (s *Sidecar) watchCommits(ctx context.Context) {
 		if !sleep(ctx, commitSettle) {
 			return
 		}
+		s.held.forget()
 		ls, err := s.cfg.Client.Committed(ctx, s.cfg.Name)
 		if err != nil {
 			s.log.Warn("release on commit failed", "error", err)

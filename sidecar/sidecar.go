@@ -33,6 +33,7 @@ type Sidecar struct {
 	aborted bool // an operator aborted the worker
 
 	commits chan struct{} // hints that the worker updated a git ref
+	held    *held         // leases granted to this worker, for covered mutations
 }
 
 // Run wraps the worker and returns its exit status once it and every
@@ -42,7 +43,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, fmt.Errorf("run: %w", err)
 	}
 	cfg.setDefaults()
-	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1)}
+	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld()}
 	rule, err := workspace.NewRule(cfg.Workspace, cfg.Logger)
 	if err != nil {
 		return 0, err

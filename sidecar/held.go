@@ -1,0 +1,74 @@
+package sidecar
+
+import (
+	"sync"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// held remembers the leases this worker was granted, so that a mutation
+// fully covered by them (an editor saving the same file again, a checkout
+// filling a directory the worker created) is answered without a round trip
+// to the coordinator.
+//
+// The cache is only ever a subset of the truth: it is cleared whenever the
+// event stream reports anything that can end one of the worker's leases
+// (a release, expiry, eviction or reclaim, a stop that opens the stop-idle
+// window, a commit release), so a lease the coordinator has ended is
+// forgotten within the event stream's latency (milliseconds). Writes in
+// that window are the trade-off for not paying a round trip per syscall;
+// DESIGN.md discusses it.
+type held struct {
+	mu    sync.Mutex
+	files map[string]bool // exact paths
+	globs []string        // patterns, e.g. a created directory's "dir/**"
+}
+
+func newHeld() *held { return &held{files: make(map[string]bool)} }
+
+// add records the scopes of granted leases of owner.
+func (h *held) add(owner string, ls []gate.Lease) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range ls {
+		if !l.HeldBy(owner) || l.State != gate.StateActive || l.Scope.Type == gate.ScopeFull {
+			continue
+		}
+		for _, p := range l.Scope.Paths {
+			if gate.IsGlob(p) {
+				h.globs = append(h.globs, p)
+			} else {
+				h.files[p] = true
+			}
+		}
+	}
+}
+
+// covers reports whether every path is covered by a remembered lease.
+func (h *held) covers(paths []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range paths {
+		if !h.files[p] && !h.matchGlob(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *held) matchGlob(p string) bool {
+	for _, g := range h.globs {
+		if gate.Match(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// forget drops everything.
+func (h *held) forget() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.files)
+	h.globs = h.globs[:0]
+}

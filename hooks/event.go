@@ -9,7 +9,9 @@ import (
 type Kind int
 
 const (
-	// KindOther needs nothing: the hook allows it silently.
+	// KindOther needs nothing: the hook allows it silently. Tools that
+	// write no file (Read, Grep, ...) and events leasegate does not use
+	// are KindOther, so a matcher wider than install's denies nothing.
 	KindOther Kind = iota
 	// KindWrite is a tool call about to write files: gate them.
 	KindWrite

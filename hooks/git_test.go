@@ -73,6 +73,13 @@ func TestGitGuardRefusesFilesHeldByOthers(t *testing.T) {
 	if got = r.commit(nil); got.code != 0 {
 		t.Errorf("commit of a free file = %+v, want success", got)
 	}
+
+	r.mustLeasegate("acquire", "--as", "bob", "docs/**")
+	r.write("docs/guide.md", "guide\n")
+	r.git("add", "docs")
+	if got = r.commit([]string{"LEASEGATE_AS=alice"}); got.code != 1 || !strings.Contains(got.stderr, "  docs/guide.md: leased by bob (checkout lease ") {
+		t.Errorf("commit as alice under bob's docs/** check-out = %+v, want a refusal naming docs/guide.md", got)
+	}
 }
 
 func TestGitPostCommitReleasesTheCommittersLeases(t *testing.T) {
@@ -153,5 +160,18 @@ func TestGitInstallRespectsHooksPath(t *testing.T) {
 	r.mustLeasegate("uninstall", "git")
 	if _, err := os.Stat(hd); !os.IsNotExist(err) {
 		t.Errorf("uninstall kept the hooks directory it created: %v", err)
+	}
+}
+
+func TestGitGuardFailsClosedWithoutCoordinator(t *testing.T) {
+	r := newRepo(t) // no coordinator, and the hooks may not start one
+	r.mustLeasegate("install", "git")
+	r.write("a.txt", "a\n")
+	r.git("add", "a.txt")
+	got := r.commit(nil)
+	want := "leasegate: commit refused: cannot check the commit against the leases: coordinator unavailable: no coordinator answers at " +
+		r.root + "/.git/leasegate/coord.sock\n"
+	if got.code != 1 || got.stderr != want {
+		t.Errorf("commit without a coordinator = %+v, want exit 1 and %q", got, want)
 	}
 }

@@ -113,25 +113,47 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 	return nil
 }
 
-// conflicts pairs each staged path with the first lease of another owner,
-// not dead, that covers it.
+// conflicts pairs each staged path with a lease of another owner, not
+// dead, that covers it. File leases are looked up by path; only sparse and
+// full leases are matched one by one.
 func conflicts(st coordinator.Status, staged []string, committer string) []Conflict {
 	live := map[string]gate.Liveness{}
 	for _, o := range st.Owners {
 		live[o.Name] = o.Liveness
 	}
+	byPath := map[string][]gate.Lease{}
+	var wide []gate.Lease
+	for _, l := range st.Leases {
+		if l.HeldBy(committer) || live[l.Owner.Name].Status == gate.Dead {
+			continue
+		}
+		if l.Scope.Type != gate.ScopeFile {
+			wide = append(wide, l)
+			continue
+		}
+		for _, p := range l.Scope.Paths {
+			byPath[p] = append(byPath[p], l)
+		}
+	}
 	var out []Conflict
 	for _, p := range staged {
-		for _, l := range st.Leases {
-			v := live[l.Owner.Name]
-			if l.HeldBy(committer) || v.Status == gate.Dead || !covers(l.Scope, p) {
-				continue
-			}
-			out = append(out, Conflict{Path: p, Lease: l, Liveness: v})
-			break
+		if l, ok := covering(p, byPath[p], wide); ok {
+			out = append(out, Conflict{Path: p, Lease: l, Liveness: live[l.Owner.Name]})
 		}
 	}
 	return out
+}
+
+func covering(p string, exact, wide []gate.Lease) (gate.Lease, bool) {
+	if len(exact) > 0 {
+		return exact[0], true
+	}
+	for _, l := range wide {
+		if covers(l.Scope, p) {
+			return l, true
+		}
+	}
+	return gate.Lease{}, false
 }
 
 func covers(s gate.Scope, p string) bool {

@@ -65,19 +65,28 @@ func (h *Handler) Handle(ctx context.Context, ev Event) Decision {
 	return Decision{}
 }
 
-// workspace finds the workspace of a call: Config.Dir, else the event's
-// cwd, else the current directory.
+// workspace finds the workspace of a call.
 func (h *Handler) workspace(ev Event) (*workspace.Workspace, error) {
-	dir := h.cfg.Dir
-	if dir == "" {
-		dir = ev.Cwd
+	dir, err := h.dir(ev)
+	if err != nil {
+		return nil, err
 	}
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
+	return findWorkspace(dir)
+}
+
+// dir is where a call's workspace is looked for: Config.Dir, else the
+// event's cwd, else the current directory.
+func (h *Handler) dir(ev Event) (string, error) {
+	switch {
+	case h.cfg.Dir != "":
+		return h.cfg.Dir, nil
+	case ev.Cwd != "":
+		return ev.Cwd, nil
 	}
+	return os.Getwd()
+}
+
+func findWorkspace(dir string) (*workspace.Workspace, error) {
 	ws, err := workspace.Find(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workspace of %s: %w", dir, err)

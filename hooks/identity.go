@@ -39,6 +39,29 @@ func agentOwner(name string) gate.Owner {
 	return o
 }
 
+// ownerLookup is agentOwner running beside the rest of a call: reading
+// /proc for the agent's start time the first time takes half a
+// millisecond.
+type ownerLookup struct {
+	done  chan struct{}
+	owner gate.Owner
+}
+
+func lookupOwner(name string) *ownerLookup {
+	l := &ownerLookup{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.owner = agentOwner(name)
+	}()
+	return l
+}
+
+// wait returns the owner record once it is known.
+func (l *ownerLookup) wait() gate.Owner {
+	<-l.done
+	return l.owner
+}
+
 // shells are the programs an agent may run its hook command through; the
 // agent is the nearest ancestor that is not one of them.
 var shells = map[string]bool{

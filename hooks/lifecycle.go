@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
@@ -105,20 +104,25 @@ func (h *Handler) subagentStop(ctx context.Context, ev Event) Decision {
 	return Decision{}
 }
 
-// sessionEnd releases every lease of the session and forgets it.
+// sessionEnd releases every lease of the session and forgets it. An
+// explicit owner (LEASEGATE_AS) belongs to the sidecar that runs the agent,
+// which ends it when the agent exits.
 func (h *Handler) sessionEnd(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	cl, ws, name, ok := h.running(ctx, ev)
+	if ws, err := h.workspace(ev); err == nil {
+		if name, _, err := h.ownerName(ev); err == nil {
+			_ = newSession(ws, name).remove()
+		}
+	}
+	if h.cfg.Owner != "" {
+		return Decision{}
+	}
+	cl, _, name, ok := h.running(ctx, ev)
 	if !ok {
 		return Decision{}
 	}
 	defer cl.Close()
-	_ = newSession(ws, name).remove()
-	if h.cfg.Owner != "" {
-		// An explicit owner belongs to its sidecar, which ends it.
-		return Decision{}
-	}
 	if _, err := cl.End(ctx, name, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
 		return warn(fmt.Sprintf("leasegate: could not release the leases of %s: %v", name, err))
 	}
@@ -139,15 +143,4 @@ func (h *Handler) openBlockers(ctx context.Context, cl Coordinator, name string)
 		}
 	}
 	return mine
-}
-
-// refusal tells the user which blockers halt the session and how to go on.
-func refusal(reps []blocker.Report, what string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "leasegate: this session is halted by %d open blocker(s), so %s:", len(reps), what)
-	for _, r := range reps {
-		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, r.Path, r.Holder.Owner.Name)
-	}
-	fmt.Fprintf(&b, " resolve with `leasegate resolve ID --retry|--deny|--abort` (`leasegate blockers` shows them), then go on.")
-	return b.String()
 }

@@ -15,13 +15,8 @@ type targets struct {
 
 // classify resolves each path of ev (relative ones against ev.Cwd,
 // symlinks and ".." followed, so a link is the file it names) and keeps
-// those the rule gates.
-func classify(ws *workspace.Workspace, ev Event) (targets, error) {
-	rule, err := workspace.NewRule(ws, nil)
-	if err != nil {
-		return targets{}, err
-	}
-	defer rule.Close()
+// those rule gates.
+func classify(ws *workspace.Workspace, rule *workspace.Rule, ev Event) targets {
 	var t targets
 	seen := map[string]bool{}
 	for _, p := range ev.Paths {
@@ -42,7 +37,7 @@ func classify(ws *workspace.Workspace, ev Event) (targets, error) {
 			t.stateDir = p
 		}
 	}
-	return t, nil
+	return t
 }
 
 // absPath makes p absolute against cwd (the current directory when cwd is

@@ -10,8 +10,12 @@ func TestRender(t *testing.T) {
 	halt := hooks.Decision{Verdict: hooks.Deny, Reason: "R <held>", Halt: true, StopReason: "S"}
 	plain := hooks.Decision{Verdict: hooks.Deny, Reason: "R"}
 	refuse := hooks.Decision{Verdict: hooks.Refuse, StopReason: "S"}
-	pre := func(a hooks.Agent) hooks.Event { return hooks.Event{Agent: a, Name: "PreToolUse", Kind: hooks.KindWrite} }
-	prompt := func(a hooks.Agent) hooks.Event { return hooks.Event{Agent: a, Name: "UserPromptSubmit", Kind: hooks.KindPrompt} }
+	pre := func(a hooks.Agent) hooks.Event {
+		return hooks.Event{Agent: a, Name: "PreToolUse", Kind: hooks.KindWrite}
+	}
+	prompt := func(a hooks.Agent) hooks.Event {
+		return hooks.Event{Agent: a, Name: "UserPromptSubmit", Kind: hooks.KindPrompt}
+	}
 	end := func(a hooks.Agent) hooks.Event { return hooks.Event{Agent: a, Name: "Stop", Kind: hooks.KindTurnEnd} }
 	tests := []struct {
 		name string

@@ -15,70 +15,77 @@ import (
 )
 
 // write gates a tool call that writes files: the gated ones are one
-// mutation, granted all together or refused.
+// mutation, granted all together or refused. The slow steps (finding the
+// workspace, classifying, connecting, looking up the agent's process) run
+// side by side: the agent waits for all of them.
 func (h *Handler) write(ctx context.Context, ev Event) Decision {
-	ws, err := h.workspace(ev)
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	name, explicit, nameErr := h.ownerName(ev)
+	w := writer{name: name, explicit: explicit, owner: lookupOwner(name)}
+	defer w.owner.wait()
+	ws, p, err := h.find(ctx, ev)
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
-	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
-	defer cancel()
-	t, cl, err := h.classifyAndConnect(ctx, ws, ev)
-	if cl != nil {
-		defer cl.Close()
+	defer p.release()
+	if d, done := h.screen(ctx, ws, p, name, nameErr); done {
+		return d
 	}
-	switch {
-	case err != nil:
-		return deny(fmt.Sprintf("leasegate: cannot read the gating rule of %s (%v), so the write is refused", ws.Root, err))
-	case t.stateDir != "":
-		return deny(fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", t.stateDir, ws.StateDir))
-	}
-	name, explicit, err := h.ownerName(ev)
-	if err != nil {
-		return Malformed(err)
-	}
-	if len(t.gated) == 0 {
-		if cl != nil {
-			h.noteActivity(ctx, cl, name)
-		}
-		return Decision{}
-	}
+	cl := p.cl
 	if cl == nil {
 		if cl, err = h.cfg.Connect(ctx, ws, true); err != nil {
-			return unavailable(ws, t.gated, err)
+			return unavailable(ws, p.t.gated, err)
 		}
 		defer cl.Close()
 	}
-	return h.gateWrite(ctx, cl, ws, writer{name: name, explicit: explicit}, ev.Op, t.gated)
+	return h.gateWrite(ctx, cl, ws, w, ev.Op, p.t.gated)
 }
 
-// classifyAndConnect classifies the paths of ev while it connects to a
-// running coordinator: the rule asks git, which takes a few milliseconds,
-// and the answer is needed before the hook knows whether to gate at all.
-// The client is nil when no coordinator answers; none is started here, so
-// a write that turns out not to be gated starts nothing.
-func (h *Handler) classifyAndConnect(ctx context.Context, ws *workspace.Workspace, ev Event) (targets, Coordinator, error) {
-	type classified struct {
-		t   targets
-		err error
-	}
-	done := make(chan classified, 1)
-	go func() {
-		t, err := classify(ws, ev)
-		done <- classified{t, err}
-	}()
-	cl, err := h.cfg.Connect(ctx, ws, false)
+// find returns ev's workspace and the write prepared there, on a guess of
+// the workspace while workspace.Find runs.
+func (h *Handler) find(ctx context.Context, ev Event) (*workspace.Workspace, prepared, error) {
+	dir, err := h.dir(ev)
 	if err != nil {
-		cl = nil
+		return nil, prepared{}, err
 	}
-	c := <-done
-	return c.t, cl, c.err
+	spec := h.speculate(ctx, dir, ev)
+	ws, err := findWorkspace(dir)
+	p, ok := spec.take(ws)
+	if err != nil {
+		return nil, prepared{}, err
+	}
+	if !ok {
+		p = h.prepare(ctx, ws, ev)
+	}
+	return ws, p, nil
+}
+
+// screen decides the writes that need no gate: the rule could not be
+// read, a path is in the state directory, the input names no owner, or
+// nothing is gated (allowed, as activity).
+func (h *Handler) screen(ctx context.Context, ws *workspace.Workspace, p prepared, name string, nameErr error) (Decision, bool) {
+	switch {
+	case p.err != nil:
+		return deny(fmt.Sprintf("leasegate: cannot read the gating rule of %s (%v), so the write is refused", ws.Root, p.err)), true
+	case p.t.stateDir != "":
+		return deny(fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", p.t.stateDir, ws.StateDir)), true
+	case nameErr != nil:
+		return Malformed(nameErr), true
+	case len(p.t.gated) == 0:
+		if p.cl != nil {
+			h.noteActivity(ctx, p.cl, name)
+		}
+		return Decision{}, true
+	}
+	return Decision{}, false
 }
 
 // writer is who asks for a mutation.
 type writer struct {
 	name     string
 	explicit bool // Config.Owner: registered by its sidecar, not by the hook
+	owner    *ownerLookup
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
@@ -112,7 +119,7 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	if w.explicit && !force {
 		return nil
 	}
-	o := agentOwner(w.name)
+	o := w.owner.wait()
 	if old, ok := sess.owner(); ok && old == o && !force {
 		return nil
 	}
@@ -135,14 +142,13 @@ var errUnreachable = errors.New("coordinator unreachable")
 func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.MutateRequest) (coordinator.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var since = h.clock.Now()
-	first := true
+	var since time.Time // of the first failed attempt
 	obs := api.Observer{
 		Blocked: func(coordinator.Result) bool { return false },
 		Unavailable: func(err error, _ int) {
 			now := h.clock.Now()
-			if first {
-				since, first = now, false
+			if since.IsZero() {
+				since = now
 			}
 			if now.Sub(since) >= h.cfg.Unreachable {
 				cancel(fmt.Errorf("%w for %s: %v", errUnreachable, h.cfg.Unreachable, err))
@@ -195,33 +201,6 @@ func (h *Handler) failed(ws *workspace.Workspace, paths []string, err error) Dec
 		return deny(fmt.Sprintf("leasegate: the write to %s is refused: %s (%s)", files, de.Message, de.Reason))
 	}
 	return deny(fmt.Sprintf("leasegate: the write to %s is refused: %v", files, err))
-}
-
-// unavailable is the denial when the coordinator cannot be reached: the
-// session halts, since every write would be refused the same way.
-func unavailable(ws *workspace.Workspace, paths []string, err error) Decision {
-	return halt(
-		fmt.Sprintf("leasegate: the lease coordinator of %s cannot be reached (%v), so the write to %s is refused: writes fail closed while it is down. Do not write the file by other means; tell the user.",
-			ws.Root, err, strings.Join(paths, ", ")),
-		fmt.Sprintf("leasegate: the coordinator of %s cannot be reached: %v. Check it with `leasegate status --workspace %s`; agent writes are refused until it answers.", ws.Root, err, ws.Root))
-}
-
-// blocked is the denial of a write whose one retry found the file still
-// held: the model learns what is held and must stop; the operator learns
-// how to resolve the blocker.
-func blocked(rep blocker.Report) Decision {
-	holder := rep.Holder.Owner.Name
-	return halt(
-		fmt.Sprintf("leasegate: %s is leased by %s (lease %s, held for %s). The write was retried once after %s and the file is still held, so blocker %s is open and this session is halted. Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
-			rep.Path, holder, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, rep.Path, rep.ID),
-		blockerStop(rep))
-}
-
-// blockerStop tells the operator what holds a session and how to resolve it.
-func blockerStop(rep blocker.Report) string {
-	holder := rep.Holder.Owner.Name
-	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s commits or releases the file), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
-		rep.ID, rep.Path, holder, rep.ID, holder, rep.ID)
 }
 
 // openBlocker denies every write of a session that has an open blocker: the

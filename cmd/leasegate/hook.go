@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// hookFlags are the flags of `leasegate hook`.
+type hookFlags struct {
+	common
+	as          string
+	timeout     time.Duration
+	unreachable time.Duration
+	logSet      bool
+}
+
+func (f *hookFlags) register(fs *flag.FlagSet) {
+	f.common.register(fs, true)
+	fs.StringVar(&f.as, "as", os.Getenv("LEASEGATE_AS"), "owner name to act as (env LEASEGATE_AS; default: made from the agent's session id)")
+	fs.DurationVar(&f.timeout, "timeout", envDuration("LEASEGATE_HOOK_TIMEOUT", hooks.DefaultTimeout),
+		"give up and deny after this long, the wait for the one retry included (env LEASEGATE_HOOK_TIMEOUT); keep it below the agent's hook timeout")
+	fs.DurationVar(&f.unreachable, "unreachable", envDuration("LEASEGATE_HOOK_UNREACHABLE", hooks.DefaultUnreachable),
+		"deny after the coordinator has not answered for this long (env LEASEGATE_HOOK_UNREACHABLE)")
+}
+
+// parse parses the flags of hook, install and uninstall and
+// returns the positional arguments. LEASEGATE_NO_START=1 acts as
+// --no-start.
+func (f *hookFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseMixed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.logSet = f.logSet || fl.Name == "log-level" })
+	f.logSet = f.logSet || os.Getenv("LEASEGATE_LOG_LEVEL") != ""
+	if v := os.Getenv("LEASEGATE_NO_START"); v == "1" || v == "true" {
+		f.noStart = true
+	}
+	return pos, nil
+}
+
+// log is silent unless a log level was asked for: a hook's stderr is the
+// reason an agent shows, and must hold nothing else.
+func (f *hookFlags) log() hclog.Logger {
+	if !f.logSet {
+		return hclog.NewNullLogger()
+	}
+	return f.logger("leasegate")
+}
+
+// healthTimeout bounds the check that a coordinator answers.
+const healthTimeout = 2 * time.Second
+
+// connect reaches the coordinator of the workspace a hook call names,
+// starting it when asked to (unless --no-start).
+func (f *hookFlags) connect(log hclog.Logger) hooks.ConnectFunc {
+	return func(ctx context.Context, ws *workspace.Workspace, start bool) (hooks.Coordinator, error) {
+		cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		hctx, cancel := context.WithTimeout(ctx, healthTimeout)
+		_, err = cl.Health(hctx)
+		cancel()
+		if err == nil {
+			return cl, nil
+		}
+		if !start || f.noStart {
+			cl.Close()
+			return nil, fmt.Errorf("%w: no coordinator answers at %s", api.ErrUnavailable, ws.SocketPath())
+		}
+		if err := f.startServer(ctx, ws, cl); err != nil {
+			cl.Close()
+			return nil, err
+		}
+		return cl, nil
+	}
+}
+
+const hookTargets = "claude-code, codex, gemini, cursor, git-pre-commit or git-post-commit"
+
+func cmdHook(ctx context.Context, args []string) error {
+	var f hookFlags
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	f.register(fs)
+	pos, err := f.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("hook: want one of %s", hookTargets)
+	}
+	switch pos[0] {
+	case "git-pre-commit":
+		return f.preCommit(ctx)
+	case "git-post-commit":
+		return f.postCommit(ctx)
+	}
+	agent, err := hooks.ParseAgent(pos[0])
+	if err != nil {
+		return usagef("hook: %v; want one of %s", err, hookTargets)
+	}
+	log := f.log()
+	h, err := hooks.New(hooks.Config{Connect: f.connect(log), Dir: f.dir, Owner: f.as,
+		Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
+	if err != nil {
+		return usagef("hook: %v", err)
+	}
+	out := h.Run(ctx, agent, os.Stdin)
+	_, _ = os.Stdout.WriteString(out.Stdout)
+	_, _ = os.Stderr.WriteString(out.Stderr)
+	if out.Code != exitOK {
+		return &exitStatus{code: out.Code}
+	}
+	return nil
+}
+
+func (f *hookFlags) gitConfig() hooks.GitConfig {
+	return hooks.GitConfig{Connect: f.connect(f.log()), Dir: f.dir, Committer: hooks.Committer(f.as, os.Getenv)}
+}
+
+// preCommit refuses (exit 1) a commit that includes a file another live
+// owner holds, or that cannot be checked.
+func (f *hookFlags) preCommit(ctx context.Context) error {
+	err := hooks.PreCommit(ctx, f.gitConfig())
+	if err == nil {
+		return nil
+	}
+	if _, refused := err.(*hooks.CommitRefusedError); refused {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		fmt.Fprintf(os.Stderr, "leasegate: commit refused: %v\n", err)
+	}
+	return &exitStatus{code: exitError}
+}
+
+// postCommit releases the committer's leases on what it committed. git
+// ignores a post-commit hook's status, so a failure is only a warning.
+func (f *hookFlags) postCommit(ctx context.Context) error {
+	if _, err := hooks.PostCommit(ctx, f.gitConfig()); err != nil {
+		fmt.Fprintf(os.Stderr, "leasegate: could not release the committed files' leases: %v\n", err)
+	}
+	return nil
+}
+
+func cmdInstall(ctx context.Context, args []string) error { return install(ctx, "install", args) }
+
+func cmdUninstall(ctx context.Context, args []string) error { return install(ctx, "uninstall", args) }
+
+// install runs install or uninstall for one agent or git.
+func install(ctx context.Context, name string, args []string) error {
+	var f hookFlags
+	var user bool
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	f.common.register(fs, false)
+	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
+	pos, err := f.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("%s: want one of claude-code, codex, gemini, cursor, git", name)
+	}
+	lines, err := f.install(ctx, name, pos[0], user)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	return err
+}
+
+func (f *hookFlags) install(ctx context.Context, name, target string, user bool) ([]string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if target == "git" {
+		if user {
+			return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
+		}
+		ws, err := f.workspace()
+		if err != nil {
+			return nil, err
+		}
+		if name == "install" {
+			return hooks.InstallGit(ctx, ws.Root, exe)
+		}
+		return hooks.UninstallGit(ctx, ws.Root)
+	}
+	agent, err := hooks.ParseAgent(target)
+	if err != nil {
+		return nil, usagef("%s: %v (or git)", name, err)
+	}
+	base, err := f.settingsBase(user)
+	if err != nil {
+		return nil, err
+	}
+	path := hooks.SettingsPath(agent, base)
+	if name == "install" {
+		return hooks.Install(agent, path, exe)
+	}
+	return hooks.Uninstall(agent, path)
+}
+
+// settingsBase is the home directory for --user, else the workspace root.
+func (f *hookFlags) settingsBase(user bool) (string, error) {
+	if user {
+		return os.UserHomeDir()
+	}
+	ws, err := f.workspace()
+	if err != nil {
+		return "", err
+	}
+	return ws.Root, nil
+}

@@ -1,0 +1,164 @@
+package hooks_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// fakeCoordinator answers Gate with gateFn and records registrations.
+type fakeCoordinator struct {
+	mu         sync.Mutex
+	gateFn     func(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error)
+	registered []gate.Owner
+	gates      []coordinator.MutateRequest
+}
+
+var _ hooks.Coordinator = (*fakeCoordinator)(nil)
+
+func (f *fakeCoordinator) Gate(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error) {
+	f.mu.Lock()
+	f.gates = append(f.gates, req)
+	f.mu.Unlock()
+	return f.gateFn(ctx, req, obs)
+}
+
+func (f *fakeCoordinator) Register(_ context.Context, o gate.Owner) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.registered = append(f.registered, o)
+	return nil
+}
+
+func (f *fakeCoordinator) Activity(context.Context, string) error { return nil }
+func (f *fakeCoordinator) Stop(context.Context, string, string) (api.StopResponse, error) {
+	return api.StopResponse{}, nil
+}
+func (f *fakeCoordinator) End(context.Context, string, string) (api.EndResponse, error) {
+	return api.EndResponse{}, nil
+}
+func (f *fakeCoordinator) Committed(context.Context, string) ([]gate.Lease, error) { return nil, nil }
+func (f *fakeCoordinator) ReportUngated(context.Context, coordinator.UngatedWrite) error {
+	return nil
+}
+func (f *fakeCoordinator) Leases(context.Context, string) ([]gate.Lease, error) { return nil, nil }
+func (f *fakeCoordinator) Status(context.Context) (coordinator.Status, error) {
+	return coordinator.Status{}, nil
+}
+func (f *fakeCoordinator) Blockers(context.Context, bool) ([]blocker.Report, error) { return nil, nil }
+func (f *fakeCoordinator) Blocker(context.Context, string) (blocker.Report, error) {
+	return blocker.Report{}, &gate.DeniedError{Reason: gate.ReasonNotFound}
+}
+func (f *fakeCoordinator) Close() {}
+
+func newHandler(t *testing.T, f *fakeCoordinator, mod func(*hooks.Config)) *hooks.Handler {
+	t.Helper()
+	cfg := hooks.DefaultConfig()
+	cfg.Connect = func(context.Context, *workspace.Workspace, bool) (hooks.Coordinator, error) { return f, nil }
+	if mod != nil {
+		mod(&cfg)
+	}
+	h, err := hooks.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func writeEvent(r *repo) hooks.Event {
+	return hooks.Event{Agent: hooks.ClaudeCode, Name: "PreToolUse", Kind: hooks.KindWrite, Session: "S", Cwd: r.root,
+		Tool: "Write", Op: "write", Paths: []string{r.root + "/src/app.go"}}
+}
+
+func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
+	r := newRepo(t)
+	mock := clock.NewMock()
+	attempts := 0
+	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error) {
+		// What api.Client.Gate does while the coordinator is down: report
+		// each failed attempt and try again until ctx ends.
+		for ctx.Err() == nil {
+			attempts++
+			obs.Unavailable(api.ErrUnavailable, attempts)
+			mock.Add(5 * time.Second)
+		}
+		return coordinator.Result{}, ctx.Err()
+	}}
+	h := newHandler(t, f, func(c *hooks.Config) { c.Clock = mock })
+	d := h.Handle(context.Background(), writeEvent(r))
+	if d.Verdict != hooks.Deny || !d.Halt || !strings.Contains(d.Reason, "coordinator unreachable for 15s") {
+		t.Errorf("Handle() = %+v, want a halting denial naming the 15s budget", d)
+	}
+	if attempts != 4 {
+		t.Errorf("Gate tried %d times, want 4 (0s, 5s, 10s, 15s)", attempts)
+	}
+}
+
+func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
+	r := newRepo(t)
+	f := &fakeCoordinator{}
+	forgotten := false // the coordinator lost the owner (its ledger was reset)
+	f.gateFn = func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if forgotten {
+			forgotten = false
+			return coordinator.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner cc-S"}
+		}
+		return coordinator.Result{Outcome: coordinator.Granted}, nil
+	}
+	h := newHandler(t, f, nil)
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
+		t.Fatalf("Handle() = %+v, want Allow", d)
+	}
+	if len(f.registered) != 1 || f.registered[0].Name != "cc-S" || f.registered[0].PID <= 0 || f.registered[0].StartTime == 0 {
+		t.Errorf("registered %+v, want cc-S with a pid and a start time", f.registered)
+	}
+	if len(f.gates) != 1 || f.gates[0].Owner != "cc-S" || f.gates[0].Op != "write" || strings.Join(f.gates[0].Paths, ",") != "src/app.go" {
+		t.Errorf("gated %+v, want src/app.go written by cc-S", f.gates)
+	}
+
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || len(f.registered) != 1 {
+		t.Errorf("second Handle() = %+v after %d registrations, want Allow and no new registration", d, len(f.registered))
+	}
+
+	forgotten = true
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
+		t.Fatalf("Handle() after the coordinator forgot the owner = %+v, want Allow", d)
+	}
+	if len(f.registered) != 2 || len(f.gates) != 4 {
+		t.Errorf("after the coordinator forgot the owner: %d registrations, %d gates; want it registered again and the write asked again", len(f.registered), len(f.gates))
+	}
+}
+
+func TestWriteAsExplicitOwnerDoesNotRegister(t *testing.T) {
+	r := newRepo(t)
+	f := &fakeCoordinator{gateFn: func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
+		return coordinator.Result{Outcome: coordinator.Granted}, nil
+	}}
+	h := newHandler(t, f, func(c *hooks.Config) { c.Owner = "alice" })
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
+		t.Fatalf("Handle() = %+v, want Allow", d)
+	}
+	if len(f.registered) != 0 || len(f.gates) != 1 || f.gates[0].Owner != "alice" {
+		t.Errorf("registered %+v, gated %+v; want alice's write and no registration (her sidecar registered her)", f.registered, f.gates)
+	}
+}
+
+func TestNewRejectsConfigWithoutConnect(t *testing.T) {
+	if _, err := hooks.New(hooks.DefaultConfig()); !errors.Is(err, hooks.ErrInvalidConfig) {
+		t.Errorf("New(no Connect) error = %v, want ErrInvalidConfig", err)
+	}
+}

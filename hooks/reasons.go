@@ -1,0 +1,52 @@
+package hooks
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// The texts of denials and refusals. Each says what happened, names what
+// the model or the operator needs (file, holder, blocker id), and what to
+// do next: the model must not route around a denial through the shell.
+
+// unavailable is the denial when the coordinator cannot be reached: the
+// session halts, since every write would be refused the same way.
+func unavailable(ws *workspace.Workspace, paths []string, err error) Decision {
+	return halt(
+		fmt.Sprintf("leasegate: the lease coordinator of %s cannot be reached (%v), so the write to %s is refused: writes fail closed while it is down. Do not write the file by other means; tell the user.",
+			ws.Root, err, strings.Join(paths, ", ")),
+		fmt.Sprintf("leasegate: the coordinator of %s cannot be reached: %v. Check it with `leasegate status --workspace %s`; agent writes are refused until it answers.", ws.Root, err, ws.Root))
+}
+
+// blocked is the denial of a write whose one retry found the file still
+// held: the model learns what is held and must stop; the operator learns
+// how to resolve the blocker.
+func blocked(rep blocker.Report) Decision {
+	holder := rep.Holder.Owner.Name
+	return halt(
+		fmt.Sprintf("leasegate: %s is leased by %s (lease %s, held for %s). The write was retried once after %s and the file is still held, so blocker %s is open and this session is halted. Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
+			rep.Path, holder, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, rep.Path, rep.ID),
+		blockerStop(rep))
+}
+
+// blockerStop tells the operator what holds a session and how to resolve it.
+func blockerStop(rep blocker.Report) string {
+	holder := rep.Holder.Owner.Name
+	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s commits or releases the file), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
+		rep.ID, rep.Path, holder, rep.ID, holder, rep.ID)
+}
+
+// refusal tells the user which blockers halt the session and how to go on.
+func refusal(reps []blocker.Report, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "leasegate: this session is halted by %d open blocker(s), so %s:", len(reps), what)
+	for _, r := range reps {
+		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, r.Path, r.Holder.Owner.Name)
+	}
+	fmt.Fprintf(&b, " resolve with `leasegate resolve ID --retry|--deny|--abort` (`leasegate blockers` shows them), then go on.")
+	return b.String()
+}

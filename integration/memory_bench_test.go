@@ -1,0 +1,62 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// BenchmarkCoordinatorRSS100k fills a real coordinator (the leasegate
+// binary, durable bbolt ledger) with 100,000 active leases over its socket
+// and reports its resident memory, with the RSS of the same coordinator
+// when empty as the baseline from the same run.
+func BenchmarkCoordinatorRSS100k(b *testing.B) {
+	for range b.N {
+		r := newRepo(b, nil)
+		empty := rssMiB(b, r.server.Process.Pid)
+		ctx := context.Background()
+		if err := r.client.Register(ctx, gate.Owner{Name: "filler"}); err != nil {
+			b.Fatal(err)
+		}
+		const total, per = 100_000, 500
+		for i := 0; i < total; i += per {
+			paths := make([]string, per)
+			for j := range paths {
+				n := i + j
+				paths[j] = fmt.Sprintf("pkg%03d/dir%02d/file%05d.txt", n%1000, n/1000%100, n)
+			}
+			if _, err := r.client.Mutate(ctx, coordinator.MutateRequest{Owner: "filler", Op: "create", Paths: paths}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if got := len(r.status().Leases); got != total {
+			b.Fatalf("%d leases, want %d", got, total)
+		}
+		full := rssMiB(b, r.server.Process.Pid)
+		b.ReportMetric(full, "MiB-rss-100k")
+		b.ReportMetric(empty, "MiB-rss-empty")
+		r.stopServer()
+	}
+}
+
+func rssMiB(tb testing.TB, pid int) float64 {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	tb.Fatal("no VmRSS")
+	return 0
+}

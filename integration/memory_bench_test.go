@@ -35,24 +35,26 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		full := rssMiB(b, r.server.Process.Pid)
+		b.ReportMetric(full, "MiB-rss-100k")
 		if got := len(r.status().Leases); got != total {
 			b.Fatalf("%d leases, want %d", got, total)
 		}
-		full := rssMiB(b, r.server.Process.Pid)
-		b.ReportMetric(full, "MiB-rss-100k")
 		b.ReportMetric(empty, "MiB-rss-empty")
 		r.stopServer()
 	}
 }
 
-func rssMiB(tb testing.TB, pid int) float64 {
+func rssMiB(tb testing.TB, pid int) float64 { return statusMiB(tb, pid, "VmRSS:") }
+
+func statusMiB(tb testing.TB, pid int, field string) float64 {
 	tb.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}

@@ -34,7 +34,7 @@ func (c *common) register(fs *flag.FlagSet, waits bool) {
 	fs.StringVar(&c.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print JSON instead of text")
 	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error")
-	fs.BoolVar(&c.noStart, "no-start", false, "do not start a coordinator if none is running")
+	fs.BoolVar(&c.noStart, "no-start", os.Getenv("LEASEGATE_NO_START") == "1", "do not start a coordinator if none is running (env LEASEGATE_NO_START=1)")
 	if waits {
 		fs.DurationVar(&c.retryAfter, "retry-after", envDuration("LEASEGATE_RETRY_AFTER", scheduler.DefaultRetryAfter),
 			"wait before the one retry of a denied mutation (env LEASEGATE_RETRY_AFTER; the contract is 3m0s)")

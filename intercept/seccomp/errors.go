@@ -3,7 +3,7 @@ package seccomp
 import "errors"
 
 // Fallback names the other gates a user can choose when this one cannot run.
-const Fallback = "use --gate hooks or --gate fuse"
+const Fallback = "gate the agent through its hooks instead (leasegate install claude-code|codex|gemini|cursor)"
 
 var (
 	// ErrNoUserNotif means the kernel cannot send seccomp user

@@ -33,6 +33,7 @@ type Coordinator struct {
 	byKey       map[string]*contention // waiting contentions by mutation key
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []UngatedWrite
+	ended       map[string]time.Time // paths of leases ended within ungatedGrace
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
 }
@@ -50,7 +51,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
 		table: gate.NewTable(), book: blocker.NewBook(),
 		owners: make(map[string]*owner), contentions: make(map[string]*contention),
-		byKey: make(map[string]*contention), held: make(map[string]*hold),
+		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: make(map[string]time.Time),
 		entropy: ulid.Monotonic(rand.Reader, 0),
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
@@ -128,6 +129,9 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		}
 		if err := c.book.Apply(evs[i]); err != nil {
 			return nil, fmt.Errorf("commit: %w", err)
+		}
+		if t := evs[i].Type; t == gate.EventReleased || t == gate.EventCompleted || t == gate.EventExpired || t == gate.EventEvicted || t == gate.EventReclaimed {
+			c.noteEnded(evs[i].LeaseID, evs[i].At)
 		}
 	}
 	return c.w.enqueue(evs), nil

@@ -122,20 +122,77 @@ func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {
 	if ls := c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{cp}}); len(ls) > 0 && !ls[0].HeldBy(w.Reporter) {
 		w.Lease = &ls[0]
 	}
-	c.ungated = append(c.ungated, w)
-	if len(c.ungated) > maxUngated {
-		c.ungated = c.ungated[len(c.ungated)-maxUngated:]
-	}
-	done := closedNil()
-	if w.Lease != nil {
-		c.log.Warn("ungated write collided with a lease", "path", cp, "holder", w.Lease.Owner.Name)
-		done, err = c.commit([]gate.Event{{Type: gate.EventUngatedWrite, At: now, Actor: w.Reporter, Path: cp, LeaseID: w.Lease.ID, Reason: w.Op}})
-	}
+	done, err := c.recordUngated(w, now)
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	return durable(ctx, done)
+}
+
+// recordUngated keeps an ungated write for status and the ledger. Call
+// with c.mu held.
+func (c *Coordinator) recordUngated(w UngatedWrite, now time.Time) (<-chan error, error) {
+	c.ungated = append(c.ungated, w)
+	if len(c.ungated) > maxUngated {
+		c.ungated = c.ungated[len(c.ungated)-maxUngated:]
+	}
+	ev := gate.Event{Type: gate.EventUngatedWrite, At: now, Actor: w.Reporter, Path: w.Path, Reason: w.Op}
+	if w.Lease != nil {
+		ev.LeaseID = w.Lease.ID
+		c.log.Warn("ungated write collided with a lease", "path", w.Path, "holder", w.Lease.Owner.Name)
+	} else {
+		c.log.Info("ungated write", "path", w.Path, "op", w.Op)
+	}
+	return c.commit([]gate.Event{ev})
+}
+
+// ungatedGrace is how long after a lease ends a change of its path is
+// still taken for the holder's (the watcher's events trail the syscalls).
+const ungatedGrace = 5 * time.Second
+
+// ObserveChange judges a change the workspace watcher saw on a gated
+// path: when no lease covers the path and none ended there within the
+// grace period, no gate saw the write, and it is recorded as ungated.
+func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
+	c.mu.Lock()
+	now := c.clock.Now()
+	if len(c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{path}})) > 0 || c.endedRecently(path, now) {
+		c.mu.Unlock()
+		return nil
+	}
+	c.ended[path] = now // one report per path per grace period
+	done, err := c.recordUngated(UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher"}, now)
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return durable(ctx, done)
+}
+
+// endedRecently reports whether a lease covering path ended within the
+// grace period. Call with c.mu held.
+func (c *Coordinator) endedRecently(path string, now time.Time) bool {
+	for p, at := range c.ended {
+		if now.Sub(at) > ungatedGrace {
+			delete(c.ended, p)
+			continue
+		}
+		if p == path || (gate.IsGlob(p) && gate.Match(p, path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteEnded remembers the paths of a lease that just ended. Call with
+// c.mu held.
+func (c *Coordinator) noteEnded(id gate.LeaseID, now time.Time) {
+	if l, ok := c.table.Lease(id); ok {
+		for _, p := range l.Scope.Paths {
+			c.ended[p] = now
+		}
+	}
 }
 
 // Owners reports whether any owner is registered and not gone, or any

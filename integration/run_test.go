@@ -263,3 +263,29 @@ func TestDefaultsAreTheContract(t *testing.T) {
 		}
 	}
 }
+
+// TestUngatedWritesReported: a write no gate saw (this test process writes
+// directly) is reported in status and the ledger; a gated worker's write
+// is not.
+func TestUngatedWritesReported(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	w := r.worker("alice", "echo x >> a.txt")
+	w.wait(t, 10*time.Second)
+	r.write("sneaky.txt", "written by no gated process\n")
+	eventually(t, 5*time.Second, "the ungated write in status", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Path == "sneaky.txt" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, u := range r.status().Ungated {
+		if u.Path == "a.txt" {
+			t.Fatalf("alice's gated write was reported as ungated: %+v", u)
+		}
+	}
+	if !hasEvent(r.history("sneaky.txt"), gate.EventUngatedWrite) {
+		t.Fatal("no write.ungated event for sneaky.txt")
+	}
+}

@@ -10,11 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
 	"github.com/leasegate/leasegate/store/bolt"
+	"github.com/leasegate/leasegate/watch"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -27,6 +30,7 @@ type serveFlags struct {
 	listen    string
 	notifyURL string
 	idleExit  time.Duration
+	noWatch   bool
 }
 
 func cmdServe(ctx context.Context, args []string) error {
@@ -35,6 +39,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	f.register(fs, true)
 	fs.StringVar(&f.listen, "listen", "", "also listen on TCP at this address (e.g. 127.0.0.1:7070); requests need the admin token as bearer token")
 	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv("LEASEGATE_NOTIFY_URL"), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")
+	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch the workspace for writes that no gate saw")
 	fs.DurationVar(&f.idleExit, "idle-exit", defaultIdleExit, "stop after this long with no owners, leases or held mutations (0 = never)")
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
@@ -113,6 +118,10 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); errc <- srv.Serve(ctx, tl, true) }()
 	}
+	if !f.noWatch {
+		wg.Add(1)
+		go func() { defer wg.Done(); watchWorkspace(ctx, ws, c, log) }()
+	}
 	if f.idleExit > 0 {
 		wg.Add(1)
 		go func() { defer wg.Done(); idleExit(ctx, c, f.idleExit, cancel) }()
@@ -165,5 +174,23 @@ func idleExit(ctx context.Context, c *coordinator.Coordinator, after time.Durati
 			stop()
 			return
 		}
+	}
+}
+
+// watchWorkspace reports writes that no gate saw until ctx ends.
+func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator.Coordinator, log hclog.Logger) {
+	rule, err := workspace.NewRule(ws, log)
+	if err != nil {
+		log.Error("workspace watcher not started", "error", err)
+		return
+	}
+	defer rule.Close()
+	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Report: func(ch watch.Change) {
+		if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
+			log.Warn("ungated write not recorded", "path", ch.Path, "error", err)
+		}
+	}})
+	if err != nil {
+		log.Error("workspace watcher stopped", "error", err)
 	}
 }

@@ -137,8 +137,12 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 	return c.w.enqueue(evs), nil
 }
 
-// durable waits for a commit to reach the ledger.
+// durable waits for a commit to reach the ledger; a nil channel means
+// nothing was committed.
 func durable(ctx context.Context, done <-chan error) error {
+	if done == nil {
+		return nil
+	}
 	select {
 	case err := <-done:
 		return err

@@ -204,7 +204,7 @@ func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, now time.Tim
 // reclaims that owner's leases (with evidence) and decides again. This is
 // the seed's "validate current owner" step. Call with c.mu held.
 func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.Decision, <-chan error, error) {
-	done := closedNil()
+	var done <-chan error // nil: nothing reclaimed
 	d := gate.Decide(req, c.table, now)
 	if d.Reason != gate.ReasonHeldByOther {
 		return d, done, nil

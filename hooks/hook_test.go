@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/hooks"
 )
 
@@ -264,7 +265,12 @@ func TestShellWritesToHeldFilesAreReported(t *testing.T) {
 	ctx := "leasegate: the shell command changed files that other owners hold, bypassing the lease gate: src/shared.go (leased by bob). This was reported to the operator. Do not change these files again; tell the user."
 	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "PostToolUse", "additionalContext": ctx}, "systemMessage": ctx})
 	sameOutput(t, "PostToolUse Bash", got, result{stdout: string(out) + "\n"})
-	ung := r.status().Ungated
+	var ung []coordinator.UngatedWrite
+	for _, u := range r.status().Ungated {
+		if u.Reporter != "watcher" { // the coordinator's own watcher reports what no gate saw, too
+			ung = append(ung, u)
+		}
+	}
 	if len(ung) != 1 || ung[0].Path != "src/shared.go" || ung[0].Reporter != "cc-A" || ung[0].Lease == nil || ung[0].Lease.Owner.Name != "bob" {
 		t.Errorf("ungated writes = %+v, want src/shared.go reported by cc-A, colliding with bob", ung)
 	}

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
@@ -50,4 +51,17 @@ func noticeOf(e gate.Event) Notice {
 	}
 	_ = json.Unmarshal(e.Data, &d)
 	return Notice{Owner: e.Actor, Kind: NoticeKind(e.Reason), At: e.At, LeaseID: e.LeaseID, Message: d.Message, Seq: e.Seq}
+}
+
+// RecordUndelivered records in the ledger that a notice could not be
+// delivered to the webhook; the notice itself is already in the ledger.
+func (c *Coordinator) RecordUndelivered(ctx context.Context, n Notice, cause error) error {
+	c.mu.Lock()
+	data, _ := json.Marshal(map[string]any{"seq": n.Seq, "kind": n.Kind, "error": cause.Error()})
+	done, err := c.commit([]gate.Event{{Type: gate.EventNoticeUndelivered, At: c.clock.Now(), Actor: n.Owner, LeaseID: n.LeaseID, Reason: cause.Error(), Data: data}})
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return durable(ctx, done)
 }

@@ -21,15 +21,16 @@ const (
 	EventReclaimed EventType = "lease.reclaimed" // LeaseID, Reason, Data (liveness evidence)
 	EventReminded  EventType = "lease.reminded"  // LeaseID
 
-	EventOwnerRegistered EventType = "owner.registered" // Actor, Data (owner)
-	EventOwnerStopped    EventType = "owner.stopped"    // Actor
-	EventOwnerGone       EventType = "owner.gone"       // Actor, Reason, Data (evidence)
-	EventContention      EventType = "contention.heartbeat"
-	EventRetry           EventType = "contention.retry"
-	EventBlockerOpened   EventType = "blocker.opened"   // Data (blocker report)
-	EventBlockerResolved EventType = "blocker.resolved" // Data (resolution)
-	EventUngatedWrite    EventType = "write.ungated"
-	EventNotice          EventType = "notice" // reminders, evictions, reclaims for the owner
+	EventOwnerRegistered   EventType = "owner.registered" // Actor, Data (owner)
+	EventOwnerStopped      EventType = "owner.stopped"    // Actor
+	EventOwnerGone         EventType = "owner.gone"       // Actor, Reason, Data (evidence)
+	EventContention        EventType = "contention.heartbeat"
+	EventRetry             EventType = "contention.retry"
+	EventBlockerOpened     EventType = "blocker.opened"   // Data (blocker report)
+	EventBlockerResolved   EventType = "blocker.resolved" // Data (resolution)
+	EventUngatedWrite      EventType = "write.ungated"
+	EventNotice            EventType = "notice"             // reminders, evictions, reclaims for the owner
+	EventNoticeUndelivered EventType = "notice.undelivered" // the webhook could not take a notice
 )
 
 // Event is one entry of the append-only ledger. Seq is assigned by the store

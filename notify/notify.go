@@ -35,6 +35,9 @@ type Config struct {
 	Timeout time.Duration
 	// Logger; nil means no logging.
 	Logger hclog.Logger
+	// Undelivered, if set, is told of each notice that exhausted its
+	// retries (or was pushed out of a full queue), so it can be recorded.
+	Undelivered func(coordinator.Notice, error)
 }
 
 // Notifier posts notices in order from one goroutine (Run).
@@ -78,6 +81,7 @@ func (n *Notifier) Send(x coordinator.Notice) {
 	if len(n.queue) >= DefaultQueue {
 		n.undelivered++
 		n.log.Error("notice undelivered: queue full", "owner", n.queue[0].Owner, "kind", n.queue[0].Kind, "seq", n.queue[0].Seq)
+		n.lost(n.queue[0], errors.New("notice queue full"))
 		n.queue = n.queue[1:]
 	}
 	n.queue = append(n.queue, x)
@@ -113,8 +117,15 @@ func (n *Notifier) Run(ctx context.Context) {
 				n.undelivered++
 				n.mu.Unlock()
 				n.log.Error("notice undelivered", "owner", x.Owner, "kind", x.Kind, "seq", x.Seq, "error", err)
+				n.lost(x, err)
 			}
 		}
+	}
+}
+
+func (n *Notifier) lost(x coordinator.Notice, err error) {
+	if n.cfg.Undelivered != nil {
+		go n.cfg.Undelivered(x, err) // never block Send or Run on the record
 	}
 }
 

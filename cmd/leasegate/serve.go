@@ -78,12 +78,17 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var c *coordinator.Coordinator // set once opened; notices only flow after that
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness, cfg.Workspace, cfg.PairRules, cfg.Logger = ledger, live, ws.Root, pairs, log
 	cfg.BlockerDir = filepath.Join(ws.StateDir, "blockers")
 	cfg.RetryAfter, cfg.IdleAfter = f.retryAfter, f.idleAfter
 	if f.notifyURL != "" {
-		n, err := notify.New(notify.Config{URL: f.notifyURL, Logger: log})
+		n, err := notify.New(notify.Config{URL: f.notifyURL, Logger: log, Undelivered: func(x coordinator.Notice, cause error) {
+			if c != nil {
+				_ = c.RecordUndelivered(ctx, x, cause)
+			}
+		}})
 		if err != nil {
 			ledger.Close()
 			return err
@@ -92,7 +97,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); n.Run(ctx) }()
 	}
-	c, err := coordinator.Open(ctx, cfg)
+	c, err = coordinator.Open(ctx, cfg)
 	if err != nil {
 		ledger.Close()
 		return err

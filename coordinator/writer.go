@@ -30,7 +30,8 @@ type writer struct {
 
 type pending struct {
 	events []gate.Event
-	done   chan error // buffered, receives once
+	wait   func() ([]gate.Event, error) // set when the ledger queued it already
+	done   chan error                   // buffered, receives once
 }
 
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
@@ -52,7 +53,13 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 	case len(evs) == 0:
 		done <- nil
 	default:
-		w.queue = append(w.queue, pending{events: evs, done: done})
+		p := pending{events: evs, done: done}
+		if enq, ok := w.ledger.(store.Enqueuer); ok {
+			// The ledger orders commits by Enqueue order, and we are under
+			// the coordinator's mutex: several commits may be in flight.
+			p.wait = enq.Enqueue(evs...)
+		}
+		w.queue = append(w.queue, p)
 		select {
 		case w.wake <- struct{}{}:
 		default:
@@ -83,23 +90,38 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	if len(batch) == 0 {
 		return false
 	}
+	if batch[0].wait != nil {
+		for _, p := range batch {
+			committed, err := p.wait()
+			p.done <- w.settle(committed, err)
+		}
+		return true
+	}
 	var all []gate.Event
 	for _, p := range batch {
 		all = append(all, p.events...)
 	}
 	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
-	if err == nil {
-		w.publish(committed)
-	} else {
-		w.mu.Lock()
-		w.err = errors.Join(ErrFailed, err)
-		err = w.err
-		w.mu.Unlock()
-	}
+	err = w.settle(committed, err)
 	for _, p := range batch {
 		p.done <- err
 	}
 	return true
+}
+
+// settle publishes a commit or records the failure that stops the
+// coordinator.
+func (w *writer) settle(committed []gate.Event, err error) error {
+	if err == nil {
+		w.publish(committed)
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = errors.Join(ErrFailed, err)
+	}
+	return w.err
 }
 
 func (w *writer) shutdown() {

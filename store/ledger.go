@@ -39,3 +39,11 @@ type Ledger interface {
 	// any). Later calls return nil.
 	Close() error
 }
+
+// Enqueuer is implemented by a Ledger that can queue an append without
+// waiting for its commit. Enqueue returns the function that waits for the
+// outcome; calls are committed in the order Enqueue was called, so a
+// single writer can keep several commits in flight without reordering.
+type Enqueuer interface {
+	Enqueue(evs ...gate.Event) (wait func() ([]gate.Event, error))
+}

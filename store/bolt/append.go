@@ -47,6 +47,32 @@ func (l *Ledger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, e
 	return r.events, nil
 }
 
+var _ store.Enqueuer = (*Ledger)(nil)
+
+// Enqueue queues evs for the next commit without waiting for it and
+// returns the function that waits for the outcome (what Append returns).
+// Calls are committed in the order Enqueue was called.
+func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
+	if l.closing() {
+		return func() ([]gate.Event, error) { return nil, fmt.Errorf("append: %w", store.ErrClosed) }
+	}
+	if len(evs) == 0 {
+		return func() ([]gate.Event, error) { return nil, nil }
+	}
+	r := &request{events: slices.Clone(evs), done: make(chan error, 1)}
+	select {
+	case l.reqs <- r:
+	case <-l.quit:
+		return func() ([]gate.Event, error) { return nil, fmt.Errorf("append: %w", store.ErrClosed) }
+	}
+	return func() ([]gate.Event, error) {
+		if err := l.wait(r); err != nil {
+			return nil, err
+		}
+		return r.events, nil
+	}
+}
+
 // wait returns the outcome of a queued request, or ErrClosed if the
 // committer stopped before taking it.
 func (l *Ledger) wait(r *request) error {

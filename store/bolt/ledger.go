@@ -46,7 +46,7 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger config: %w", err)
 	}
 	cfg = cfg.withDefaults()
-	db, err := bbolt.Open(path, fileMode, &bbolt.Options{Timeout: cfg.LockTimeout, NoSync: cfg.NoSync})
+	db, err := bbolt.Open(path, fileMode, &bbolt.Options{Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
 	if errors.Is(err, bbolt.ErrTimeout) {
 		return nil, fmt.Errorf("open ledger %s: %w after %s: %w", path, store.ErrLocked, cfg.LockTimeout, err)
 	}

@@ -70,17 +70,19 @@ type ContentionView struct {
 
 // contention is one denied mutation waiting for its single retry.
 type contention struct {
-	view   ContentionView
-	req    MutateRequest
-	result Result
-	done   chan struct{} // closed when the retry has been decided
+	decidedAt time.Time // zero while waiting; then pruned by the sweep after keepDecided
+	view      ContentionView
+	req       MutateRequest
+	result    Result
+	done      chan struct{} // closed when the retry has been decided
 }
 
 // hold is a blocked mutation held for an operator's instruction.
 type hold struct {
-	con    *contention
-	result Result
-	done   chan struct{} // closed once resolved
+	resolvedAt time.Time // zero while held
+	con        *contention
+	result     Result
+	done       chan struct{} // closed once resolved
 }
 
 // Heartbeat payload of a contention.heartbeat event.

@@ -119,6 +119,7 @@ func (c *Coordinator) finishHold(h *hold, r Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h.result = r
+	h.resolvedAt = c.clock.Now()
 	select {
 	case <-h.done:
 	default:

@@ -59,6 +59,7 @@ func (c *Coordinator) retry(id string) {
 // decided records a contention's outcome and wakes its waiters. Call with
 // c.mu held.
 func (c *Coordinator) decided(con *contention, r Result) {
+	con.decidedAt = c.clock.Now()
 	con.view.Outcome = r.Outcome
 	con.result = r
 	v := con.view

@@ -195,13 +195,18 @@ func (c *Coordinator) noteEnded(id gate.LeaseID, now time.Time) {
 	}
 }
 
-// Owners reports whether any owner is registered and not gone, or any
+// Busy reports whether any owner is registered and not gone, or any
 // lease is active: an idle coordinator may stop itself.
 func (c *Coordinator) Busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.table.ActiveCount() > 0 || len(c.held) > 0 {
+	if c.table.ActiveCount() > 0 {
 		return true
+	}
+	for _, h := range c.held {
+		if h.resolvedAt.IsZero() {
+			return true
+		}
 	}
 	for _, o := range c.owners {
 		if !o.gone {

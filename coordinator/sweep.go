@@ -27,6 +27,7 @@ func (c *Coordinator) sweep(time.Time) {
 	}
 	done, err := c.commit(evs)
 	c.table.Prune(now.Add(-c.cfg.PruneAfter))
+	c.pruneWaits(now)
 	c.mu.Unlock()
 	if len(evs) > 0 {
 		c.finish("sweep", done, err, "events", len(evs))
@@ -90,4 +91,28 @@ func scopeText(s gate.Scope) string {
 		return s.Paths[0]
 	}
 	return fmt.Sprintf("%s and %d more", s.Paths[0], len(s.Paths)-1)
+}
+
+// keepDecided is how long a decided contention or a resolved hold stays
+// answerable to a client that polls late.
+const keepDecided = 10 * time.Minute
+
+// pruneWaits forgets decided contentions, resolved holds and the recent
+// ends of leases once nobody can need them. Call with c.mu held.
+func (c *Coordinator) pruneWaits(now time.Time) {
+	for id, con := range c.contentions {
+		if !con.decidedAt.IsZero() && now.Sub(con.decidedAt) > keepDecided {
+			delete(c.contentions, id)
+		}
+	}
+	for id, h := range c.held {
+		if !h.resolvedAt.IsZero() && now.Sub(h.resolvedAt) > keepDecided {
+			delete(c.held, id)
+		}
+	}
+	for p, at := range c.ended {
+		if now.Sub(at) > ungatedGrace {
+			delete(c.ended, p)
+		}
+	}
 }

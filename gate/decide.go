@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -96,12 +97,26 @@ func ValidID(s string) error {
 	case len(s) > MaxIDLen:
 		return fmt.Errorf("%d bytes is over the %d byte limit", len(s), MaxIDLen)
 	}
+	if plainID(s) {
+		return nil
+	}
 	for _, r := range s {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) || r == '/' {
 			return fmt.Errorf("%q has a character that is not allowed (%q)", s, r)
 		}
 	}
 	return nil
+}
+
+// plainID reports whether s is printable ASCII without spaces or slashes:
+// the common case of ValidID, decided without decoding runes.
+func plainID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '/' {
+			return false
+		}
+	}
+	return true
 }
 
 func validOwner(name string) error { return ValidID(name) }
@@ -145,14 +160,11 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 		return *d
 	}
 	var expired []Event
-	seen := make(map[LeaseID]bool)
 	var conflicts, covered []Lease
-	for _, l := range snap.Overlapping(req.Scope) {
+	for _, l := range snap.Overlapping(req.Scope) { // each lease once
 		switch {
 		case l.Expired(now):
-			if !seen[l.ID] {
-				expired = append(expired, Event{Type: EventExpired, At: now, LeaseID: l.ID, Actor: "coordinator", Reason: "ttl elapsed"})
-			}
+			expired = append(expired, Event{Type: EventExpired, At: now, LeaseID: l.ID, Actor: "coordinator", Reason: "ttl elapsed"})
 		case !l.HeldBy(req.Owner.Name):
 			conflicts = append(conflicts, l)
 		case req.Kind == KindCheckout && l.Kind == KindCheckout:
@@ -160,7 +172,6 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 		default:
 			covered = append(covered, l)
 		}
-		seen[l.ID] = true
 	}
 	if len(conflicts) > 0 {
 		h := conflicts[0]
@@ -171,12 +182,8 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 		return Decision{Reason: reason, Holder: &h, Conflicts: conflicts,
 			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Name, h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
 	}
-	grants := newLeases(req, covered, snap.LastToken(), ttl, now)
-	d2 := Decision{Granted: true, Reason: ReasonOK, Covered: covered, Events: expired}
-	for i := range grants {
-		d2.Events = append(d2.Events, Event{Type: EventGranted, At: now, Actor: req.Owner.Name, Lease: &grants[i]})
-	}
-	return d2
+	return Decision{Granted: true, Reason: ReasonOK, Covered: covered,
+		Events: grantEvents(expired, req, covered, snap.LastToken(), ttl, now)}
 }
 
 // ReasonBudgetOrInput classifies a scope error: too many paths is a budget
@@ -218,34 +225,48 @@ func checkoutTTL(ttl time.Duration) (time.Duration, *Decision) {
 	return ttl, nil
 }
 
-// newLeases builds the grants of an acquire: one lease per path not already
-// covered for an auto request, one lease for the whole scope for a check-out.
-func newLeases(req Request, covered []Lease, last uint64, ttl time.Duration, now time.Time) []Lease {
+// grantEvents appends the grants of an acquire to evs: one lease per path
+// not already covered for an auto request, one lease for the whole scope
+// for a check-out.
+func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl time.Duration, now time.Time) []Event {
 	base := Lease{Owner: req.Owner, Kind: req.Kind, State: StateActive, AcquiredAt: now, LastHeartbeatAt: now}
 	if req.Kind == KindCheckout {
 		l := base
 		l.Scope = Scope{Type: req.Scope.Type, Paths: append([]string(nil), req.Scope.Paths...)}
 		l.FencingToken = last + 1
 		l.ExpiresAt = now.Add(ttl)
-		return []Lease{l}
+		return append(evs, Event{Type: EventGranted, At: now, Actor: req.Owner.Name, Lease: &l})
 	}
-	var out []Lease
-	done := make(map[string]bool)
-	for _, p := range req.Scope.Paths {
-		if done[p] || coveredBy(p, covered) {
+	var seen map[string]bool
+	if len(req.Scope.Paths) > 8 {
+		seen = make(map[string]bool, len(req.Scope.Paths))
+	}
+	var buf []autoGrant
+	for i, p := range req.Scope.Paths {
+		if !firstSeen(req.Scope.Paths, i, seen) || coveredBy(p, covered) {
 			continue
 		}
-		done[p] = true
-		l := base
-		l.Scope = Scope{Type: ScopeFile, Paths: []string{p}}
+		if buf == nil {
+			buf = make([]autoGrant, 0, len(req.Scope.Paths)-i) // never grows: the leases stay put
+		}
+		buf = append(buf, autoGrant{lease: base, path: [1]string{p}})
+		l := &buf[len(buf)-1].lease
+		l.Scope = Scope{Type: ScopeFile, Paths: buf[len(buf)-1].path[:]}
 		if IsGlob(p) {
 			l.Scope.Type = ScopeSparse
 		}
 		last++
 		l.FencingToken = last
-		out = append(out, l)
+		evs = append(evs, Event{Type: EventGranted, At: now, Actor: req.Owner.Name, Lease: l})
 	}
-	return out
+	return evs
+}
+
+// autoGrant is a new auto lease with the one path of its scope, so that
+// the grants of a request take one allocation.
+type autoGrant struct {
+	lease Lease
+	path  [1]string
 }
 
 // coveredBy reports whether a plain path p is matched by one of the leases.
@@ -291,7 +312,7 @@ func decideHolderOp(req Request, snap Snapshot, now time.Time) Decision {
 	if d != nil {
 		return *d
 	}
-	ok := Decision{Granted: true, Reason: ReasonOK, Lease: &l, Remaining: l.Remaining(now)}
+	ok := Decision{Granted: true, Reason: ReasonOK, Lease: l, Remaining: l.Remaining(now)}
 	switch req.Op {
 	case OpRenew:
 		return renewDecision(req, l, now)
@@ -310,34 +331,47 @@ func releaseReason(r string) string {
 	return r
 }
 
-func holderLease(req Request, snap Snapshot, now time.Time) (Lease, *Decision) {
+// holderLease returns the lease a holder operation acts on, or the denial.
+func holderLease(req Request, snap Snapshot, now time.Time) (*Lease, *Decision) {
 	if err := ValidID(string(req.LeaseID)); err != nil {
 		d := deny(ReasonInputInvalid, "lease id: %v", err)
-		return Lease{}, &d
+		return nil, &d
 	}
-	l, found := snap.Lease(req.LeaseID)
-	var d Decision
-	switch {
-	case !found:
-		d = deny(ReasonNotFound, "no lease %s", req.LeaseID)
-	case !l.HeldBy(req.Owner.Name):
-		d = deny(ReasonOwnerMismatch, "lease %s is held by %s, not %s", l.ID, l.Owner.Name, req.Owner.Name)
-	case req.Token != l.FencingToken:
-		d = deny(ReasonTokenInvalid, "token %d does not match lease %s", req.Token, l.ID)
-	case l.State == StateEvicted:
-		d = deny(ReasonEvicted, "lease %s was evicted by %s: %s", l.ID, l.EndedBy, l.ReleaseReason)
-	case l.State == StateExpired || (l.State == StateActive && l.Expired(now)):
-		d = deny(ReasonExpired, "lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339))
-	case l.State.Terminal():
-		d = deny(ReasonTerminal, "lease %s is already %s", l.ID, l.State)
-	default:
+	found := false
+	l := new(Lease)
+	*l, found = snap.Lease(req.LeaseID)
+	d, denied := holderDenial(req, l, found, now)
+	if !denied {
 		return l, nil
 	}
-	d.Lease = &l
-	return l, &d
+	return l, withLease(d, l)
 }
 
-func renewDecision(req Request, l Lease, now time.Time) Decision {
+// withLease returns a copy of d about l: made only for a denial.
+func withLease(d Decision, l *Lease) *Decision {
+	d.Lease = l
+	return &d
+}
+
+func holderDenial(req Request, l *Lease, found bool, now time.Time) (Decision, bool) {
+	switch {
+	case !found:
+		return deny(ReasonNotFound, "no lease %s", req.LeaseID), true
+	case !l.HeldBy(req.Owner.Name):
+		return deny(ReasonOwnerMismatch, "lease %s is held by %s, not %s", l.ID, l.Owner.Name, req.Owner.Name), true
+	case req.Token != l.FencingToken:
+		return deny(ReasonTokenInvalid, "token %d does not match lease %s", req.Token, l.ID), true
+	case l.State == StateEvicted:
+		return deny(ReasonEvicted, "lease %s was evicted by %s: %s", l.ID, l.EndedBy, l.ReleaseReason), true
+	case l.State == StateExpired || (l.State == StateActive && l.Expired(now)):
+		return deny(ReasonExpired, "lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339)), true
+	case l.State.Terminal():
+		return deny(ReasonTerminal, "lease %s is already %s", l.ID, l.State), true
+	}
+	return Decision{}, false
+}
+
+func renewDecision(req Request, l *Lease, now time.Time) Decision {
 	if l.Kind != KindCheckout {
 		return deny(ReasonInputInvalid, "lease %s is an auto lease; only check-out leases are renewed", l.ID)
 	}
@@ -349,7 +383,7 @@ func renewDecision(req Request, l Lease, now time.Time) Decision {
 	if !exp.After(l.ExpiresAt) {
 		return deny(ReasonTTLOutOfBounds, "renewing lease %s for %s would not extend it past %s", l.ID, ttl, l.ExpiresAt.UTC().Format(time.RFC3339))
 	}
-	return Decision{Granted: true, Reason: ReasonOK, Lease: &l, Remaining: ttl,
+	return Decision{Granted: true, Reason: ReasonOK, Lease: l, Remaining: ttl,
 		Events: []Event{{Type: EventRenewed, At: now, Actor: req.Owner.Name, LeaseID: l.ID, ExpiresAt: exp}}}
 }
 
@@ -374,4 +408,18 @@ func decideEvict(req Request, snap Snapshot, now time.Time) Decision {
 	}
 	return Decision{Granted: true, Reason: ReasonOK, Lease: &l,
 		Events: []Event{{Type: EventEvicted, At: now, Actor: req.Admin, LeaseID: l.ID, Reason: req.Reason}}}
+}
+
+// firstSeen reports whether paths[i] is not among paths[:i]. With many
+// paths it uses and fills seen; with few (most requests name one or two)
+// seen is nil and it scans.
+func firstSeen(paths []string, i int, seen map[string]bool) bool {
+	if seen == nil {
+		return !slices.Contains(paths[:i], paths[i])
+	}
+	if seen[paths[i]] {
+		return false
+	}
+	seen[paths[i]] = true
+	return true
 }

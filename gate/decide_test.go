@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -289,6 +290,20 @@ func TestSubtree(t *testing.T) {
 	for in, want := range map[string]string{"": "**", ".": "**", "docs": "docs/**", "docs/": "docs/**"} {
 		if got := gate.Subtree(in); got != want {
 			t.Errorf("Subtree(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestValidIDASCII checks ValidID on every single ASCII byte, in an id of its
+// own and inside one, against its definition: printable, not a space, not a
+// slash.
+func TestValidIDASCII(t *testing.T) {
+	for c := range rune(0x80) {
+		want := unicode.IsPrint(c) && !unicode.IsSpace(c) && c != '/'
+		for _, id := range []string{string(c), "01J" + string(c) + "X"} {
+			if got := gate.ValidID(id) == nil; got != want {
+				t.Errorf("ValidID(%q) ok = %v, want %v", id, got, want)
+			}
 		}
 	}
 }

@@ -2,31 +2,31 @@ package gate
 
 import "strings"
 
-// Index answers "which active leases overlap this pattern" without scanning
-// every lease. Each lease pattern is stored at the trie node of its literal
-// prefix (the segments before the first glob), so a query for a plain path
-// visits only the nodes along that path; a glob query also visits the
-// subtree under its own literal prefix. Full-scope leases are kept apart:
-// they overlap everything.
+// Index answers "which leases overlap this pattern" without scanning every
+// lease. Each lease pattern is kept at the directory of its literal prefix
+// (the segments before the first glob), a plain path as a file of its
+// directory, so a query for a plain path visits only the directories along
+// it; a glob query also visits the subtree under its own literal prefix.
+// Full-scope leases are kept apart: they overlap everything.
 type Index struct {
-	root nodeT
+	trie *trie
+	pats []indexed // by ref; free ones are listed in free
+	free []ref
 	full map[LeaseID]struct{}
 }
 
-type nodeT struct {
-	children map[string]*nodeT
-	entries  []entry  // patterns whose literal prefix ends here
-	count    int      // entries in this subtree, for pruning empty branches
-	first    [1]entry // backs entries until a second one: most nodes hold one
-}
-
-type entry struct {
-	pattern string
+// indexed is one pattern of a lease.
+type indexed struct {
 	id      LeaseID
+	pattern string
 }
 
 // NewIndex returns an empty index.
-func NewIndex() *Index { return &Index{full: make(map[LeaseID]struct{})} }
+func NewIndex() *Index {
+	x := &Index{full: make(map[LeaseID]struct{})}
+	x.trie = newTrie(func(r ref) string { return x.pats[r].pattern })
+	return x
+}
 
 // Add indexes every path of a lease's scope.
 func (x *Index) Add(id LeaseID, s Scope) {
@@ -35,20 +35,14 @@ func (x *Index) Add(id LeaseID, s Scope) {
 		return
 	}
 	for _, p := range s.Paths {
-		n := &x.root
-		n.count++
-		for rest, more := p, true; more; {
-			var seg string
-			if seg, rest, more = strings.Cut(rest, "/"); IsGlob(seg) {
-				break
-			}
-			n = n.child(seg, true)
-			n.count++
+		r := ref(len(x.pats))
+		if n := len(x.free); n > 0 {
+			r, x.free = x.free[n-1], x.free[:n-1]
+			x.pats[r] = indexed{id: id, pattern: p}
+		} else {
+			x.pats = append(x.pats, indexed{id: id, pattern: p})
 		}
-		if n.entries == nil {
-			n.entries = n.first[:0]
-		}
-		n.entries = append(n.entries, entry{pattern: p, id: id})
+		x.trie.add(r, p)
 	}
 }
 
@@ -59,52 +53,16 @@ func (x *Index) Remove(id LeaseID, s Scope) {
 		return
 	}
 	for _, p := range s.Paths {
-		x.root.remove(id, p, p, true)
-	}
-}
-
-// remove drops (id, p) from the node that the literal segments of rest lead
-// to from n (rest is p's tail below n; more is false once it is used up),
-// counts it out of every node on the way and drops branches left empty. It
-// reports whether the entry was there.
-func (n *nodeT) remove(id LeaseID, p, rest string, more bool) bool {
-	var ok bool
-	seg, tail, deeper := strings.Cut(rest, "/")
-	if !more || IsGlob(seg) {
-		ok = n.drop(id, p)
-	} else if c := n.child(seg, false); c != nil {
-		if ok = c.remove(id, p, tail, deeper); ok && c.count == 0 {
-			delete(n.children, seg)
+		var found ref
+		match := func(r ref) bool {
+			found = r
+			return x.pats[r] == indexed{id: id, pattern: p}
+		}
+		if x.trie.remove(p, match) {
+			x.pats[found] = indexed{}
+			x.free = append(x.free, found)
 		}
 	}
-	if ok {
-		n.count--
-	}
-	return ok
-}
-
-func (n *nodeT) drop(id LeaseID, p string) bool {
-	for i, e := range n.entries {
-		if e.id == id && e.pattern == p {
-			last := len(n.entries) - 1
-			n.entries[i] = n.entries[last]
-			n.entries = n.entries[:last]
-			return true
-		}
-	}
-	return false
-}
-
-func (n *nodeT) child(seg string, create bool) *nodeT {
-	if c, ok := n.children[seg]; ok || !create {
-		return c
-	}
-	if n.children == nil {
-		n.children = make(map[string]*nodeT)
-	}
-	c := &nodeT{}
-	n.children[seg] = c
-	return c
 }
 
 // Visit calls fn for each (lease, pattern) overlapping pattern q, full-scope
@@ -116,73 +74,22 @@ func (x *Index) Visit(q string, full bool, fn func(id LeaseID, pattern string) b
 			return
 		}
 	}
+	report := func(r ref) bool { return fn(x.pats[r].id, x.pats[r].pattern) }
 	if full {
-		x.root.walk(func(e entry) bool { return fn(e.id, e.pattern) })
+		x.trie.walk(report)
 		return
 	}
-	n := &x.root
-	if !n.visitHere(q, fn) {
-		return
-	}
-	for rest, more := q, true; more; {
-		var seg string
-		if seg, rest, more = strings.Cut(rest, "/"); IsGlob(seg) {
-			n.visitBelow(q, fn)
-			return
-		}
-		if n = n.child(seg, false); n == nil {
-			return
-		}
-		if !n.visitHere(q, fn) {
-			return
-		}
-	}
-}
-
-func (n *nodeT) visitHere(q string, fn func(LeaseID, string) bool) bool {
-	for _, e := range n.entries {
-		if Overlap(e.pattern, q) && !fn(e.id, e.pattern) {
-			return false
-		}
-	}
-	return true
-}
-
-// visitBelow visits the overlapping entries of n's descendants (not n).
-func (n *nodeT) visitBelow(q string, fn func(LeaseID, string) bool) bool {
-	for _, c := range n.children {
-		ok := c.walk(func(e entry) bool {
-			return !Overlap(e.pattern, q) || fn(e.id, e.pattern)
-		})
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func (n *nodeT) walk(fn func(entry) bool) bool {
-	for _, e := range n.entries {
-		if !fn(e) {
-			return false
-		}
-	}
-	for _, c := range n.children {
-		if !c.walk(fn) {
-			return false
-		}
-	}
-	return true
+	x.trie.visit(q, report)
 }
 
 // Len is the number of indexed patterns plus full-scope leases.
-func (x *Index) Len() int { return x.root.count + len(x.full) }
+func (x *Index) Len() int { return x.trie.len() + len(x.full) }
 
 // String is for debugging.
 func (x *Index) String() string {
 	var b strings.Builder
-	x.root.walk(func(e entry) bool {
-		b.WriteString(string(e.id) + " " + e.pattern + "\n")
+	x.trie.walk(func(r ref) bool {
+		b.WriteString(string(x.pats[r].id) + " " + x.pats[r].pattern + "\n")
 		return true
 	})
 	return b.String()

@@ -3,7 +3,7 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -25,10 +25,20 @@ var (
 // Apply is deterministic, so replaying the same events gives the same
 // table. A Table is not safe for concurrent use; the coordinator serializes
 // access.
+//
+// Leases are kept as compact records in slots of fixed-size chunks (see
+// record): a table of many leases holds little more than their ids and
+// paths.
 type Table struct {
-	leases    map[LeaseID]*Lease
-	index     *Index
-	byOwner   map[string]map[LeaseID]struct{}
+	chunks    []*[chunkLen]record
+	used      int32   // slots handed out, free ones included
+	free      []int32 // slots of pruned leases, for reuse
+	ids       idIndex
+	index     *trie   // the paths of active leases, by ref(slot, path)
+	full      []int32 // active full-scope leases
+	holders   map[Owner]*holder
+	groups    map[string]*ownerGroup
+	endings   []ending
 	active    int
 	lastToken uint64
 	lastSeq   uint64
@@ -36,11 +46,12 @@ type Table struct {
 
 // NewTable returns an empty table.
 func NewTable() *Table {
-	return &Table{
-		leases:  make(map[LeaseID]*Lease),
-		index:   NewIndex(),
-		byOwner: make(map[string]map[LeaseID]struct{}),
+	t := &Table{
+		holders: make(map[Owner]*holder),
+		groups:  make(map[string]*ownerGroup),
 	}
+	t.index = newTrie(t.pattern)
+	return t
 }
 
 // Apply folds one event into the table. Events that are not lease events are
@@ -83,7 +94,7 @@ func (t *Table) grant(e *Event) error {
 		return fmt.Errorf("grant without lease id or owner: %w", ErrInvalidEvent)
 	case l.State != StateActive:
 		return fmt.Errorf("grant in state %s: %w", l.State, ErrInvalidEvent)
-	case t.leases[l.ID] != nil:
+	case t.has(l.ID):
 		return ErrLeaseExists
 	case l.FencingToken <= t.lastToken:
 		return fmt.Errorf("token %d after %d: %w", l.FencingToken, t.lastToken, ErrTokenNotMonotone)
@@ -91,88 +102,97 @@ func (t *Table) grant(e *Event) error {
 		return fmt.Errorf("expires_at not after acquired_at: %w", ErrInvalidEvent)
 	}
 	if h := t.heldByOther(l); h != nil {
-		return fmt.Errorf("%w: %s holds %s", ErrAlreadyLeased, h.Owner.Name, h.ID)
+		return fmt.Errorf("%w: %s holds %s", ErrAlreadyLeased, h.holder.owner.Name, h.leaseID())
 	}
-	c := cloneLease(l)
-	t.leases[c.ID] = c
-	t.index.Add(c.ID, c.Scope)
-	t.own(c)
+	s := t.add(l)
+	if l.Scope.Type == ScopeFull {
+		t.full = append(t.full, s)
+	} else {
+		for i, p := range l.Scope.Paths {
+			t.index.add(refOf(s, i), p)
+		}
+	}
 	t.active++
-	t.lastToken = c.FencingToken
+	t.lastToken = l.FencingToken
 	return nil
 }
 
-// heldByOther returns an active lease of another owner overlapping l.
-func (t *Table) heldByOther(l *Lease) *Lease {
-	for _, o := range t.overlapping(l.Scope) {
-		if !o.HeldBy(l.Owner.Name) {
-			return o
+// heldByOther returns the active lease of another owner overlapping l with
+// the lowest fencing token, or nil.
+func (t *Table) heldByOther(l *Lease) *record {
+	var h *record
+	t.visit(l.Scope, func(s int32) bool {
+		if r := t.rec(s); r.holder.owner.Name != l.Owner.Name && (h == nil || r.token < h.token) {
+			h = r
 		}
-	}
-	return nil
+		return true
+	})
+	return h
 }
 
 func (t *Table) renew(e *Event) error {
-	l, err := t.activeLease(e.LeaseID)
+	_, r, err := t.activeLease(e.LeaseID)
 	if err != nil {
 		return err
 	}
-	if l.ExpiresAt.IsZero() || !e.ExpiresAt.After(l.ExpiresAt) {
+	exp := r.expires()
+	if exp.IsZero() || !e.ExpiresAt.After(exp) {
 		return ErrNoExtension
 	}
-	if l.Expired(e.At) {
+	if r.expired(e.At) {
 		return fmt.Errorf("renewal at %s after expiry: %w", e.At.UTC().Format(time.RFC3339), ErrExpired) // no grace period
 	}
-	l.ExpiresAt = e.ExpiresAt
-	l.ReminderSent = false
-	l.LastHeartbeatAt = e.At
-	if l.RenewalCount < ^uint32(0) {
-		l.RenewalCount++ // saturating (INV-0303)
+	m := r.extra()
+	m.expires = e.ExpiresAt
+	m.reminded = false
+	m.heartbeat = e.At
+	r.flags |= ownHeartbeat
+	if m.renewals < ^uint32(0) {
+		m.renewals++ // saturating (INV-0303)
 	}
 	return nil
 }
 
 func (t *Table) remind(e *Event) error {
-	l, err := t.activeLease(e.LeaseID)
+	_, r, err := t.activeLease(e.LeaseID)
 	if err != nil {
 		return err
 	}
-	if l.ReminderSent {
+	if r.more != nil && r.more.reminded {
 		return ErrAlreadyReminded
 	}
-	if l.Expired(e.At) {
+	if r.expired(e.At) {
 		return fmt.Errorf("reminder after expiry: %w", ErrExpired)
 	}
-	l.ReminderSent = true
+	r.extra().reminded = true
 	return nil
 }
 
 func (t *Table) end(e *Event) error {
-	l, err := t.activeLease(e.LeaseID)
+	s, r, err := t.activeLease(e.LeaseID)
 	if err != nil {
 		return err
 	}
 	end := e.At
 	switch e.Type {
 	case EventReleased, EventCompleted:
-		if e.Actor != l.Owner.Name {
+		if e.Actor != r.holder.owner.Name {
 			return ErrUnauthorized // unauthorized release attack
 		}
 	case EventExpired:
-		if l.ExpiresAt.IsZero() || e.At.Before(l.ExpiresAt) {
+		exp := r.expires()
+		if exp.IsZero() || e.At.Before(exp) {
 			return ErrEarlyExpiry // early expiration attack
 		}
-		end = l.ExpiresAt // pruning evasion: never the event's own time (INV-0304)
+		end = exp // pruning evasion: never the event's own time (INV-0304)
 	case EventEvicted, EventReclaimed:
 		if e.Actor == "" || e.Reason == "" {
 			return fmt.Errorf("%s without actor and reason: %w", e.Type, ErrInvalidEvent)
 		}
 	}
-	l.State = endState[e.Type]
-	l.ReleaseReason = e.Reason
-	l.EndedBy = e.Actor
-	l.TerminatedAt = end
-	t.index.Remove(l.ID, l.Scope)
+	r.state = code(stateOf[:], endState[e.Type])
+	*t.endingOf(s) = ending{slot: s, terminated: end, reason: e.Reason, endedBy: e.Actor}
+	t.unindex(s)
 	t.active--
 	return nil
 }
@@ -185,136 +205,29 @@ var endState = map[EventType]State{
 	EventReclaimed: StateReclaimed,
 }
 
-func (t *Table) activeLease(id LeaseID) (*Lease, error) {
-	l := t.leases[id]
-	if l == nil {
-		return nil, ErrNotFound
+func (t *Table) activeLease(id LeaseID) (int32, *record, error) {
+	s, ok := t.slotOf(id)
+	if !ok {
+		return 0, nil, ErrNotFound
 	}
-	if l.State.Terminal() {
-		return nil, fmt.Errorf("lease is %s: %w", l.State, ErrTerminal)
+	r := t.rec(s)
+	if !r.active() {
+		return 0, nil, fmt.Errorf("lease is %s: %w", stateOf[r.state], ErrTerminal)
 	}
-	return l, nil
+	return s, r, nil
 }
 
-func (t *Table) own(l *Lease) {
-	m := t.byOwner[l.Owner.Name]
-	if m == nil {
-		m = make(map[LeaseID]struct{})
-		t.byOwner[l.Owner.Name] = m
-	}
-	m[l.ID] = struct{}{}
-}
-
-// Lease returns a copy of the lease with id.
-func (t *Table) Lease(id LeaseID) (Lease, bool) {
-	l := t.leases[id]
-	if l == nil {
-		return Lease{}, false
-	}
-	return *cloneLease(l), true
-}
-
-// Overlapping returns the active leases overlapping a scope, sorted by
-// fencing token (oldest grant first), each once.
-func (t *Table) Overlapping(s Scope) []Lease {
-	ls := t.overlapping(s)
-	out := make([]Lease, len(ls))
-	for i, l := range ls {
-		out[i] = *cloneLease(l)
-	}
-	return out
-}
-
-func (t *Table) overlapping(s Scope) []*Lease {
-	seen := make(map[LeaseID]struct{})
-	var out []*Lease
-	visit := func(id LeaseID, _ string) bool {
-		if _, ok := seen[id]; !ok {
-			seen[id] = struct{}{}
-			out = append(out, t.leases[id])
+// unindex drops an ended lease from the index.
+func (t *Table) unindex(s int32) {
+	r := t.rec(s)
+	if r.scopeType() == ScopeFull {
+		if i := slices.Index(t.full, s); i >= 0 {
+			t.full = slices.Delete(t.full, i, i+1)
 		}
-		return true
+		return
 	}
-	if s.Type == ScopeFull {
-		t.index.Visit("", true, visit)
+	for i := range r.pathCount() {
+		target := refOf(s, i)
+		t.index.remove(r.pathAt(i), func(x ref) bool { return x == target })
 	}
-	for _, p := range s.Paths {
-		t.index.Visit(p, false, visit)
-	}
-	sortByToken(out)
-	return out
-}
-
-// Active returns every active lease sorted by fencing token.
-func (t *Table) Active() []Lease { return t.filter(func(l *Lease) bool { return !l.State.Terminal() }) }
-
-// All returns every lease the table remembers, sorted by fencing token.
-func (t *Table) All() []Lease { return t.filter(func(*Lease) bool { return true }) }
-
-// ByOwner returns the active leases of owner name.
-func (t *Table) ByOwner(name string) []Lease {
-	var ls []*Lease
-	for id := range t.byOwner[name] {
-		if l := t.leases[id]; l != nil && !l.State.Terminal() {
-			ls = append(ls, l)
-		}
-	}
-	sortByToken(ls)
-	out := make([]Lease, len(ls))
-	for i, l := range ls {
-		out[i] = *cloneLease(l)
-	}
-	return out
-}
-
-func (t *Table) filter(keep func(*Lease) bool) []Lease {
-	var ls []*Lease
-	for _, l := range t.leases {
-		if keep(l) {
-			ls = append(ls, l)
-		}
-	}
-	sortByToken(ls)
-	out := make([]Lease, len(ls))
-	for i, l := range ls {
-		out[i] = *cloneLease(l)
-	}
-	return out
-}
-
-// ActiveCount is the number of active leases.
-func (t *Table) ActiveCount() int { return t.active }
-
-// Len is the number of leases remembered, terminal ones included.
-func (t *Table) Len() int { return len(t.leases) }
-
-// LastToken is the highest fencing token granted.
-func (t *Table) LastToken() uint64 { return t.lastToken }
-
-// LastSeq is the sequence number of the last event applied.
-func (t *Table) LastSeq() uint64 { return t.lastSeq }
-
-// Prune forgets terminal leases that ended before before, by TerminatedAt
-// (never the time of the event that ended them). Active leases are never
-// pruned. It returns how many it forgot.
-func (t *Table) Prune(before time.Time) int {
-	n := 0
-	for id, l := range t.leases {
-		if l.State.Terminal() && l.TerminatedAt.Before(before) {
-			delete(t.leases, id)
-			delete(t.byOwner[l.Owner.Name], id)
-			n++
-		}
-	}
-	return n
-}
-
-func sortByToken(ls []*Lease) {
-	sort.Slice(ls, func(i, j int) bool { return ls[i].FencingToken < ls[j].FencingToken })
-}
-
-func cloneLease(l *Lease) *Lease {
-	c := *l
-	c.Scope.Paths = append([]string(nil), l.Scope.Paths...)
-	return &c
 }

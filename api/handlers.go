@@ -291,6 +291,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	flush()
+	if live == nil {
+		return // no follow: the backlog is the whole answer
+	}
 	for e := range live {
 		if e.Seq > last {
 			if enc.Encode(e) != nil {

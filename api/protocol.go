@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 )
 
@@ -110,8 +111,12 @@ type codeIs struct{ code string }
 
 func (e *codeIs) Error() string { return e.code }
 
-// Is lets errors.Is(apiErr, errNotFound) match by code.
+// Is lets errors.Is(apiErr, errNotFound) match by code, and
+// errors.Is(apiErr, blocker.ErrNotOpen) match BLOCKER_NOT_OPEN.
 func (e *APIError) Is(target error) bool {
+	if target == blocker.ErrNotOpen {
+		return e.Body.Error.Code == CodeNotOpen
+	}
 	t, ok := target.(*codeIs)
 	return ok && string(e.Body.Error.Code) == t.code
 }

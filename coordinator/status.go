@@ -27,7 +27,7 @@ type UngatedWrite struct {
 type Status struct {
 	Now         time.Time        `json:"now"`
 	StartedAt   time.Time        `json:"started_at"`
-	LastSeq     uint64           `json:"last_seq"`
+	LastSeq     uint64           `json:"last_seq"` // of the last event committed to the ledger
 	Owners      []OwnerView      `json:"owners"`
 	Leases      []gate.Lease     `json:"leases"`
 	Contentions []ContentionView `json:"contentions"`
@@ -42,7 +42,7 @@ func (c *Coordinator) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	s := Status{Now: now, StartedAt: c.startedAt, LastSeq: c.table.LastSeq(), Leases: c.table.Active(),
+	s := Status{Now: now, StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
 		Blockers: c.book.Open(), Ungated: append([]UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.RetryAfter, IdleAfter: c.cfg.IdleAfter}
 	counts := map[string]int{}

@@ -1,0 +1,108 @@
+package coordinator_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// gitRepo makes an empty git repository in a temp dir and returns its
+// root with symlinks resolved.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, dir, "init", "-q")
+	return dir
+}
+
+func runGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReleaseCommitted: after a commit, the committer's auto leases on
+// committed files that are clean again are released; a committed file
+// changed since stays leased, a check-out of a committed file stays (it
+// ends by check-in), and other owners' leases are untouched.
+func TestReleaseCommitted(t *testing.T) {
+	repo := gitRepo(t)
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.mutate("alice", "a.txt", "b.txt", "uncommitted.txt")
+		e.mutate("bob", "c.txt")
+		if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
+			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"d.txt"}}}); err != nil {
+			t.Fatalf("Lease(acquire alice d.txt) = %v", err)
+		}
+		for _, name := range []string{"a.txt", "b.txt", "c.txt", "d.txt", "uncommitted.txt"} {
+			writeFile(t, repo, name, name+" v1\n")
+		}
+		runGit(t, repo, "add", "a.txt", "b.txt", "c.txt", "d.txt")
+		runGit(t, repo, "commit", "-q", "-m", "work")
+		writeFile(t, repo, "b.txt", "b.txt v2, still being changed\n")
+
+		released, err := e.c.ReleaseCommitted(e.ctx, "alice")
+		if err != nil {
+			t.Fatalf("ReleaseCommitted(alice) = %v", err)
+		}
+		var got []string
+		for _, l := range released {
+			got = append(got, l.Scope.Paths...)
+		}
+		if !slices.Equal(got, []string{"a.txt"}) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want [a.txt]", got)
+		}
+		if got, want := e.held("alice", gate.KindAuto), []string{"b.txt", "uncommitted.txt"}; !slices.Equal(got, want) {
+			t.Fatalf("alice holds %q after the commit, want %q", got, want)
+		}
+		if got := e.held("alice", gate.KindCheckout); !slices.Equal(got, []string{"d.txt"}) {
+			t.Fatalf("alice's check-outs after the commit: %q, want d.txt", got)
+		}
+		if got := e.held("bob", gate.KindAuto); !slices.Equal(got, []string{"c.txt"}) {
+			t.Fatalf("bob holds %q after alice's commit release, want c.txt", got)
+		}
+		rel := e.events(gate.EventReleased)
+		if len(rel) != 1 || rel[0].Actor != "alice" || !strings.HasPrefix(rel[0].Reason, "committed in ") {
+			t.Fatalf("release events %+v, want one by alice naming the commit", rel)
+		}
+	})
+}
+
+// TestReleaseCommittedNeedsWorkspace: without a workspace there is no
+// commit to look at, and nothing is released.
+func TestReleaseCommittedNeedsWorkspace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		e.mutate("alice", "a.txt")
+		if ls, err := e.c.ReleaseCommitted(e.ctx, "alice"); err == nil || len(ls) != 0 {
+			t.Fatalf("ReleaseCommitted without a workspace = %v, %v; want an error", ls, err)
+		}
+		if got := e.held("alice", gate.KindAuto); len(got) != 1 {
+			t.Fatalf("alice holds %q, want a.txt", got)
+		}
+	})
+}

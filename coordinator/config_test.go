@@ -1,0 +1,57 @@
+package coordinator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+)
+
+// TestDefaultConfig: the windows are the contract's, exactly.
+func TestDefaultConfig(t *testing.T) {
+	cfg := coordinator.DefaultConfig()
+	tests := []struct {
+		name      string
+		got, want time.Duration
+	}{
+		{name: "RetryAfter", got: cfg.RetryAfter, want: 180 * time.Second},
+		{name: "IdleAfter", got: cfg.IdleAfter, want: 30 * time.Second},
+		{name: "LivenessEvery", got: cfg.LivenessEvery, want: 500 * time.Millisecond},
+		{name: "PruneAfter", got: cfg.PruneAfter, want: 24 * time.Hour},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("DefaultConfig().%s = %s, want %s", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestConfigValidate: a config without a ledger or prober, or with a
+// window that is not positive, is refused, and Open refuses it too.
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*coordinator.Config)
+		want string
+	}{
+		{name: "no ledger", edit: func(c *coordinator.Config) { c.Ledger = nil }, want: "ledger is required"},
+		{name: "no prober", edit: func(c *coordinator.Config) { c.Liveness = nil }, want: "liveness prober is required"},
+		{name: "zero retry", edit: func(c *coordinator.Config) { c.RetryAfter = 0 }, want: "retry-after must be positive"},
+		{name: "negative idle", edit: func(c *coordinator.Config) { c.IdleAfter = -time.Second }, want: "idle-after must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := coordinator.DefaultConfig()
+			cfg.Ledger, cfg.Liveness = failingLedger{}, newFakeProber()
+			tt.edit(&cfg)
+			if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want %q", err, tt.want)
+			}
+			if _, err := coordinator.Open(context.Background(), cfg); err == nil {
+				t.Fatal("Open() with an invalid config succeeded")
+			}
+		})
+	}
+}

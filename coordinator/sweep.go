@@ -14,7 +14,7 @@ func (c *Coordinator) sweep(time.Time) {
 	c.mu.Lock()
 	now := c.clock.Now()
 	var evs []gate.Event
-	for _, l := range c.table.Active() {
+	for _, l := range c.table.Expiring() {
 		switch {
 		case l.Expired(now):
 			evs = append(evs,
@@ -55,7 +55,7 @@ func (c *Coordinator) reminderEvents(l gate.Lease, now time.Time) []gate.Event {
 func (c *Coordinator) armReminders() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range c.table.Active() {
+	for _, l := range c.table.Expiring() {
 		c.armReminder(l)
 	}
 }

@@ -48,6 +48,30 @@ type Event struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 
+// UTC returns a copy of e with every time in UTC and without a monotonic
+// reading: the form the ledger stores, so a replay reads back what was
+// written whatever the writer's local zone.
+func (e Event) UTC() Event {
+	e.At = utc(e.At)
+	e.ExpiresAt = utc(e.ExpiresAt)
+	if e.Lease != nil {
+		l := *e.Lease
+		l.AcquiredAt = utc(l.AcquiredAt)
+		l.LastHeartbeatAt = utc(l.LastHeartbeatAt)
+		l.ExpiresAt = utc(l.ExpiresAt)
+		l.TerminatedAt = utc(l.TerminatedAt)
+		e.Lease = &l
+	}
+	return e
+}
+
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}
+
 // IsLease reports whether the event changes lease state.
 func (e *Event) IsLease() bool { return strings.HasPrefix(string(e.Type), "lease.") }
 

@@ -105,7 +105,8 @@ func encodeEvents(evs []gate.Event, first uint64) ([]record, error) {
 	recs := make([]record, len(evs))
 	for i := range evs {
 		evs[i].Seq = first + uint64(i)
-		v, err := json.Marshal(&evs[i])
+		e := evs[i].UTC()
+		v, err := json.Marshal(&e)
 		if err != nil {
 			return nil, fmt.Errorf("append: encode event %d of %d (%s): %w", i+1, len(evs), evs[i].Type, err)
 		}

@@ -129,6 +129,40 @@ func testSurvivesReopen(t *testing.T, o opener) {
 	}
 }
 
+// testStoresUTC appends events whose times carry another zone and a
+// monotonic reading; the replay gives the same instants, in UTC.
+func testStoresUTC(t *testing.T, o opener) {
+	l, _ := o.open(t)
+	zone := time.FixedZone("UTC+5:30", 5*3600+1800)
+	in := richEvents()
+	for i := range in {
+		in[i].At = in[i].At.In(zone)
+		if in[i].Lease != nil {
+			lc := *in[i].Lease
+			lc.AcquiredAt = time.Now().In(zone) // carries a monotonic reading
+			lc.LastHeartbeatAt, lc.ExpiresAt = lc.AcquiredAt, lc.ExpiresAt.In(zone)
+			in[i].Lease = &lc
+		}
+	}
+	mustAppend(t, l, in...)
+	for i, e := range replayAll(t, l, 0) {
+		times := map[string][2]time.Time{"At": {e.At, in[i].At}, "ExpiresAt": {e.ExpiresAt, in[i].ExpiresAt}}
+		if e.Lease != nil {
+			times["Lease.AcquiredAt"] = [2]time.Time{e.Lease.AcquiredAt, in[i].Lease.AcquiredAt}
+			times["Lease.ExpiresAt"] = [2]time.Time{e.Lease.ExpiresAt, in[i].Lease.ExpiresAt}
+		}
+		for name, tt := range times {
+			got, want := tt[0], tt[1]
+			if !got.Equal(want) {
+				t.Errorf("event %d %s replayed as %s, want the instant %s", i+1, name, got, want)
+			}
+			if !got.IsZero() && got.Location() != time.UTC {
+				t.Errorf("event %d %s replayed in zone %s, want UTC", i+1, name, got.Location())
+			}
+		}
+	}
+}
+
 func testClosed(t *testing.T, o opener) {
 	l, reopen := o.open(t)
 	mustAppend(t, l, notes("alice", 1)...)

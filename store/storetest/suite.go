@@ -30,6 +30,7 @@ func RunLedgerTests(t *testing.T, open func(t *testing.T) (store.Ledger, func() 
 		{"ReplayTail", testReplayTail},
 		{"ReplayStopsAtError", testReplayStopsAtError},
 		{"SurvivesReopen", testSurvivesReopen},
+		{"StoresUTC", testStoresUTC},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"Closed", testClosed},
 		{"CancelledContext", testCancelledContext},

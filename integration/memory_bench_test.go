@@ -35,8 +35,10 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		full := rssMiB(b, r.server.Process.Pid)
-		b.ReportMetric(full, "MiB-rss-100k")
+		pid := r.server.Process.Pid
+		b.ReportMetric(rssMiB(b, pid), "MiB-rss-100k")
+		b.ReportMetric(statusMiB(b, pid, "RssAnon:"), "MiB-anon-100k")
+		b.ReportMetric(statusMiB(b, pid, "RssFile:"), "MiB-file-100k")
 		if got := len(r.status().Leases); got != total {
 			b.Fatalf("%d leases, want %d", got, total)
 		}
@@ -59,6 +61,6 @@ func statusMiB(tb testing.TB, pid int, field string) float64 {
 			return kb / 1024
 		}
 	}
-	tb.Fatal("no VmRSS")
+	tb.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }

@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"math"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,12 +29,19 @@ import (
 // mutations keeps running before it stops itself.
 const defaultIdleExit = 10 * time.Minute
 
+// defaultMemoryLimit is the coordinator's soft memory limit: the Go
+// runtime collects harder as the heap nears it, which keeps a coordinator
+// holding 100,000 leases (about 25 MiB live) under 64 MiB resident instead
+// of letting the heap double before each collection.
+const defaultMemoryLimit = 48 << 20
+
 type serveFlags struct {
 	common
 	listen    string
 	notifyURL string
 	idleExit  time.Duration
 	noWatch   bool
+	memLimit  string
 }
 
 func cmdServe(ctx context.Context, args []string) error {
@@ -41,8 +52,12 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv("LEASEGATE_NOTIFY_URL"), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")
 	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch the workspace for writes that no gate saw")
 	fs.DurationVar(&f.idleExit, "idle-exit", defaultIdleExit, "stop after this long with no owners, leases or held mutations (0 = never)")
+	fs.StringVar(&f.memLimit, "memory-limit", "", "soft memory limit of the coordinator, e.g. 48MiB or 1GiB; 0 = none (default: $GOMEMLIMIT if set, else 48MiB)")
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
+	}
+	if err := applyMemoryLimit(f.memLimit, os.Getenv("GOMEMLIMIT")); err != nil {
+		return usagef("serve: %v", err)
 	}
 	ws, err := f.workspace()
 	if err != nil {
@@ -198,4 +213,44 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 	if err != nil {
 		log.Error("workspace watcher stopped", "error", err)
 	}
+}
+
+// applyMemoryLimit sets the runtime's soft memory limit from the flag, or
+// to defaultMemoryLimit when neither the flag nor GOMEMLIMIT (which the
+// runtime has already applied) says otherwise.
+func applyMemoryLimit(flagValue, env string) error {
+	switch {
+	case flagValue != "":
+		n, err := parseBytes(flagValue)
+		if err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
+		if n == 0 {
+			n = math.MaxInt64
+		}
+		debug.SetMemoryLimit(n)
+	case env == "":
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
+	return nil
+}
+
+// parseBytes reads a size such as 0, 512KiB, 48MiB, 2GiB or 1048576 (bytes).
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	mult, num := int64(1), s
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			mult, num = u.mult, strings.TrimSuffix(s, u.suffix)
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a size (a whole number of B, KiB, MiB or GiB, e.g. 48MiB)", s)
+	}
+	return n * mult, nil
 }

@@ -33,11 +33,22 @@ type Config struct {
 	RetryMax int
 	// Timeout bounds one attempt. Default 10 s.
 	Timeout time.Duration
+	// RetryWaitMin and RetryWaitMax bound the backoff between attempts.
+	// Defaults 200 ms and 5 s.
+	RetryWaitMin, RetryWaitMax time.Duration
 	// Logger; nil means no logging.
 	Logger hclog.Logger
 	// Undelivered, if set, is told of each notice that exhausted its
 	// retries (or was pushed out of a full queue), so it can be recorded.
+	// Run calls it, one notice at a time, never with a lock held.
 	Undelivered func(coordinator.Notice, error)
+}
+
+// lostNotice is a notice pushed out of a full queue, waiting for Run to
+// report it.
+type lostNotice struct {
+	x   coordinator.Notice
+	err error
 }
 
 // Notifier posts notices in order from one goroutine (Run).
@@ -47,6 +58,7 @@ type Notifier struct {
 	hc    *retryablehttp.Client
 	mu    sync.Mutex
 	queue []coordinator.Notice
+	lost  []lostNotice
 	wake  chan struct{}
 	// Undelivered counts notices that exhausted their retries.
 	undelivered int
@@ -64,16 +76,26 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
+	if cfg.RetryWaitMin == 0 {
+		cfg.RetryWaitMin = 200 * time.Millisecond
+	}
+	if cfg.RetryWaitMax == 0 {
+		cfg.RetryWaitMax = 5 * time.Second
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	hc := retryablehttp.NewClient()
 	hc.RetryMax = cfg.RetryMax
-	hc.RetryWaitMin, hc.RetryWaitMax = 200*time.Millisecond, 5*time.Second
+	hc.RetryWaitMin, hc.RetryWaitMax = cfg.RetryWaitMin, cfg.RetryWaitMax
 	hc.HTTPClient.Timeout = cfg.Timeout
 	hc.Logger = cfg.Logger.Named("notify")
+	hc.ErrorHandler = retryablehttp.PassthroughErrorHandler // keep the last answer, to name it
 	return &Notifier{cfg: cfg, log: cfg.Logger.Named("notify"), hc: hc, wake: make(chan struct{}, 1)}, nil
 }
+
+// ErrQueueFull is the cause given for a notice pushed out of a full queue.
+var ErrQueueFull = errors.New("notice queue full")
 
 // Send queues a notice; it never blocks.
 func (n *Notifier) Send(x coordinator.Notice) {
@@ -81,7 +103,7 @@ func (n *Notifier) Send(x coordinator.Notice) {
 	if len(n.queue) >= DefaultQueue {
 		n.undelivered++
 		n.log.Error("notice undelivered: queue full", "owner", n.queue[0].Owner, "kind", n.queue[0].Kind, "seq", n.queue[0].Seq)
-		n.lost(n.queue[0], errors.New("notice queue full"))
+		n.lost = append(n.lost, lostNotice{n.queue[0], ErrQueueFull})
 		n.queue = n.queue[1:]
 	}
 	n.queue = append(n.queue, x)
@@ -99,7 +121,8 @@ func (n *Notifier) Undelivered() int {
 	return n.undelivered
 }
 
-// Run delivers queued notices until ctx ends.
+// Run delivers queued notices, in order, until ctx ends, and reports each
+// one it could not deliver to Config.Undelivered.
 func (n *Notifier) Run(ctx context.Context) {
 	for {
 		select {
@@ -108,36 +131,44 @@ func (n *Notifier) Run(ctx context.Context) {
 		case <-n.wake:
 		}
 		for {
-			x, ok := n.next()
+			x, lost, ok := n.next()
 			if !ok {
 				break
 			}
-			if err := n.post(ctx, x); err != nil {
+			for _, l := range lost {
+				n.report(l.x, l.err)
+			}
+			if x == nil {
+				continue
+			}
+			if err := n.post(ctx, *x); err != nil {
 				n.mu.Lock()
 				n.undelivered++
 				n.mu.Unlock()
 				n.log.Error("notice undelivered", "owner", x.Owner, "kind", x.Kind, "seq", x.Seq, "error", err)
-				n.lost(x, err)
+				n.report(*x, err)
 			}
 		}
 	}
 }
 
-func (n *Notifier) lost(x coordinator.Notice, err error) {
+func (n *Notifier) report(x coordinator.Notice, err error) {
 	if n.cfg.Undelivered != nil {
-		go n.cfg.Undelivered(x, err) // never block Send or Run on the record
+		n.cfg.Undelivered(x, err)
 	}
 }
 
-func (n *Notifier) next() (coordinator.Notice, bool) {
+// next takes the notices pushed out of the queue since the last call and
+// the oldest queued notice (nil if none); ok is false when both are empty.
+func (n *Notifier) next() (x *coordinator.Notice, lost []lostNotice, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.queue) == 0 {
-		return coordinator.Notice{}, false
+	lost, n.lost = n.lost, nil
+	if len(n.queue) > 0 {
+		head := n.queue[0]
+		x, n.queue = &head, n.queue[1:]
 	}
-	x := n.queue[0]
-	n.queue = n.queue[1:]
-	return x, true
+	return x, lost, x != nil || len(lost) > 0
 }
 
 func (n *Notifier) post(ctx context.Context, x coordinator.Notice) error {
@@ -152,11 +183,11 @@ func (n *Notifier) post(ctx context.Context, x coordinator.Notice) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.hc.Do(req)
 	if err != nil {
-		return err
+		return fmt.Errorf("webhook unreachable: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return errors.New("webhook answered " + resp.Status)
+		return fmt.Errorf("webhook answered %s", resp.Status)
 	}
 	return nil
 }

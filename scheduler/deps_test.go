@@ -1,10 +1,10 @@
 package scheduler_test
 
 import (
-	"os/exec"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/leasegate/leasegate/internal/deptest"
 )
 
 const schedulerPkg = "github.com/leasegate/leasegate/scheduler"
@@ -21,31 +21,19 @@ var allowedImports = map[string]bool{
 // nothing of HTTP, processes or storage.
 var forbiddenDeps = []string{"net", "net/http", "os/exec", "database/sql", "go.etcd.io/bbolt"}
 
-func goList(t *testing.T, args ...string) []string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("go command not found: %v", err)
-	}
-	out, err := exec.Command(gobin, append([]string{"list"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list %v: %v\n%s", args, err, out)
-	}
-	return strings.Fields(string(out))
-}
-
-// TestDependencies fails when scheduler imports a package beyond the clock,
-// the logger, gate and the standard library, or reaches HTTP, processes or
-// a store through them.
+// TestDependencies fails when scheduler imports beyond clocks, logging and
+// the lease model, or reaches HTTP, processes or storage.
 func TestDependencies(t *testing.T) {
-	for _, imp := range goList(t, "-f", `{{join .Imports " "}}`, schedulerPkg) {
+	for _, imp := range deptest.Imports(t, schedulerPkg) {
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") && !allowedImports[imp] {
 			t.Errorf("scheduler imports %s, outside its allowed set", imp)
 		}
 	}
-	for _, dep := range goList(t, "-deps", schedulerPkg) {
-		own := strings.HasPrefix(dep, "github.com/leasegate/leasegate/") && dep != schedulerPkg
-		if slices.Contains(forbiddenDeps, dep) || own && !allowedImports[dep] {
+	deps := deptest.Deps(t, schedulerPkg)
+	deptest.Require(t, schedulerPkg, deps, "github.com/benbjohnson/clock")
+	deptest.Forbid(t, schedulerPkg, deps, forbiddenDeps...)
+	for _, dep := range deps {
+		if strings.HasPrefix(dep, "github.com/leasegate/leasegate/") && dep != schedulerPkg && !allowedImports[dep] {
 			t.Errorf("scheduler depends on %s (forbidden)", dep)
 		}
 	}

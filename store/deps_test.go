@@ -1,10 +1,9 @@
 package store_test
 
 import (
-	"os/exec"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/leasegate/leasegate/internal/deptest"
 )
 
 // allowedDeps are the only non-standard packages the contract and its
@@ -21,19 +20,9 @@ var allowedDeps = map[string][]string{
 }
 
 func TestDependencies(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("go command not found: %v", err)
-	}
 	for pkg, allowed := range allowedDeps {
-		out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			if dep != pkg && !slices.Contains(allowed, dep) {
-				t.Errorf("%s depends on %s; allowed: %v", pkg, dep, allowed)
-			}
-		}
+		deps := deptest.NonStandardDeps(t, pkg)
+		deptest.Require(t, pkg, deps, pkg)
+		deptest.Only(t, pkg, deps, allowed...)
 	}
 }

@@ -32,6 +32,11 @@ type ClientConfig struct {
 	// RetryMax is how many times one call is retried when the coordinator
 	// cannot be reached or answers 5xx. Default 4 (about 7 s of backoff).
 	RetryMax int
+	// NoStream sends every call as a plain HTTP request. Default false:
+	// Mutate, Lease (but eviction), Heartbeat and Activity go over one
+	// upgraded connection (StreamProtocol) when the coordinator offers it,
+	// and over HTTP when it does not or the stream breaks.
+	NoStream bool
 	// Logger; nil means no logging.
 	Logger hclog.Logger
 }
@@ -43,6 +48,8 @@ type Client struct {
 	hc   *retryablehttp.Client
 	// stream is a plain client for long-lived streams (no timeout, no retry).
 	stream *http.Client
+	// frames carries the hot-path calls over StreamProtocol.
+	frames *streamDialer
 }
 
 // NewClient returns a client for the coordinator at cfg.Socket or
@@ -73,11 +80,51 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	hc.RetryWaitMin, hc.RetryWaitMax = 200*time.Millisecond, 3*time.Second
 	hc.Logger = quietLogger{cfg.Logger.Named("client")}
 	hc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return &Client{cfg: cfg, base: base, hc: hc, stream: &http.Client{Transport: tr}}, nil
+	return &Client{cfg: cfg, base: base, hc: hc, stream: &http.Client{Transport: tr}, frames: &streamDialer{cfg: cfg}}, nil
 }
 
-// Close releases idle connections.
-func (c *Client) Close() { c.stream.CloseIdleConnections() }
+// Close closes the stream and releases idle connections. Calls made
+// after Close use fresh HTTP connections.
+func (c *Client) Close() {
+	c.frames.close()
+	c.stream.CloseIdleConnections()
+}
+
+// post sends a hot-path call over the stream, or over HTTP when the
+// stream is off, refused or broken.
+func (c *Client) post(ctx context.Context, path string, in, out any) error {
+	if c.cfg.NoStream {
+		return c.do(ctx, http.MethodPost, path, in, out)
+	}
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
+	}
+	target := http.MethodPost + " " + path
+	if requestHead+len(target)+len(body) > MaxBody {
+		// Over the stream's frame limit: HTTP answers REQUEST_TOO_LARGE
+		// for this call and the stream stays open for the others.
+		return c.do(ctx, http.MethodPost, path, in, out)
+	}
+	cs, err := c.frames.get(ctx)
+	if err == nil {
+		var a streamAnswer
+		if a, err = cs.roundTrip(ctx, target, body); err == nil {
+			return c.decodeAnswer(a.status, a.body, out)
+		}
+		if errors.Is(err, errStreamDown) || errors.Is(err, ErrUnavailable) {
+			c.frames.drop(cs)
+		}
+	}
+	if !errors.Is(err, errStreamDown) {
+		return err
+	}
+	c.cfg.Logger.Debug("stream unavailable, using http", "path", path, "error", err)
+	return c.do(ctx, http.MethodPost, path, in, out)
+}
 
 // do sends one request and decodes the JSON answer into out. Transport
 // failures and 5xx after retries become ErrUnavailable; other errors are
@@ -120,27 +167,46 @@ func (c *Client) where() string {
 }
 
 func (c *Client) decode(resp *http.Response, out any) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
 		return fmt.Errorf("%w at %s: reading answer: %v", ErrUnavailable, c.where(), err)
 	}
-	if resp.StatusCode != http.StatusOK {
+	return c.decodeAnswer(resp.StatusCode, data, out)
+}
+
+// decodeAnswer reads an answer of either transport: a result for 200, an
+// *APIError for an API error, ErrUnavailable for 5xx or anything that is
+// not the API's.
+func (c *Client) decodeAnswer(status int, data []byte, out any) error {
+	if status != http.StatusOK {
 		var b ErrorBody
 		if json.Unmarshal(data, &b) != nil || b.Error.Code == "" {
-			return fmt.Errorf("%w at %s: HTTP %d with a body that is not the API's", ErrUnavailable, c.where(), resp.StatusCode)
+			return fmt.Errorf("%w at %s: HTTP %d with a body that is not the API's", ErrUnavailable, c.where(), status)
 		}
-		if resp.StatusCode >= 500 {
-			return fmt.Errorf("%w at %s: %s", ErrUnavailable, c.where(), (&APIError{Status: resp.StatusCode, Body: b}).Error())
+		if status >= 500 {
+			return fmt.Errorf("%w at %s: %s", ErrUnavailable, c.where(), (&APIError{Status: status, Body: b}).Error())
 		}
-		return &APIError{Status: resp.StatusCode, Body: b}
+		return &APIError{Status: status, Body: b}
 	}
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
+	if err := decodeOK(data, out); err != nil {
 		return fmt.Errorf("%w at %s: garbled answer: %v", ErrUnavailable, c.where(), err)
 	}
 	return nil
+}
+
+// decodeOK decodes a 200 answer, lease answers without reflection when
+// they are in the form the server writes.
+func decodeOK(data []byte, out any) error {
+	switch out := out.(type) {
+	case *coordinator.Result:
+		return decodeResult(data, out)
+	case *coordinator.LeaseResult:
+		return decodeLeaseResult(data, out)
+	}
+	return json.Unmarshal(data, out)
 }
 
 // Health checks the coordinator without retrying.
@@ -180,12 +246,12 @@ func (c *Client) Register(ctx context.Context, o gate.Owner) error {
 
 // Heartbeat beats for an owner.
 func (c *Client) Heartbeat(ctx context.Context, name string) error {
-	return c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/heartbeat", nil, nil)
+	return c.post(ctx, "/v1/owners/"+url.PathEscape(name)+"/heartbeat", nil, nil)
 }
 
 // Activity reports non-mutation activity (cancels stop-idle).
 func (c *Client) Activity(ctx context.Context, name string) error {
-	return c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/activity", nil, nil)
+	return c.post(ctx, "/v1/owners/"+url.PathEscape(name)+"/activity", nil, nil)
 }
 
 // Stop opens the owner's stop-idle window.
@@ -209,7 +275,7 @@ func (c *Client) Committed(ctx context.Context, name string) ([]gate.Lease, erro
 // Mutate gates one mutation (one request; see Gate for the whole protocol).
 func (c *Client) Mutate(ctx context.Context, req coordinator.MutateRequest) (coordinator.Result, error) {
 	var r coordinator.Result
-	return r, c.do(ctx, http.MethodPost, "/v1/mutations", req, &r)
+	return r, c.post(ctx, "/v1/mutations", req, &r)
 }
 
 // WaitContention long-polls a contention for at most wait.
@@ -252,11 +318,10 @@ func (c *Client) Resolve(ctx context.Context, id string, req ResolveRequest) (co
 // admin token and who names the admin for the record.
 func (c *Client) Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error) {
 	var r coordinator.LeaseResult
-	var hdr []string
-	if admin != "" {
-		hdr = []string{"X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who}
+	if admin == "" {
+		return r, c.post(ctx, "/v1/leases", req, &r)
 	}
-	return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, hdr...)
+	return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who)
 }
 
 // GetLease returns one lease.

@@ -46,19 +46,33 @@ func holderOp(op gate.Op, l gate.Lease, owner string, tokenDelta uint64) coordin
 }
 
 // TestErrorCodesRoundTrip: every denial crosses the socket with its code,
-// its HTTP status from the one table, and the holder; the client's error
-// matches the gate sentinel with errors.Is and is a *gate.DeniedError for
-// errors.As.
+// its HTTP status from the one table, and the holder, over plain HTTP and
+// over the stream alike; the client's error matches the gate sentinel
+// with errors.Is and is a *gate.DeniedError for errors.As.
 func TestErrorCodesRoundTrip(t *testing.T) {
 	s := serve(t)
 	f := newFixture(t, s)
+	for _, tr := range []struct {
+		name     string
+		noStream bool
+	}{{"http", true}, {"stream", false}} {
+		t.Run(tr.name, func(t *testing.T) {
+			errorCodesOver(t, f, newClient(t, api.ClientConfig{Socket: s.sock, NoStream: tr.noStream}))
+		})
+	}
+	if !s.holds(t, "carol", "docs/x.md") {
+		t.Fatal("carol lost docs/** to a refused call")
+	}
+}
+
+func errorCodesOver(t *testing.T, f fixture, cl *api.Client) {
 	ctx := context.Background()
 	lease := func(req coordinator.LeaseRequest, admin string) func() error {
-		return func() error { _, err := s.client.Lease(ctx, req, admin, "root"); return err }
+		return func() error { _, err := cl.Lease(ctx, req, admin, "root"); return err }
 	}
 	mutate := func(owner string, paths ...string) func() error {
 		return func() error {
-			_, err := s.client.Mutate(ctx, coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
+			_, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
 			return err
 		}
 	}
@@ -80,7 +94,8 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		{name: "token invalid", call: lease(holderOp(gate.OpRelease, f.docs, "carol", 1), ""), is: gate.ErrTokenInvalid, code: gate.ReasonTokenInvalid, status: http.StatusForbidden},
 		{name: "owner mismatch", call: lease(holderOp(gate.OpRelease, f.docs, "bob", 0), ""), is: gate.ErrOwnerMismatch, code: gate.ReasonOwnerMismatch, status: http.StatusForbidden},
 		{name: "ttl out of bounds", call: acquire("dave", time.Second, "ttl/**"), is: gate.ErrTTLOutOfBounds, code: gate.ReasonTTLOutOfBounds, status: http.StatusBadRequest},
-		{name: "lease not found", call: func() error { _, err := s.client.GetLease(ctx, "01J00000000000000000000000"); return err }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
+		{name: "lease not found", call: func() error { _, err := cl.GetLease(ctx, "01J00000000000000000000000"); return err }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
+		{name: "heartbeat of an unknown owner", call: func() error { return cl.Heartbeat(ctx, "mallory") }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "owner not found", call: mutate("mallory", "a.txt"), is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "expired", call: lease(holderOp(gate.OpCheckin, f.expired, "carol", 0), ""), is: gate.ErrExpired, code: gate.ReasonExpired, status: http.StatusGone},
 		{name: "evicted", call: lease(holderOp(gate.OpCheckin, f.evicted, "carol", 0), ""), is: gate.ErrEvicted, code: gate.ReasonEvicted, status: http.StatusGone, msgContain: "stale"},
@@ -96,9 +111,6 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			checkAPIError(t, tt.call(), tt.is, tt.code, tt.status, tt.holder, tt.msgContain)
 		})
-	}
-	if !s.holds(t, "carol", "docs/x.md") {
-		t.Fatal("carol lost docs/** to a refused call")
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -82,6 +83,7 @@ func (s *Server) routes() {
 		s.mux.Handle(pattern, s.handle(fn))
 	}
 	s.mux.HandleFunc("GET /v1/events", s.events)
+	s.mux.HandleFunc("GET /v1/stream", s.upgrade)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
 	})
@@ -107,9 +109,14 @@ func (s *Server) bearerOK(r *http.Request) bool {
 	return ok && s.adminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.adminToken)) == 1
 }
 
-// Serve serves on l until ctx ends, then shuts down gracefully.
+// Serve serves on l until ctx ends, then shuts down: HTTP requests in
+// progress get up to 5 s to finish, then streams are closed and Serve
+// waits for their requests (whose ctx has ended) to return.
 func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
-	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	streams := newStreamSet()
+	defer streams.close()
+	base := context.WithValue(ctx, streamSetKey{}, streams)
+	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {
@@ -140,9 +147,20 @@ func (s *Server) handle(fn func(*http.Request) (any, error)) http.Handler {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := marshalAnswer(v)
+	if err != nil {
+		status, body = answerError(err)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// answerError is the answer when an answer cannot be encoded.
+func answerError(err error) (int, []byte) {
+	st, b := errorBody(fmt.Errorf("encode answer: %w", err))
+	out, _ := json.Marshal(b) // strings and a lease: always encodes
+	return st, out
 }
 
 func writeError(w http.ResponseWriter, err error) {
@@ -152,13 +170,34 @@ func writeError(w http.ResponseWriter, err error) {
 
 // decode reads a JSON body strictly: one object, no unknown fields.
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
+	data, err := io.ReadAll(r.Body)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &gate.DeniedError{Reason: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+	}
+	if err != nil {
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "reading request body: " + err.Error()}
+	}
+	return decodeBody(data, v)
+}
+
+// decodeBody decodes a request body of either transport strictly, the
+// hot-path requests without reflection when they are in canonical form.
+func decodeBody(data []byte, v any) error {
+	switch v := v.(type) {
+	case *coordinator.MutateRequest:
+		return decodeMutateRequest(data, v)
+	case *coordinator.LeaseRequest:
+		return decodeLeaseRequest(data, v)
+	}
+	return decodeJSON(bytes.NewReader(data), v)
+}
+
+// decodeJSON reads one JSON object strictly with encoding/json.
+func decodeJSON(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &gate.DeniedError{Reason: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
-		}
 		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "malformed request body: " + err.Error()}
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -33,7 +33,7 @@ type Coordinator struct {
 	byKey       map[string]*contention // waiting contentions by mutation key
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []UngatedWrite
-	ended       map[string]time.Time // paths of leases ended within ungatedGrace
+	ended       *recentEnds // paths of leases ended within ungatedGrace
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
 }
@@ -51,7 +51,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
 		table: gate.NewTable(), book: blocker.NewBook(),
 		owners: make(map[string]*owner), contentions: make(map[string]*contention),
-		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: make(map[string]time.Time),
+		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
 		entropy: ulid.Monotonic(rand.Reader, 0),
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {

@@ -157,11 +157,11 @@ const ungatedGrace = 5 * time.Second
 func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
 	c.mu.Lock()
 	now := c.clock.Now()
-	if len(c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{path}})) > 0 || c.endedRecently(path, now) {
+	if len(c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{path}})) > 0 || c.ended.covers(path, now) {
 		c.mu.Unlock()
 		return nil
 	}
-	c.ended[path] = now // one report per path per grace period
+	c.ended.note(path, now) // one report per path per grace period
 	done, err := c.recordUngated(UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher"}, now)
 	c.mu.Unlock()
 	if err != nil {
@@ -170,27 +170,12 @@ func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error 
 	return durable(ctx, done)
 }
 
-// endedRecently reports whether a lease covering path ended within the
-// grace period. Call with c.mu held.
-func (c *Coordinator) endedRecently(path string, now time.Time) bool {
-	for p, at := range c.ended {
-		if now.Sub(at) > ungatedGrace {
-			delete(c.ended, p)
-			continue
-		}
-		if p == path || (gate.IsGlob(p) && gate.Match(p, path)) {
-			return true
-		}
-	}
-	return false
-}
-
 // noteEnded remembers the paths of a lease that just ended. Call with
 // c.mu held.
 func (c *Coordinator) noteEnded(id gate.LeaseID, now time.Time) {
 	if l, ok := c.table.Lease(id); ok {
 		for _, p := range l.Scope.Paths {
-			c.ended[p] = now
+			c.ended.note(p, now)
 		}
 	}
 }

@@ -110,9 +110,5 @@ func (c *Coordinator) pruneWaits(now time.Time) {
 			delete(c.held, id)
 		}
 	}
-	for p, at := range c.ended {
-		if now.Sub(at) > ungatedGrace {
-			delete(c.ended, p)
-		}
-	}
+	c.ended.prune(now)
 }

@@ -17,7 +17,10 @@ var ErrFailed = errors.New("coordinator failed: ledger write error, restart to r
 // writer makes decided events durable in decision order. Decisions enqueue
 // under the coordinator's mutex; one goroutine appends everything queued in
 // one call (one fsync), then starts on whatever queued meanwhile: group
-// commit without a timer.
+// commit without a timer. With a ledger that queues commits itself
+// (store.Enqueuer), the goroutine only waits for them in order to publish;
+// one that also acknowledges them (ackEnqueuer) answers each caller the
+// moment its commit is known, before that goroutine gets to it.
 type writer struct {
 	ledger  store.Ledger
 	publish func([]gate.Event) // called with committed events, in order
@@ -31,7 +34,13 @@ type writer struct {
 type pending struct {
 	events []gate.Event
 	wait   func() ([]gate.Event, error) // set when the ledger queued it already
-	done   chan error                   // buffered, receives once
+	done   chan error                   // buffered; the first outcome reported stays
+}
+
+// ackEnqueuer is a store.Enqueuer that also reports each commit's outcome
+// through ack as soon as it is known (store/bolt does).
+type ackEnqueuer interface {
+	EnqueueAck(ack func(error), evs ...gate.Event) (wait func() ([]gate.Event, error))
 }
 
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
@@ -54,9 +63,12 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 		done <- nil
 	default:
 		p := pending{events: evs, done: done}
-		if enq, ok := w.ledger.(store.Enqueuer); ok {
-			// The ledger orders commits by Enqueue order, and we are under
-			// the coordinator's mutex: several commits may be in flight.
+		// The ledger orders commits by Enqueue order, and we are under the
+		// coordinator's mutex: several commits may be in flight.
+		switch enq := w.ledger.(type) {
+		case ackEnqueuer:
+			p.wait = enq.EnqueueAck(func(err error) { report(done, w.failure(err)) }, evs...)
+		case store.Enqueuer:
 			p.wait = enq.Enqueue(evs...)
 		}
 		w.queue = append(w.queue, p)
@@ -93,7 +105,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	if batch[0].wait != nil {
 		for _, p := range batch {
 			committed, err := p.wait()
-			p.done <- w.settle(committed, err)
+			report(p.done, w.settle(committed, err))
 		}
 		return true
 	}
@@ -104,9 +116,17 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
 	err = w.settle(committed, err)
 	for _, p := range batch {
-		p.done <- err
+		report(p.done, err)
 	}
 	return true
+}
+
+// report delivers a commit's outcome unless one was delivered already.
+func report(done chan error, err error) {
+	select {
+	case done <- err:
+	default:
+	}
 }
 
 // settle publishes a commit or records the failure that stops the
@@ -114,6 +134,15 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 func (w *writer) settle(committed []gate.Event, err error) error {
 	if err == nil {
 		w.publish(committed)
+		return nil
+	}
+	return w.failure(err)
+}
+
+// failure records a ledger error, the first one for good, and returns the
+// error that stops the coordinator; nil stays nil.
+func (w *writer) failure(err error) error {
+	if err == nil {
 		return nil
 	}
 	w.mu.Lock()
@@ -129,7 +158,7 @@ func (w *writer) shutdown() {
 	defer w.mu.Unlock()
 	w.closed = true
 	for _, p := range w.queue {
-		p.done <- store.ErrClosed
+		report(p.done, store.ErrClosed)
 	}
 	w.queue = nil
 }

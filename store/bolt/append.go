@@ -13,6 +13,7 @@ import (
 type request struct {
 	events []gate.Event // the caller's events, copied; the committer sets Seq
 	done   chan error   // buffered; receives the commit's outcome once
+	ack    func(error)  // if set, also told the outcome, by the committer
 }
 
 // Append durably appends evs and returns them with Seq set, once their
@@ -53,13 +54,22 @@ var _ store.Enqueuer = (*Ledger)(nil)
 // returns the function that waits for the outcome (what Append returns).
 // Calls are committed in the order Enqueue was called.
 func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
+	return l.EnqueueAck(nil, evs...)
+}
+
+// EnqueueAck is Enqueue that also calls ack with the commit's outcome, from
+// the committer goroutine, as soon as it is known: a caller can be
+// answered at once while the one that waits publishes commits in order.
+// ack must not block. It is not called for a call the committer never took
+// (the ledger closed first); wait reports store.ErrClosed for those.
+func (l *Ledger) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.Event, error) {
 	if l.closing() {
 		return func() ([]gate.Event, error) { return nil, fmt.Errorf("append: %w", store.ErrClosed) }
 	}
 	if len(evs) == 0 {
 		return func() ([]gate.Event, error) { return nil, nil }
 	}
-	r := &request{events: slices.Clone(evs), done: make(chan error, 1)}
+	r := &request{events: slices.Clone(evs), done: make(chan error, 1), ack: ack}
 	select {
 	case l.reqs <- r:
 	case <-l.quit:
@@ -70,6 +80,14 @@ func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
 			return nil, err
 		}
 		return r.events, nil
+	}
+}
+
+// finish reports a request's outcome to its waiter and its ack.
+func (r *request) finish(err error) {
+	r.done <- err
+	if r.ack != nil {
+		r.ack(err)
 	}
 }
 

@@ -72,6 +72,92 @@ func BenchmarkAppendDBBatch(b *testing.B) {
 	})
 }
 
+// BenchmarkAppendBboltGroup is group commit straight into bbolt, as this
+// package did before the journal: one goroutine commits everything queued
+// in one Update (page writes and two fsyncs) and starts the next at once.
+func BenchmarkAppendBboltGroup(b *testing.B) {
+	benchBbolt(b, func(db *bbolt.DB, evs []gate.Event) error {
+		return groupCommitter(db).append(evs)
+	})
+}
+
+// groupCall is one append waiting for the group committer.
+type groupCall struct {
+	evs  []gate.Event
+	done chan error
+}
+
+// group is a minimal group committer over one bbolt file.
+type group struct {
+	calls chan groupCall
+	ended chan struct{}
+}
+
+var (
+	groupsMu sync.Mutex
+	groups   = map[*bbolt.DB]*group{}
+)
+
+// groupCommitter returns db's committer, started on first use; stopGroup
+// ends it.
+func groupCommitter(db *bbolt.DB) *group {
+	groupsMu.Lock()
+	defer groupsMu.Unlock()
+	if g := groups[db]; g != nil {
+		return g
+	}
+	g := &group{calls: make(chan groupCall, 1024), ended: make(chan struct{})}
+	groups[db] = g
+	go g.run(db)
+	return g
+}
+
+func stopGroup(db *bbolt.DB) {
+	groupsMu.Lock()
+	g := groups[db]
+	delete(groups, db)
+	groupsMu.Unlock()
+	if g != nil {
+		close(g.calls)
+		<-g.ended
+	}
+}
+
+func (g *group) append(evs []gate.Event) error {
+	c := groupCall{evs: evs, done: make(chan error, 1)}
+	g.calls <- c
+	return <-c.done
+}
+
+func (g *group) run(db *bbolt.DB) {
+	defer close(g.ended)
+	for first := range g.calls {
+		batch := []groupCall{first}
+		for more := true; more; {
+			select {
+			case c, ok := <-g.calls:
+				if ok {
+					batch = append(batch, c)
+				}
+				more = ok
+			default:
+				more = false
+			}
+		}
+		err := db.Update(func(tx *bbolt.Tx) error {
+			for _, c := range batch {
+				if err := putEvents(tx, c.evs); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, c := range batch {
+			c.done <- err
+		}
+	}
+}
+
 func benchBbolt(b *testing.B, write func(*bbolt.DB, []gate.Event) error) {
 	for _, n := range benchGoroutines {
 		b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
@@ -80,6 +166,7 @@ func benchBbolt(b *testing.B, write func(*bbolt.DB, []gate.Event) error) {
 				b.Fatal(err)
 			}
 			defer db.Close()
+			defer stopGroup(db)
 			if err := db.Update(func(tx *bbolt.Tx) error { _, err := tx.CreateBucket([]byte("events")); return err }); err != nil {
 				b.Fatal(err)
 			}

@@ -33,6 +33,9 @@ func TestConfigValidate(t *testing.T) {
 		{name: "no sync", cfg: bolt.Config{NoSync: true, MaxBatch: 1}},
 		{name: "negative max batch", cfg: bolt.Config{MaxBatch: -1}, wantErr: true},
 		{name: "negative lock timeout", cfg: bolt.Config{LockTimeout: -time.Second}, wantErr: true},
+		{name: "negative journal size", cfg: bolt.Config{JournalSize: -1}, wantErr: true},
+		{name: "negative max in flight", cfg: bolt.Config{MaxInFlight: -1}, wantErr: true},
+		{name: "one commit in flight, small journal", cfg: bolt.Config{MaxInFlight: 1, JournalSize: 4096}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,28 +1,19 @@
 package bolt
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"runtime"
-
-	bbolt "go.etcd.io/bbolt"
-
-	"github.com/leasegate/leasegate/gate"
 )
 
-// appendFill is the fill percent of the events bucket. Keys only ever grow,
-// so a split page is never written again: fill it completely.
-const appendFill = 1.0
-
-// record is one encoded event.
-type record struct{ key, value []byte }
-
-// run is the committer: it takes everything queued, commits it in one
-// transaction (one round of fsyncs), answers every caller, and goes
-// straight on to whatever queued meanwhile. No timer: while a commit is on
-// disk the next batch gathers by itself. It returns when Close is called.
+// run is the committer: it takes everything queued and sends it to the
+// journal as one commit (one synchronous write), then goes straight on to
+// whatever queued meanwhile. No timer: while commits are on their way to
+// disk (MaxInFlight at most) the next batch gathers by itself. It returns
+// when Close is called, once the commits in flight have settled.
 func (l *Ledger) run() {
 	defer close(l.stopped)
+	defer l.flights.Wait()
 	var carry *request
 	for !l.closing() {
 		first := carry
@@ -66,65 +57,144 @@ func (l *Ledger) collect(first *request) (batch []*request, carry *request) {
 	return batch, nil
 }
 
-// commit writes a batch in one transaction and answers its callers.
+// commit frames a batch, reserves its place in the journal and sends it
+// on its way to disk; up to MaxInFlight commits may be on their way at
+// once, and they settle in order.
 func (l *Ledger) commit(batch []*request) {
-	recs, ok := l.encode(batch)
+	if err := l.failed(); err != nil {
+		for _, r := range batch {
+			r.finish(err)
+		}
+		return
+	}
+	buf, spans, ok := l.encode(batch)
 	if len(ok) == 0 {
 		return
 	}
-	err := l.db.Update(func(tx *bbolt.Tx) error { return l.put(tx, recs) })
+	if err := l.hook(len(spans)); err != nil {
+		for _, r := range ok {
+			r.finish(err)
+		}
+		return
+	}
+	l.rotateIfFull()
+	f := &flight{calls: ok, buf: buf, spans: spans, prev: l.last, done: make(chan struct{})}
+	f.seg, f.off = l.j.reserve(len(buf))
+	l.written += uint64(len(spans))
+	l.last = f.done
+	l.slots <- struct{}{}
+	l.flights.Add(1)
+	go l.fly(f)
+}
+
+// flight is one commit on its way to disk.
+type flight struct {
+	calls []*request
+	buf   []byte
+	spans []span
+	seg   int
+	off   int64
+	prev  <-chan struct{} // closed once the commit before this one settled
+	done  chan struct{}   // closed once this one settled
+}
+
+// fly writes a commit and settles it after the one before: a commit is
+// acknowledged only when every commit before it is on disk, so what a
+// crash leaves is always a prefix of what was acknowledged and more. A
+// failed write fails this and every later commit: what reached the disk
+// is unknown.
+func (l *Ledger) fly(f *flight) {
+	defer l.flights.Done()
+	err := l.writeTest(len(f.spans))
+	if err == nil {
+		err = l.j.writeAt(f.seg, f.off, f.buf)
+	}
+	<-l.slots
+	<-f.prev
 	if err != nil {
-		err = fmt.Errorf("append: commit of %d events: %w", len(recs), err)
-		l.log.Error("commit failed", "events", len(recs), "calls", len(ok), "error", err)
-	} else {
-		l.lastSeq.Add(uint64(len(recs))) // recs run from LastSeq()+1 without gaps
+		err = fmt.Errorf("append: commit of %d events: %w", len(f.spans), err)
+		l.log.Error("commit failed", "events", len(f.spans), "error", err)
+		l.fail(err)
 	}
-	for _, r := range ok {
-		r.done <- err
+	if err = l.failed(); err == nil {
+		l.committed(f.seg, cut(f.buf, f.spans))
 	}
+	for _, r := range f.calls {
+		r.finish(err)
+	}
+	close(f.done)
 }
 
-// encode assigns Seqs in queue order and encodes each request's events. A
-// request that does not encode fails alone and takes no Seqs.
-func (l *Ledger) encode(batch []*request) (recs []record, ok []*request) {
-	next := l.lastSeq.Load() + 1
-	for _, r := range batch {
-		rs, err := encodeEvents(r.events, next)
-		if err != nil {
-			r.done <- err
-			continue
-		}
-		recs = append(recs, rs...)
-		ok = append(ok, r)
-		next += uint64(len(rs))
+// writeTest runs the test hook, if any, in place of a commit's write.
+func (l *Ledger) writeTest(events int) error {
+	if l.writeHook == nil {
+		return nil
 	}
-	return recs, ok
+	return l.writeHook(events)
 }
 
-func encodeEvents(evs []gate.Event, first uint64) ([]record, error) {
-	recs := make([]record, len(evs))
-	for i := range evs {
-		evs[i].Seq = first + uint64(i)
-		e := evs[i].UTC()
-		v, err := json.Marshal(&e)
-		if err != nil {
-			return nil, fmt.Errorf("append: encode event %d of %d (%s): %w", i+1, len(evs), evs[i].Type, err)
-		}
-		recs[i] = record{key: encodeKey(evs[i].Seq), value: v}
+// hook runs the test hook, if any, before a commit is written.
+func (l *Ledger) hook(events int) error {
+	if l.commitHook == nil {
+		return nil
 	}
-	return recs, nil
-}
-
-func (l *Ledger) put(tx *bbolt.Tx, recs []record) error {
-	b := tx.Bucket(eventsBucket)
-	b.FillPercent = appendFill
-	for _, r := range recs {
-		if err := b.Put(r.key, r.value); err != nil {
-			return err
-		}
-	}
-	if l.commitHook != nil {
-		return l.commitHook(len(recs))
+	if err := l.commitHook(events); err != nil {
+		return fmt.Errorf("append: commit of %d events: %w", events, err)
 	}
 	return nil
+}
+
+// committed makes a commit's events visible (LastSeq, Replay).
+func (l *Ledger) committed(seg int, ents []entry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.mem.add(seg, ents)
+	l.lastSeq.Add(uint64(len(ents))) // ents run from LastSeq()+1 without gaps
+}
+
+// rotateIfFull moves commits to the other segment once the active one is
+// full and the other one's events are in the bbolt file: it waits for the
+// commits in flight, seals the active segment for the copier and starts
+// writing the other from its start. While the copier lags, the active
+// segment grows instead.
+func (l *Ledger) rotateIfFull() {
+	if l.j.off < l.cfg.JournalSize {
+		return
+	}
+	next := (l.j.active + 1) % journalSegments
+	l.mu.Lock()
+	busy := l.mem.busy[next]
+	l.mu.Unlock()
+	if busy {
+		return
+	}
+	<-l.last
+	l.mu.Lock()
+	l.mem.seal(l.j.active)
+	l.j.rotate()
+	l.mu.Unlock()
+	select {
+	case l.copyReq <- struct{}{}:
+	default:
+	}
+}
+
+// encode assigns Seqs in queue order, after the commits in flight, and
+// frames each request's events as one journal record. A request that does
+// not encode fails alone and takes no Seqs.
+func (l *Ledger) encode(batch []*request) (buf []byte, spans []span, ok []*request) {
+	next := l.written + 1
+	var b bytes.Buffer
+	b.Grow(512 * len(batch))
+	for _, r := range batch {
+		s, err := frame(&b, r.events, next)
+		if err != nil {
+			r.finish(err)
+			continue
+		}
+		spans = append(spans, s...)
+		ok = append(ok, r)
+		next += uint64(len(s))
+	}
+	return b.Bytes(), spans, ok
 }

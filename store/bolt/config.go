@@ -8,15 +8,28 @@ import (
 )
 
 const (
-	// DefaultMaxBatch bounds one commit. Larger batches amortize the two
-	// fsyncs of a bbolt commit over more events but make every caller in
-	// the batch wait for the whole write; 1024 events is about 300 KiB of
-	// JSON, written well within one fsync's latency.
+	// DefaultMaxBatch bounds one commit. Larger batches amortize the
+	// fdatasync of a journal commit over more events but make every caller
+	// in the batch wait for the whole write; 1024 events is about 300 KiB
+	// of JSON, written well within one fsync's latency.
 	DefaultMaxBatch = 1024
 	// DefaultLockTimeout is how long Open waits for the file lock. A
 	// coordinator that finds the ledger locked should fail fast and say
 	// so rather than queue behind another coordinator of the workspace.
 	DefaultLockTimeout = time.Second
+	// DefaultJournalSize is the size at which a journal segment is handed
+	// to the bbolt file and commits move to the other segment. Larger
+	// segments mean fewer, larger copies into bbolt but more events held
+	// in memory until they are copied (up to two segments' worth); 1 MiB
+	// is about 3,000 lease events.
+	DefaultJournalSize = 1 << 20
+	// DefaultMaxInFlight is how many commits may be on their way to disk at
+	// once. Synchronous writes to distinct places of one file proceed in
+	// parallel on the virtio disk of the quality bar's 2-core machine (two
+	// writers: 1.6 times the durable writes per second of one; 16
+	// appending goroutines: about 1.1 times the appends). More in flight
+	// means smaller batches, each paying the CPU of a sync (~50 µs).
+	DefaultMaxInFlight = 2
 )
 
 // Config tunes a Ledger. The zero value of every field means its default,
@@ -36,12 +49,19 @@ type Config struct {
 	// let go before failing with store.ErrLocked. Default 0, which means
 	// DefaultLockTimeout (1 s).
 	LockTimeout time.Duration
+	// JournalSize is the size in bytes of each of the two journal
+	// segments, which are filled with zeros when they are created. Default
+	// 0, which means DefaultJournalSize (1 MiB).
+	JournalSize int64
+	// MaxInFlight is how many commits may be written at once; they are
+	// acknowledged in order. Default 0, which means DefaultMaxInFlight (2).
+	MaxInFlight int
 }
 
 // DefaultConfig returns a durable configuration with every default filled
 // in.
 func DefaultConfig() Config {
-	return Config{MaxBatch: DefaultMaxBatch, LockTimeout: DefaultLockTimeout}
+	return Config{MaxBatch: DefaultMaxBatch, LockTimeout: DefaultLockTimeout, JournalSize: DefaultJournalSize, MaxInFlight: DefaultMaxInFlight}
 }
 
 // Validate reports a field that has no meaning.
@@ -51,6 +71,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("max batch %d is negative", c.MaxBatch)
 	case c.LockTimeout < 0:
 		return fmt.Errorf("lock timeout %s is negative", c.LockTimeout)
+	case c.JournalSize < 0:
+		return fmt.Errorf("journal size %d is negative", c.JournalSize)
+	case c.MaxInFlight < 0:
+		return fmt.Errorf("max in flight %d is negative", c.MaxInFlight)
 	}
 	return nil
 }
@@ -61,6 +85,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LockTimeout == 0 {
 		c.LockTimeout = DefaultLockTimeout
+	}
+	if c.JournalSize == 0 {
+		c.JournalSize = DefaultJournalSize
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

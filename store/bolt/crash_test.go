@@ -21,8 +21,12 @@ import (
 )
 
 // crashChildEnv, when set to a ledger path, makes the test binary the crash
-// test's child: it appends to that ledger until killed.
-const crashChildEnv = "LEASEGATE_BOLT_CRASH_CHILD"
+// test's child: it appends to that ledger until killed, with journal
+// segments of the size in crashJournalEnv.
+const (
+	crashChildEnv   = "LEASEGATE_BOLT_CRASH_CHILD"
+	crashJournalEnv = "LEASEGATE_BOLT_CRASH_JOURNAL"
+)
 
 const (
 	crashNoteWriters = 4
@@ -34,7 +38,12 @@ const (
 // (so fencing tokens rise with Seq) and notices from the others, and prints
 // "first last marker" for every acknowledged Append, one write per line.
 func crashChild(path string) int {
-	l, err := bolt.Open(path, bolt.DefaultConfig())
+	cfg := bolt.DefaultConfig()
+	if _, err := fmt.Sscan(os.Getenv(crashJournalEnv), &cfg.JournalSize); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	l, err := bolt.Open(path, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -89,11 +98,18 @@ type crashAck struct {
 // TestCrashLosesNoAcknowledgedEvent kills -9 a process in the middle of
 // appending and checks that every Append it acknowledged is in the ledger
 // and that the ledger replays. While the child runs, the ledger is locked
-// against this process.
+// against this process. With 4 KiB journal segments the kill also lands
+// among segment switches and copies into the bbolt file.
 func TestCrashLosesNoAcknowledgedEvent(t *testing.T) {
+	for _, size := range []int64{bolt.DefaultJournalSize, 4096} {
+		t.Run(fmt.Sprintf("journal=%d", size), func(t *testing.T) { crashOnce(t, size) })
+	}
+}
+
+func crashOnce(t *testing.T, journal int64) {
 	path := tempLedgerPath(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("%s=%d", crashJournalEnv, journal))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

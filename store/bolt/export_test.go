@@ -1,12 +1,36 @@
 package bolt
 
-// SetCommitHook makes every commit of l call f inside its transaction with
-// the number of events in the commit; an error from f aborts the commit.
+import (
+	"bytes"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// SetCommitHook makes every commit of l call f before its journal write
+// with the number of events in the commit; an error from f aborts the
+// commit, which writes nothing.
 // Set it before the Append whose commit should see it.
 func SetCommitHook(l *Ledger, f func(events int) error) { l.commitHook = f }
+
+// SetWriteHook makes every commit of l call f on its way to disk, just
+// before its write, with the number of events; an error from f stands for
+// a failed write. Commits in flight call it concurrently.
+func SetWriteHook(l *Ledger, f func(events int) error) { l.writeHook = f }
 
 // Queued is how many Appends wait in l's queue for the committer.
 func Queued(l *Ledger) int { return len(l.reqs) }
 
 // WaitClosing returns once Close has been called on l.
 func WaitClosing(l *Ledger) { <-l.quit }
+
+// Frame encodes evs as one journal record numbered from first.
+func Frame(evs []gate.Event, first uint64) []byte {
+	var buf bytes.Buffer
+	if _, err := frame(&buf, evs, first); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// SegmentPath names journal segment i of the ledger at path.
+func SegmentPath(path string, i int) string { return segmentPath(path, i) }

@@ -13,8 +13,14 @@ import (
 )
 
 // formatVersion is the layout this package writes and reads: events keyed
-// by big-endian Seq with JSON values.
-const formatVersion = "1"
+// by big-endian Seq with JSON values, and the journal segments next to the
+// file holding the latest events. Version 1 had no journal; a version 1
+// file is taken as it is and marked version 2, so that a leasegate that
+// knows no journal refuses it rather than miss events.
+const (
+	formatVersion   = "2"
+	formatNoJournal = "1"
+)
 
 var (
 	eventsBucket = []byte("events")
@@ -27,8 +33,14 @@ var (
 var ErrUnsupportedFormat = errors.New("unsupported ledger format")
 
 // prepare creates the buckets of a new file, checks the format of an
-// existing one, and returns its last Seq.
-func prepare(db *bbolt.DB) (last uint64, err error) {
+// existing one, and returns its last Seq. A new file gets new journal
+// segments before it is marked with its format.
+func prepare(db *bbolt.DB, path string) (last uint64, err error) {
+	if isNew(db) {
+		if err := resetJournal(path); err != nil {
+			return 0, err
+		}
+	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
@@ -47,9 +59,21 @@ func prepare(db *bbolt.DB) (last uint64, err error) {
 	return last, err
 }
 
+// isNew reports whether db has not been marked with a format yet.
+func isNew(db *bbolt.DB) bool {
+	isNew := true
+	_ = db.View(func(tx *bbolt.Tx) error {
+		if meta := tx.Bucket(metaBucket); meta != nil {
+			isNew = meta.Get(formatKey) == nil
+		}
+		return nil
+	})
+	return isNew
+}
+
 func checkFormat(meta *bbolt.Bucket) error {
 	switch v := meta.Get(formatKey); {
-	case v == nil:
+	case v == nil, string(v) == formatNoJournal:
 		return meta.Put(formatKey, []byte(formatVersion))
 	case string(v) != formatVersion:
 		return fmt.Errorf("format %q, want %q: %w", v, formatVersion, ErrUnsupportedFormat)

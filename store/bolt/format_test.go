@@ -47,8 +47,8 @@ func threeEvents(t *testing.T) string {
 func TestLayout(t *testing.T) {
 	path := threeEvents(t)
 	rewrite(t, path, func(events, meta *bbolt.Bucket) error {
-		if v := string(meta.Get([]byte("format"))); v != "1" {
-			t.Errorf("meta format = %q, want \"1\"", v)
+		if v := string(meta.Get([]byte("format"))); v != "2" {
+			t.Errorf("meta format = %q, want \"2\"", v)
 		}
 		var e gate.Event
 		if err := json.Unmarshal(events.Get(key(2)), &e); err != nil || e.Seq != 2 || e.Path != "a/1" {
@@ -60,13 +60,13 @@ func TestLayout(t *testing.T) {
 
 func TestOpenRejectsUnknownFormat(t *testing.T) {
 	path := threeEvents(t)
-	rewrite(t, path, func(_, meta *bbolt.Bucket) error { return meta.Put([]byte("format"), []byte("2")) })
+	rewrite(t, path, func(_, meta *bbolt.Bucket) error { return meta.Put([]byte("format"), []byte("3")) })
 	l, err := bolt.Open(path, testConfig(t))
 	if err == nil {
 		l.Close()
 	}
 	if !errors.Is(err, bolt.ErrUnsupportedFormat) {
-		t.Fatalf("Open(format 2) = %v, want %v", err, bolt.ErrUnsupportedFormat)
+		t.Fatalf("Open(format 3) = %v, want %v", err, bolt.ErrUnsupportedFormat)
 	}
 }
 

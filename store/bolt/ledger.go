@@ -16,10 +16,11 @@ import (
 // and path of the workspace, so only its user may read it.
 const fileMode = 0o600
 
-// Ledger is a store.Ledger in one bbolt file. Its committer goroutine runs
-// from Open until Close.
+// Ledger is a store.Ledger in a bbolt file and its journal. Its committer
+// and copier goroutines run from Open until Close.
 type Ledger struct {
 	db      *bbolt.DB
+	j       *journal
 	path    string
 	cfg     Config
 	log     hclog.Logger
@@ -28,19 +29,38 @@ type Ledger struct {
 	reqs    chan *request // Appends waiting for the committer
 	quit    chan struct{} // closed by Close
 	stopped chan struct{} // closed when the committer has returned
+	copyReq chan struct{} // wakes the copier: a segment is sealed
+	copied  chan struct{} // closed when the copier has returned
+
+	// Owned by the committer: the last Seq it framed, its slot for each
+	// commit in flight, and the settled signal of the latest commit.
+	written uint64
+	slots   chan struct{}
+	last    <-chan struct{}
+	flights sync.WaitGroup
+
+	mu      sync.Mutex
+	mem     memory // committed events not yet in the bbolt file
+	failure error  // set once the journal or the bbolt file failed a write
+	copyErr error  // the copier's failure, reported by Close
 
 	closeOnce sync.Once
 
-	// commitHook, when set (by tests), runs inside each commit's
-	// transaction with the number of events; an error aborts the commit.
+	// commitHook, when set (by tests), runs before each commit's journal
+	// write with the number of events; an error aborts the commit.
 	commitHook func(events int) error
+	// writeHook, when set (by tests), runs in each commit's flight just
+	// before the write; an error stands for a failed write.
+	writeHook func(events int) error
 }
 
 var _ store.Ledger = (*Ledger)(nil)
 
-// Open opens or creates the ledger file at path (mode 0600) and starts its
-// committer. A file that another process holds open fails within
-// cfg.LockTimeout with store.ErrLocked: a workspace has one coordinator.
+// Open opens or creates the ledger file at path and its journal segments
+// next to it (all mode 0600), copies into the bbolt file what the journal
+// holds beyond it, and starts the committer and the copier. A file that
+// another process holds open fails within cfg.LockTimeout with
+// store.ErrLocked: a workspace has one coordinator.
 func Open(path string, cfg Config) (*Ledger, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("ledger config: %w", err)
@@ -53,18 +73,19 @@ func Open(path string, cfg Config) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
 	}
-	last, err := prepare(db)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", path, err)
-	}
 	l := &Ledger{
 		db: db, path: path, cfg: cfg, log: cfg.Logger.Named("ledger"),
 		reqs: make(chan *request, cfg.MaxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
+		copyReq: make(chan struct{}, 1), copied: make(chan struct{}),
+		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(),
 	}
-	l.lastSeq.Store(last)
+	if err := l.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
 	go l.run()
-	l.log.Debug("ledger opened", "path", path, "last-seq", last)
+	go l.copier()
+	l.log.Debug("ledger opened", "path", path, "last-seq", l.LastSeq())
 	if cfg.NoSync {
 		l.log.Warn("fsync disabled: a crash of the machine can lose acknowledged events", "path", path)
 	}
@@ -77,15 +98,43 @@ func (l *Ledger) Path() string { return l.path }
 // LastSeq is the Seq of the last committed event, 0 when there is none.
 func (l *Ledger) LastSeq() uint64 { return l.lastSeq.Load() }
 
+// load checks the bbolt file's format, opens the journal and copies what
+// it holds beyond the bbolt file's last event into it.
+func (l *Ledger) load() error {
+	last, err := prepare(l.db, l.path)
+	if err != nil {
+		return err
+	}
+	if l.j, err = openJournal(l.path, l.cfg.JournalSize, l.cfg.NoSync); err != nil {
+		return err
+	}
+	if last, err = l.recover(last); err != nil {
+		l.j.close()
+		return err
+	}
+	l.lastSeq.Store(last)
+	l.written, l.mem.copiedSeq = last, last
+	return nil
+}
+
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
 // Close stops the committer after the commit in progress, fails every
-// Append still queued with store.ErrClosed, and closes the file, releasing
-// its lock. Later calls return nil.
+// Append still queued with store.ErrClosed, copies the journal's events
+// into the bbolt file, and closes the files, releasing the lock. An error
+// copying leaves the events in the journal, where the next Open finds
+// them. Later calls return nil.
 func (l *Ledger) Close() error {
 	var err error
 	l.closeOnce.Do(func() {
 		close(l.quit)
 		<-l.stopped
-		err = l.db.Close()
+		<-l.copied
+		err = errors.Join(l.copyErr, l.j.close(), l.db.Close())
 		l.log.Debug("ledger closed", "path", l.path, "last-seq", l.LastSeq())
 	})
 	return err

@@ -45,8 +45,38 @@ func (l *Ledger) Replay(ctx context.Context, after uint64, fn func(gate.Event) e
 }
 
 // read returns the events from Seq from on, at most replayChunk and none
-// past end, in one read transaction.
+// past end: from the bbolt file while they are there, then from the
+// journal's events held in memory.
 func (l *Ledger) read(from, end uint64) ([]gate.Event, error) {
+	l.mu.Lock()
+	copied := l.mem.copiedSeq
+	var held []entry
+	if from > copied {
+		held = l.mem.from(from, end, replayChunk)
+	}
+	l.mu.Unlock()
+	if from <= copied {
+		return l.readFile(from, min(end, copied))
+	}
+	if len(held) == 0 {
+		return nil, fmt.Errorf("event %d missing: %w", from, store.ErrCorrupt)
+	}
+	return decodeEntries(held)
+}
+
+func decodeEntries(ents []entry) ([]gate.Event, error) {
+	evs := make([]gate.Event, len(ents))
+	for i, e := range ents {
+		var err error
+		if evs[i], err = decodeEvent(e.seq, e.value); err != nil {
+			return nil, err
+		}
+	}
+	return evs, nil
+}
+
+// readFile reads from the bbolt file, in one read transaction.
+func (l *Ledger) readFile(from, end uint64) ([]gate.Event, error) {
 	n := min(end-from+1, replayChunk)
 	evs := make([]gate.Event, 0, n)
 	err := l.db.View(func(tx *bbolt.Tx) error {

@@ -1,0 +1,242 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// The hot path's answers and requests decoded without reflection: a lease
+// answer is most of what a client does per call. Each decoder reads the
+// canonical form the server writes; on anything else it hands the whole
+// input to encoding/json, so the result (or the error) is always the one
+// encoding/json gives for a zero value.
+
+// decodeResult decodes a Mutate answer into out, a zero value.
+func decodeResult(data []byte, out *coordinator.Result) error {
+	s := scan{b: data}
+	var r coordinator.Result
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "outcome":
+			r.Outcome = coordinator.Outcome(s.str())
+		case "reason":
+			r.Reason = gate.Reason(s.str())
+		case "message":
+			r.Message = s.str()
+		case "leases":
+			r.Leases = leases(&s)
+		case "holder":
+			r.Holder = leaseInto(&s, r.Holder)
+		default: // contention and blocker views are rare: encoding/json reads them
+			s.fail()
+		}
+	})
+	return settle(&s, data, out, &r)
+}
+
+// decodeLeaseResult decodes a lease answer into out, a zero value.
+func decodeLeaseResult(data []byte, out *coordinator.LeaseResult) error {
+	s := scan{b: data}
+	var r coordinator.LeaseResult
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "decision":
+			decision(&s, &r.Decision)
+		case "leases":
+			r.Leases = leases(&s)
+		default:
+			s.fail()
+		}
+	})
+	return settle(&s, data, out, &r)
+}
+
+// settle stores a fast decode, or decodes data with encoding/json.
+func settle[T any](s *scan, data []byte, out, fast *T) error {
+	s.end()
+	if s.bad {
+		return json.Unmarshal(data, out)
+	}
+	*out = *fast
+	return nil
+}
+
+func decision(s *scan, d *gate.Decision) {
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "granted":
+			d.Granted = s.boolean()
+		case "reason":
+			d.Reason = gate.Reason(s.str())
+		case "message":
+			d.Message = s.str()
+		case "holder":
+			d.Holder = leaseInto(s, d.Holder)
+		case "conflicts":
+			d.Conflicts = leases(s)
+		case "lease":
+			d.Lease = leaseInto(s, d.Lease)
+		case "covered":
+			d.Covered = leases(s)
+		case "remaining":
+			d.Remaining = timeDuration(s.int())
+		default:
+			s.fail()
+		}
+	})
+}
+
+func leases(s *scan) []gate.Lease {
+	out := []gate.Lease{}
+	s.array(func() {
+		out = append(out, gate.Lease{})
+		lease(s, &out[len(out)-1])
+	})
+	return out
+}
+
+// leaseInto decodes into *p, allocating it if nil, as encoding/json does.
+func leaseInto(s *scan, p *gate.Lease) *gate.Lease {
+	if p == nil {
+		p = new(gate.Lease)
+	}
+	lease(s, p)
+	return p
+}
+
+func lease(s *scan, l *gate.Lease) {
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "id":
+			l.ID = gate.LeaseID(s.str())
+		case "owner":
+			owner(s, &l.Owner)
+		case "kind":
+			l.Kind = gate.Kind(s.str())
+		case "scope":
+			scope(s, &l.Scope)
+		case "state":
+			l.State = gate.State(s.str())
+		default:
+			leaseMore(s, l, k)
+		}
+	})
+}
+
+func leaseMore(s *scan, l *gate.Lease, k []byte) {
+	switch string(k) {
+	case "fencing_token":
+		l.FencingToken = s.uint(math.MaxUint64)
+	case "acquired_at":
+		l.AcquiredAt = s.time()
+	case "last_heartbeat_at":
+		l.LastHeartbeatAt = s.time()
+	case "expires_at":
+		l.ExpiresAt = s.time()
+	case "renewal_count":
+		l.RenewalCount = uint32(s.uint(math.MaxUint32))
+	case "reminder_sent":
+		l.ReminderSent = s.boolean()
+	case "release_reason":
+		l.ReleaseReason = s.str()
+	case "ended_by":
+		l.EndedBy = s.str()
+	case "terminated_at":
+		l.TerminatedAt = s.time()
+	default:
+		s.fail()
+	}
+}
+
+func owner(s *scan, o *gate.Owner) {
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "name":
+			o.Name = s.str()
+		case "host":
+			o.Host = s.str()
+		case "pid":
+			o.PID = int(s.int())
+		case "start_time":
+			o.StartTime = s.int()
+		default:
+			s.fail()
+		}
+	})
+}
+
+func scope(s *scan, sc *gate.Scope) {
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "type":
+			sc.Type = gate.ScopeType(s.str())
+		case "paths":
+			sc.Paths = s.strings()
+		default:
+			s.fail()
+		}
+	})
+}
+
+// decodeLeaseRequest decodes a lease request strictly (as decodeJSON
+// does: unknown fields and trailing data are errors).
+func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
+	s := scan{b: body}
+	var r coordinator.LeaseRequest
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "op":
+			r.Op = gate.Op(s.str())
+		case "owner":
+			owner(&s, &r.Owner)
+		case "scope":
+			scope(&s, &r.Scope)
+		case "ttl":
+			r.TTL = timeDuration(s.int())
+		case "lease_id":
+			r.LeaseID = gate.LeaseID(s.str())
+		case "token":
+			r.Token = s.uint(math.MaxUint64)
+		case "reason":
+			r.Reason = s.str()
+		default:
+			s.fail()
+		}
+	})
+	return settleStrict(&s, body, out, &r)
+}
+
+// decodeMutateRequest decodes a mutation request strictly.
+func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
+	s := scan{b: body}
+	var r coordinator.MutateRequest
+	s.object(func(k []byte) {
+		switch string(k) {
+		case "owner":
+			r.Owner = s.str()
+		case "op":
+			r.Op = s.str()
+		case "paths":
+			r.Paths = s.strings()
+		case "try":
+			r.Try = s.boolean()
+		default:
+			s.fail()
+		}
+	})
+	return settleStrict(&s, body, out, &r)
+}
+
+// settleStrict stores a fast decode, or decodes body with decodeJSON.
+func settleStrict[T any](s *scan, body []byte, out, fast *T) error {
+	s.end()
+	if s.bad {
+		return decodeJSON(bytes.NewReader(body), out)
+	}
+	*out = *fast
+	return nil
+}

@@ -1,0 +1,310 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// maxInFlight bounds the requests one stream runs at once; past it the
+// server stops reading the connection until a worker is free.
+const maxInFlight = 256
+
+// upgrade switches GET /v1/stream to the stream protocol. On TCP the
+// bearer token has been checked by Handler; the stream's calls then run
+// with the rights of the upgrade request, as its HTTP requests would.
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) {
+	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), StreamProtocol) {
+		writeError(w, &gate.DeniedError{Reason: gate.ReasonInputInvalid,
+			Message: "GET /v1/stream needs Connection: Upgrade and Upgrade: " + StreamProtocol})
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		writeError(w, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "this listener cannot switch protocols"})
+		return
+	}
+	conn, brw, err := hj.Hijack()
+	if err != nil {
+		s.log.Debug("upgrade failed", "error", err)
+		return
+	}
+	set, _ := r.Context().Value(streamSetKey{}).(*streamSet)
+	if !set.add(conn) {
+		conn.Close()
+		return
+	}
+	defer set.done(conn)
+	_ = conn.SetDeadline(time.Time{})
+	if _, err := brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: " + StreamProtocol + "\r\n\r\n"); err != nil || brw.Flush() != nil {
+		conn.Close()
+		return
+	}
+	sc := &serverStream{s: s, conn: conn, r: brw.Reader, admin: s.adminOf(r), jobs: make(chan streamJob), idle: make(chan struct{})}
+	sc.serve(r.Context())
+}
+
+// headerHas reports whether a comma-separated header lists token.
+func headerHas(h http.Header, key, token string) bool {
+	for _, v := range h.Values(key) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serverStream is one upgraded connection. Its requests run on workers
+// that stay for the connection's life, as many as have been busy at once
+// (up to maxInFlight): a worker keeps the stack that decoding and
+// deciding grew, where a goroutine per request would grow it every time.
+type serverStream struct {
+	s       *Server
+	conn    net.Conn
+	r       *bufio.Reader
+	admin   string         // the admin the upgrade request proved, or ""
+	jobs    chan streamJob // to an idle worker
+	idle    chan struct{}  // closed when no more jobs come
+	workers int
+	wmu     sync.Mutex // one answer frame at a time
+	calls   sync.WaitGroup
+}
+
+// streamJob is one request read from the connection.
+type streamJob struct {
+	id     uint64
+	target string
+	body   []byte
+}
+
+// serve reads requests until the connection ends or a frame cannot be
+// read, runs each on a worker, and answers in completion order.
+// A bad frame is answered (id 0) after every request before it, then the
+// connection is closed: nothing of the bad frame is carried out.
+func (sc *serverStream) serve(ctx context.Context) {
+	defer sc.conn.Close()
+	bad := sc.readLoop(ctx)
+	close(sc.idle)
+	sc.calls.Wait()
+	if bad != nil {
+		sc.s.log.Debug("stream closed", "error", bad)
+		sc.answer(0, bad)
+	}
+}
+
+// readLoop dispatches requests until the connection ends (nil) or a frame
+// does not follow the protocol (its error).
+func (sc *serverStream) readLoop(ctx context.Context) error {
+	for {
+		p, err := readFrame(sc.r, MaxBody)
+		var tooLarge *frameTooLargeError
+		if errors.As(err, &tooLarge) {
+			return &gate.DeniedError{Reason: CodeTooLarge, Message: tooLarge.Error()}
+		}
+		if err != nil {
+			return nil // the client went away, maybe mid-frame: nothing to answer
+		}
+		id, target, body, err := parseRequest(p)
+		if err != nil {
+			return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+		}
+		if !sc.dispatch(ctx, streamJob{id: id, target: target, body: body}) {
+			return nil
+		}
+	}
+}
+
+// dispatch hands j to an idle worker, or starts one, or waits for one
+// when maxInFlight are busy; false if ctx ended first.
+func (sc *serverStream) dispatch(ctx context.Context, j streamJob) bool {
+	select {
+	case sc.jobs <- j:
+		return true
+	default:
+	}
+	if sc.workers < maxInFlight {
+		sc.workers++
+		sc.calls.Add(1)
+		go sc.work(ctx, j)
+		return true
+	}
+	select {
+	case sc.jobs <- j:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// work runs jobs until the connection is done.
+func (sc *serverStream) work(ctx context.Context, j streamJob) {
+	defer sc.calls.Done()
+	for {
+		sc.run(ctx, j)
+		select {
+		case j = <-sc.jobs:
+		case <-sc.idle:
+			return
+		}
+	}
+}
+
+func (sc *serverStream) run(ctx context.Context, j streamJob) {
+	id, target, body := j.id, j.target, j.body
+	v, err := sc.s.call(ctx, sc.admin, target, body)
+	if err != nil {
+		sc.s.log.Debug("request failed", "target", target, "error", err)
+		sc.answer(id, err)
+		return
+	}
+	sc.reply(id, http.StatusOK, v)
+}
+
+// answer sends an error answer.
+func (sc *serverStream) answer(id uint64, err error) {
+	st, b := errorBody(err)
+	sc.reply(id, st, b)
+}
+
+// reply sends one answer frame; a connection that is gone is not an
+// error here (the read loop sees it).
+func (sc *serverStream) reply(id uint64, status int, v any) {
+	body, err := marshalAnswer(v)
+	if err != nil {
+		status, body = answerError(err)
+	}
+	frame := appendAnswer(make([]byte, 0, frameLen+answerHead+len(body)), id, status, body)
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	_, _ = sc.conn.Write(frame)
+}
+
+// call carries out one stream request with the HTTP route's semantics.
+func (s *Server) call(ctx context.Context, admin, target string, body []byte) (any, error) {
+	method, path, _ := strings.Cut(target, " ")
+	if method == http.MethodPost {
+		switch path {
+		case "/v1/mutations":
+			var req coordinator.MutateRequest
+			if err := decodeBody(body, &req); err != nil {
+				return nil, err
+			}
+			return s.c.Mutate(ctx, req)
+		case "/v1/leases":
+			return s.streamLease(ctx, admin, body)
+		}
+		if name, what, ok := ownerPath(path); ok {
+			return s.ownerCall(name, what)
+		}
+	}
+	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no stream endpoint %s (the stream carries %s)", target, strings.Join(StreamTargets, ", "))}
+}
+
+func (s *Server) streamLease(ctx context.Context, admin string, body []byte) (any, error) {
+	var req coordinator.LeaseRequest
+	if err := decodeBody(body, &req); err != nil {
+		return nil, err
+	}
+	if req.Op == gate.OpEvict {
+		req.Admin = admin
+	}
+	res, err := s.c.Lease(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ownerPath splits /v1/owners/{name}/{what}.
+func ownerPath(path string) (name, what string, ok bool) {
+	rest, ok := strings.CutPrefix(path, "/v1/owners/")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '/')
+	if i < 0 {
+		return "", "", false
+	}
+	name, err := url.PathUnescape(rest[:i])
+	if err != nil {
+		name = rest[:i] // ValidID refuses it below
+	}
+	return name, rest[i+1:], true
+}
+
+func (s *Server) ownerCall(name, what string) (any, error) {
+	if err := gate.ValidID(name); err != nil {
+		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "name: " + err.Error()}
+	}
+	switch what {
+	case "heartbeat":
+		return struct{}{}, s.c.Heartbeat(name)
+	case "activity":
+		s.c.Activity(name)
+		return struct{}{}, nil
+	}
+	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no stream endpoint POST /v1/owners/{name}/" + what}
+}
+
+// streamSetKey carries a Serve call's streamSet in request contexts.
+type streamSetKey struct{}
+
+// streamSet tracks the upgraded connections of one Serve call, which
+// http.Server.Shutdown no longer sees, so that Serve can close them and
+// wait for their goroutines. A nil set tracks nothing.
+type streamSet struct {
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newStreamSet() *streamSet { return &streamSet{conns: make(map[net.Conn]struct{})} }
+
+// add tracks conn; false once the set is closed.
+func (ss *streamSet) add(c net.Conn) bool {
+	if ss == nil {
+		return true
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return false
+	}
+	ss.conns[c] = struct{}{}
+	ss.wg.Add(1)
+	return true
+}
+
+func (ss *streamSet) done(c net.Conn) {
+	if ss == nil {
+		return
+	}
+	ss.mu.Lock()
+	delete(ss.conns, c)
+	ss.mu.Unlock()
+	ss.wg.Done()
+}
+
+// close closes every stream and waits for their requests to end.
+func (ss *streamSet) close() {
+	ss.mu.Lock()
+	ss.closed = true
+	for c := range ss.conns {
+		c.Close()
+	}
+	ss.mu.Unlock()
+	ss.wg.Wait()
+}

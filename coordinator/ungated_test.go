@@ -1,0 +1,64 @@
+package coordinator_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// TestObserveChange: a change the watcher sees is recorded as ungated
+// only when no lease covers its path and none covering it (file or glob)
+// ended within the 5 s grace; one report per path per grace period.
+func TestObserveChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		e.mutate("alice", "held.txt")
+		e.mutate("bob", "gone.txt")
+		release(t, e, e.checkout("bob", 0, "docs/**"))
+		for i := range 1500 { // more ends than the set keeps once they expire
+			release(t, e, e.checkout("carol", 0, fmt.Sprintf("churn/%d.txt", i)))
+		}
+		if _, err := e.c.End(e.ctx, "bob", "test"); err != nil {
+			t.Fatal(err)
+		}
+		e.advanceTo(4 * time.Second)
+		observe(t, e, "gone.txt", "docs/readme.md", "churn/7.txt", "held.txt", "free.txt", "free.txt")
+		e.advanceTo(6 * time.Second)
+		observe(t, e, "gone.txt", "docs/readme.md", "churn/8.txt", "held.txt")
+		got := ungatedPaths(e)
+		want := []string{"free.txt", "gone.txt", "docs/readme.md", "churn/8.txt"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("ungated writes recorded = %q, want %q", got, want)
+		}
+	})
+}
+
+func release(t *testing.T, e *env, l gate.Lease) {
+	t.Helper()
+	_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
+	if err != nil {
+		t.Fatalf("release %s = %v", l.ID, err)
+	}
+}
+
+func observe(t *testing.T, e *env, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := e.c.ObserveChange(e.ctx, p, "write"); err != nil {
+			t.Fatalf("ObserveChange(%s) = %v", p, err)
+		}
+	}
+}
+
+func ungatedPaths(e *env) []string {
+	var out []string
+	for _, ev := range e.events(gate.EventUngatedWrite) {
+		out = append(out, ev.Path)
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package bolt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// journalSegments is how many journal files a ledger keeps: one takes
+// commits while the other, once full, is copied into the bbolt file.
+const journalSegments = 2
+
+// journal is the write-ahead part of the ledger: two segment files that
+// commits are appended to in turn, one synchronous write per commit (the
+// files are opened O_DSYNC: a write returns once its data is on stable
+// storage, as a write and an fdatasync would). A segment is written over
+// from its start once its records are in the bbolt file, so after the
+// first round every commit rewrites blocks the file system has already
+// allocated (no metadata to journal). The committer reserves each commit's
+// place in order; the writes themselves may run at once.
+type journal struct {
+	segs   [journalSegments]*os.File
+	active int   // segment taking commits
+	off    int64 // where the next reserved commit goes in the active segment
+}
+
+// segmentPath names segment i of the ledger at path.
+func segmentPath(path string, i int) string {
+	return fmt.Sprintf("%s.journal.%d", path, i)
+}
+
+// openJournal opens (creating them, zero-filled to size bytes) the segment
+// files of the ledger at path. A new file is synced with its directory, so
+// that a later commit never depends on an allocation the disk may lose.
+func openJournal(path string, size int64, noSync bool) (*journal, error) {
+	j := &journal{}
+	created := false
+	for i := range j.segs {
+		f, grew, err := openSegment(segmentPath(path, i), size, noSync)
+		if err != nil {
+			j.close()
+			return nil, err
+		}
+		j.segs[i], created = f, created || grew
+	}
+	if created && !noSync {
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			j.close()
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// openSegment opens one segment file and zero-fills it to size bytes.
+func openSegment(path string, size int64, noSync bool) (*os.File, bool, error) {
+	flags := os.O_RDWR | os.O_CREATE
+	if !noSync {
+		flags |= unix.O_DSYNC
+	}
+	f, err := os.OpenFile(path, flags, fileMode)
+	if err != nil {
+		return nil, false, fmt.Errorf("open journal: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Size() >= size {
+		return f, false, err
+	}
+	if _, err := f.WriteAt(make([]byte, size-fi.Size()), fi.Size()); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("fill journal %s: %w", path, err)
+	}
+	if !noSync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, false, fmt.Errorf("sync journal %s: %w", path, err)
+		}
+	}
+	return f, true, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// reserve takes the next n bytes of the active segment for one commit.
+// Only the committer calls it.
+func (j *journal) reserve(n int) (seg int, off int64) {
+	seg, off = j.active, j.off
+	j.off += int64(n)
+	return seg, off
+}
+
+// writeAt writes one commit's records where reserve put them; they are
+// durable when it returns. Writes to distinct places may run at once. On
+// error what reached the disk is unknown: the caller must stop using the
+// journal.
+func (j *journal) writeAt(seg int, off int64, buf []byte) error {
+	if _, err := j.segs[seg].WriteAt(buf, off); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+// rotate makes the other segment the active one, written from its start.
+// The caller must know that the other segment's records are in the bbolt
+// file.
+func (j *journal) rotate() {
+	j.active = (j.active + 1) % journalSegments
+	j.off = 0
+}
+
+// contents reads segment i whole.
+func (j *journal) contents(i int) ([]byte, error) {
+	fi, err := j.segs[i].Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	buf := make([]byte, fi.Size())
+	if _, err := j.segs[i].ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read journal %s: %w", j.segs[i].Name(), err)
+	}
+	return buf, nil
+}
+
+func (j *journal) close() error {
+	var errs []error
+	for _, f := range j.segs {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

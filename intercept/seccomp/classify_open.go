@@ -2,11 +2,7 @@
 
 package seccomp
 
-import (
-	"os"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 func decodeOpen(a args, _ *tracee) (request, error) {
 	return openRequest(unix.AT_FDCWD, a[0], a[1])
@@ -56,26 +52,31 @@ func openRequest(dirfd int, path, flags uint64) (request, error) {
 	exclusive := flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
 	follow := flags&unix.O_NOFOLLOW == 0 && !exclusive
 	req := request{op: OpOpenWrite, names: []nameArg{at(dirfd, path, follow)}}
-	if flags&unix.O_TRUNC != 0 {
+	switch {
+	case exclusive:
+		// It creates the file or fails with EEXIST, whatever is there:
+		// no need to look.
+		req.op = OpCreate
+		return req, nil
+	case flags&unix.O_TRUNC != 0:
 		req.op = OpTruncate
 	}
 	req.open = &openIntent{create: flags&unix.O_CREAT != 0, readOnly: accmode == unix.O_RDONLY}
 	return req, nil
 }
 
-// openOp settles an open's Op once its file is known (fi, nil if it does
-// not exist): a missing file is created; O_TRUNC truncates only regular
-// files (not /dev/null or a fifo); an existing file opened O_RDONLY is not
-// changed at all.
-func openOp(req request, fi os.FileInfo) (Op, error) {
+// openOp settles an open's Op once its file is known: a missing file is
+// created; O_TRUNC truncates only regular files (not /dev/null or a fifo);
+// an existing file opened O_RDONLY is not changed at all.
+func openOp(req request, f fileKind) (Op, error) {
 	switch {
 	case req.open == nil:
 		return req.op, nil
-	case fi == nil && req.open.create:
+	case !f.exists && req.open.create:
 		return OpCreate, nil
-	case fi == nil:
+	case !f.exists:
 		return req.op, nil // the open will fail with ENOENT
-	case req.op == OpTruncate && fi.Mode().IsRegular():
+	case req.op == OpTruncate && f.regular:
 		return OpTruncate, nil
 	case req.open.readOnly:
 		return "", errNoMutation

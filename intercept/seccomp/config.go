@@ -23,6 +23,18 @@ const (
 	// matter for Deciders that hold for a long time.
 	DefaultValidityPoll = 200 * time.Millisecond
 
+	// DefaultStallAfter is how long one notification may occupy the
+	// receiving goroutine before another receiver takes over. Notifications
+	// are examined and, when the Decider can answer at once, answered on
+	// the goroutine that receives them: a hop to another goroutine costs
+	// several times more than the rest of the work. Examining a path can
+	// still block (a hung network or FUSE mount, or a FUSE server that is
+	// itself one of the gated processes and waits for its own syscall), and
+	// then the other threads' syscalls must not wait behind it. Shorter
+	// means less delay for them in that rare case; a check every interval
+	// costs one timer wake-up.
+	DefaultStallAfter = 50 * time.Millisecond
+
 	// DefaultHandshakeTimeout bounds how long Start waits for the helper
 	// to install its filter and hand over the listener: a Go binary's
 	// start-up takes milliseconds, so this only catches a Self that never
@@ -61,6 +73,10 @@ type Config struct {
 	// ValidityPoll is the interval of the liveness check of held
 	// notifications. Default DefaultValidityPoll (200 ms).
 	ValidityPoll time.Duration
+	// StallAfter is how long one notification may occupy the receiving
+	// goroutine before another receiver takes over. Default
+	// DefaultStallAfter (50 ms).
+	StallAfter time.Duration
 	// HandshakeTimeout bounds the helper's start-up. Default
 	// DefaultHandshakeTimeout (10 s).
 	HandshakeTimeout time.Duration
@@ -73,6 +89,7 @@ func DefaultConfig() Config {
 		Self:             DefaultSelf,
 		Logger:           hclog.Default().Named("seccomp"),
 		ValidityPoll:     DefaultValidityPoll,
+		StallAfter:       DefaultStallAfter,
 		HandshakeTimeout: DefaultHandshakeTimeout,
 	}
 }
@@ -87,6 +104,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no decider: %w", ErrInvalidConfig)
 	case c.ValidityPoll < 0:
 		return fmt.Errorf("validity poll %s negative: %w", c.ValidityPoll, ErrInvalidConfig)
+	case c.StallAfter < 0:
+		return fmt.Errorf("stall after %s negative: %w", c.StallAfter, ErrInvalidConfig)
 	case c.HandshakeTimeout < 0:
 		return fmt.Errorf("handshake timeout %s negative: %w", c.HandshakeTimeout, ErrInvalidConfig)
 	}
@@ -104,6 +123,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ValidityPoll == 0 {
 		c.ValidityPoll = d.ValidityPoll
+	}
+	if c.StallAfter == 0 {
+		c.StallAfter = d.StallAfter
 	}
 	if c.HandshakeTimeout == 0 {
 		c.HandshakeTimeout = d.HandshakeTimeout

@@ -25,11 +25,12 @@ func TestConfigValidate(t *testing.T) {
 		ok     bool
 	}{
 		{name: "defaults", modify: func(*seccomp.Config) {}, ok: true},
-		{name: "zero durations take defaults", modify: func(c *seccomp.Config) { c.ValidityPoll, c.HandshakeTimeout = 0, 0 }, ok: true},
+		{name: "zero durations take defaults", modify: func(c *seccomp.Config) { c.ValidityPoll, c.StallAfter, c.HandshakeTimeout = 0, 0, 0 }, ok: true},
 		{name: "no argv", modify: func(c *seccomp.Config) { c.Argv = nil }},
 		{name: "empty command", modify: func(c *seccomp.Config) { c.Argv = []string{""} }},
 		{name: "no decider", modify: func(c *seccomp.Config) { c.Decider = nil }},
 		{name: "negative poll", modify: func(c *seccomp.Config) { c.ValidityPoll = -time.Second }},
+		{name: "negative stall", modify: func(c *seccomp.Config) { c.StallAfter = -time.Second }},
 		{name: "negative handshake", modify: func(c *seccomp.Config) { c.HandshakeTimeout = -time.Second }},
 	}
 	for _, tt := range tests {

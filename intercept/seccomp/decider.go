@@ -8,7 +8,7 @@ type Op string
 // The operations a Mutation can carry.
 const (
 	OpOpenWrite Op = "open-write" // open of an existing file for writing
-	OpCreate    Op = "create"     // open with O_CREAT of a missing file
+	OpCreate    Op = "create"     // open with O_CREAT of a missing file, or with O_CREAT|O_EXCL
 	OpTruncate  Op = "truncate"   // O_TRUNC, truncate, ftruncate
 	OpUnlink    Op = "unlink"
 	OpRename    Op = "rename" // Paths: old name, new name
@@ -45,7 +45,10 @@ type Mutation struct {
 // Decider answers whether a Mutation may proceed. It is called from its own
 // goroutine per syscall and may block for as long as it likes; ctx is
 // cancelled when the syscall can no longer be answered (the thread got a
-// fatal signal) or when the Supervisor stops.
+// fatal signal) or when the Supervisor stops. A Decider that can answer
+// most mutations at once should also be an InstantDecider: handing a
+// syscall to a goroutine costs more than everything else the gate does
+// for it.
 //
 // Returning nil lets the syscall run. Returning a syscall.Errno fails the
 // syscall with that errno (EBUSY, EACCES, ...). Any other error fails it
@@ -55,11 +58,36 @@ type Decider interface {
 	Decide(ctx context.Context, m Mutation) error
 }
 
+// InstantDecider is a Decider that can answer some mutations at once. The
+// Supervisor asks DecideNow first, on the goroutine that receives the
+// notifications, and calls Decide on a goroutine of its own only when
+// DecideNow did not answer.
+//
+// DecideNow must not wait: no I/O that can block, no lock held for long,
+// no call to another process. While it runs, no other notification of the
+// worker is received (the Supervisor starts another receiver if one
+// notification takes more than Config.StallAfter, but that is a safety
+// net, not a budget).
+type InstantDecider interface {
+	Decider
+	// DecideNow reports whether it answered m; if it did, err is the
+	// answer, with the meaning it has when Decide returns it.
+	DecideNow(m Mutation) (answered bool, err error)
+}
+
 // DeciderFunc adapts a function to the Decider interface.
 type DeciderFunc func(ctx context.Context, m Mutation) error
 
 // Decide calls f(ctx, m).
 func (f DeciderFunc) Decide(ctx context.Context, m Mutation) error { return f(ctx, m) }
 
-// AllowAll is a Decider that lets every mutation proceed.
-var AllowAll Decider = DeciderFunc(func(context.Context, Mutation) error { return nil })
+// AllowAll is a Decider that lets every mutation proceed, at once.
+var AllowAll Decider = allowAll{}
+
+type allowAll struct{}
+
+var _ InstantDecider = allowAll{}
+
+func (allowAll) Decide(context.Context, Mutation) error { return nil }
+
+func (allowAll) DecideNow(Mutation) (bool, error) { return true, nil }

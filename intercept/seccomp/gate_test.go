@@ -229,6 +229,59 @@ func TestThreadsAreHeldSeparately(t *testing.T) {
 	}
 }
 
+// TestStalledNotificationIsOvertaken: an answer that takes long on the
+// receiving goroutine (here DecideNow itself waits) does not hold up the
+// notifications of other processes: after StallAfter another receiver
+// takes them. Whichever of the two writes comes first is held until the
+// other has been answered, which only a second receiver can do.
+func TestStalledNotificationIsOvertaken(t *testing.T) {
+	dir := tempDir(t)
+	d := &pairDecider{dir: dir, second: make(chan struct{})}
+	out := &buffer{}
+	cfg := config(t, dir, d, out, "sh", "-c", "echo 1 > a & echo 2 > b; wait; echo 3 > c")
+	cfg.StallAfter = 10 * time.Millisecond
+	s := mustStart(t, cfg)
+	state, err := s.Wait()
+	if err != nil || state.ExitCode() != 0 {
+		t.Fatalf("Wait() = %v, %v; output %q", state, err, out.String())
+	}
+	mustDone(t, s, 10*time.Second)
+	for name, want := range map[string]string{"a": "1\n", "b": "2\n", "c": "3\n"} {
+		if got := mustRead(t, filepath.Join(dir, name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// pairDecider answers at once, except that the first write under dir
+// waits in DecideNow until a second one has been answered.
+type pairDecider struct {
+	dir    string
+	first  atomic.Bool
+	second chan struct{}
+}
+
+func (d *pairDecider) Decide(context.Context, seccomp.Mutation) error { return nil }
+
+func (d *pairDecider) DecideNow(m seccomp.Mutation) (bool, error) {
+	switch {
+	case !within(m.Paths[0], []string{d.dir}):
+	case d.first.CompareAndSwap(false, true):
+		select {
+		case <-d.second:
+		case <-time.After(10 * time.Second):
+			return true, syscall.ETIMEDOUT
+		}
+	default:
+		select {
+		case <-d.second:
+		default:
+			close(d.second)
+		}
+	}
+	return true, nil
+}
+
 // TestOrphanStaysGated: a grandchild that outlives the worker is still
 // gated, and Done waits for it.
 func TestOrphanStaysGated(t *testing.T) {

@@ -5,6 +5,7 @@ package seccomp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -23,45 +24,65 @@ var gated = func() map[int32]*syscallEntry {
 	return m
 }()
 
-// handle answers one notification. Its goroutine ends when the answer is
-// sent, when the notification turns out to be invalid, or when Close
-// cancels the Decider.
-func (s *Supervisor) handle(n notif) {
-	defer s.wg.Done()
-	resp, ok := s.answer(n)
-	if !ok {
+// handle answers one notification on the receiving goroutine. buf is
+// scratch space for what is read from the tracee.
+//
+// When the Decider has to be asked and does not answer at once, another
+// receiver takes over and this goroutine asks, answers and then ends:
+// the syscall is decided without a hop to another goroutine, and a
+// Decide that holds it for minutes holds up no other thread.
+func (s *Supervisor) handle(n notif, buf []byte) {
+	m, err := s.inspect(n, buf)
+	switch {
+	case errors.Is(err, errGone):
+		return // no one left to answer
+	case err != nil:
+		s.send(n, s.unresolved(n, err))
 		return
 	}
+	if s.instant != nil {
+		if answered, err := s.instant.DecideNow(m); answered {
+			s.traceDecision(m, err)
+			s.send(n, responseFor(n.ID, err))
+			return
+		}
+	}
+	s.startReceiver()
+	s.send(n, s.decide(n.ID, m))
+}
+
+// send delivers an answer. ENOENT means the thread is gone (or was
+// interrupted by a fatal signal): the answer is moot.
+func (s *Supervisor) send(n notif, resp notifResp) {
 	if err := sendResp(s.listener, resp); err != nil {
 		s.log.Debug("answer not delivered", "tid", n.PID, "error", err)
 	}
 }
 
-// answer works out the answer to a notification; ok is false when there is
-// no one left to answer.
-func (s *Supervisor) answer(n notif) (resp notifResp, ok bool) {
-	e := gated[n.Data.Nr]
-	if e == nil { // the filter only notifies table entries: a bug, fail closed
-		s.log.Error("notified of an unknown syscall", "nr", n.Data.Nr)
-		return errnoResp(n.ID, unix.EPERM), true
+// unresolved answers a notification that carries no mutation for the
+// Decider: one that changes no named file runs; one whose paths cannot be
+// resolved fails.
+func (s *Supervisor) unresolved(n notif, err error) notifResp {
+	if errors.Is(err, errNoMutation) {
+		return continueResp(n.ID)
 	}
-	m, err := s.inspect(n, e)
-	switch {
-	case errors.Is(err, errGone):
-		return notifResp{}, false
-	case errors.Is(err, errNoMutation):
-		return continueResp(n.ID), true
-	case err != nil:
-		errno := resolveErrno(err)
-		s.log.Debug("mutation not resolved", "syscall", e.name, "tid", n.PID, "error", err, "errno", errno)
-		return errnoResp(n.ID, errno), true
+	errno := resolveErrno(err)
+	name := fmt.Sprint(n.Data.Nr)
+	if e := gated[n.Data.Nr]; e != nil {
+		name = e.name
 	}
-	return s.decide(n.ID, m), true
+	s.log.Debug("mutation not resolved", "syscall", name, "tid", n.PID, "error", err, "errno", errno)
+	return errnoResp(n.ID, errno)
 }
 
 // inspect reads what the syscall is about and resolves its paths.
-func (s *Supervisor) inspect(n notif, e *syscallEntry) (Mutation, error) {
-	t := &tracee{tid: int(n.PID), tgids: &s.tgids}
+func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
+	e := gated[n.Data.Nr]
+	if e == nil { // the filter only notifies table entries: a bug, fail closed
+		s.log.Error("notified of an unknown syscall", "nr", n.Data.Nr)
+		return Mutation{}, fmt.Errorf("unknown syscall %d", n.Data.Nr)
+	}
+	t := &tracee{tid: int(n.PID), tgids: &s.tgids, buf: buf}
 	req, err := e.decode(n.Data.Args, t)
 	if errors.Is(err, errNoMutation) {
 		// Letting it run has no side effect here; if the thread is gone
@@ -89,7 +110,8 @@ func (s *Supervisor) inspect(n notif, e *syscallEntry) (Mutation, error) {
 // resolveErrno is the errno for a mutation whose paths cannot be resolved:
 // where the kernel itself would fail the syscall (a bad pointer, a closed
 // fd, an empty or too long path, a symlink loop) the same errno; anything
-// else (an unreadable /proc) EPERM. Never an unresolved allow.
+// else (an unreadable /proc, an unknown syscall) EPERM. Never an
+// unresolved allow.
 func resolveErrno(err error) unix.Errno {
 	var errno unix.Errno
 	if errors.As(err, &errno) {
@@ -109,11 +131,16 @@ func (s *Supervisor) decide(id uint64, m Mutation) notifResp {
 	w := s.watchValid(id, cancel)
 	defer w.stop()
 	err := s.cfg.Decider.Decide(ctx, m)
+	s.traceDecision(m, err)
+	return responseFor(id, err)
+}
+
+// traceDecision logs a Decider's answer at trace level.
+func (s *Supervisor) traceDecision(m Mutation, err error) {
 	if s.log.IsTrace() {
 		s.log.Trace("mutation decided", "op", m.Op, "syscall", m.Syscall, "paths", m.Paths,
 			"pid", m.PID, "tid", m.TID, "error", err)
 	}
-	return responseFor(id, err)
 }
 
 // responseFor maps a Decider's answer: nil lets the syscall run, an errno

@@ -4,7 +4,6 @@ package seccomp
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -80,39 +79,48 @@ func (t *tracee) readName(n nameArg) (rawName, error) {
 // mutation resolves the snapshot's names on the file system into the
 // Mutation of syscall.
 func (s snapshot) mutation(syscall string, req request) (Mutation, error) {
-	paths, err := s.paths()
+	paths, first, err := s.paths()
 	if err != nil {
 		return Mutation{}, err
 	}
 	op := req.op
 	if req.open != nil {
-		op, err = openOp(req, lstatOrNil(paths[0]))
+		if first == nil {
+			k := lstatKind(paths[0])
+			first = &k
+		}
+		op, err = openOp(req, *first)
 	}
 	return Mutation{PID: s.pid, TID: s.tid, Op: op, Syscall: syscall, Paths: paths}, err
 }
 
 // paths resolves the names, and a symlink's target relative to the link's
 // directory. Names without a file name are left out; if none is left, the
-// syscall changes no path.
-func (s snapshot) paths() ([]string, error) {
-	var paths []string
+// syscall changes no path. first is what resolving paths[0] found out
+// about its file, if it looked.
+func (s snapshot) paths() (paths []string, first *fileKind, err error) {
+	paths = make([]string, 0, len(s.names)+1)
 	for _, r := range s.names {
-		p, err := s.resolveName(r)
+		w := walker{pid: s.pid, tid: s.tid}
+		p, err := s.resolveName(&w, r)
 		if errors.Is(err, errUnnamed) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if len(paths) == 0 && w.finalKnown {
+			first = &w.final
 		}
 		paths = append(paths, p)
 	}
 	if len(paths) == 0 {
-		return nil, errNoMutation
+		return nil, nil, errNoMutation
 	}
 	if s.linkTarget != "" {
 		paths = append(paths, s.symlinkTarget(filepath.Dir(paths[0])))
 	}
-	return paths, nil
+	return paths, first, nil
 }
 
 // symlinkTarget is the file a new symlink in dir will name. The kernel does
@@ -130,18 +138,24 @@ func (s snapshot) symlinkTarget(dir string) string {
 	return filepath.Join(dir, s.linkTarget)
 }
 
-// lstatOrNil describes the file at p, or returns nil if there is none.
-func lstatOrNil(p string) os.FileInfo {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil
+// fileKind is what an lstat found at a path.
+type fileKind struct {
+	exists  bool
+	regular bool
+}
+
+// lstatKind describes the file at p; a path that cannot be looked up is
+// taken as missing.
+func lstatKind(p string) fileKind {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return fileKind{}
 	}
-	return fi
+	return fileKind{exists: true, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
 }
 
 // resolveName resolves one name to the file it affects.
-func (s snapshot) resolveName(r rawName) (string, error) {
-	w := walker{pid: s.pid, tid: s.tid}
+func (s snapshot) resolveName(w *walker, r rawName) (string, error) {
 	if r.fdOnly {
 		return w.fdTarget(r.base, r.dirfd)
 	}

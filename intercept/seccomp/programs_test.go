@@ -23,6 +23,7 @@ var programs = map[string]func(args []string) int{
 	"write-threads": writeThreads,
 	"tmpfile-link":  tmpfileLink,
 	"open-loop":     openLoop,
+	"churn-loop":    churnLoop,
 	"syscall-case":  syscallCaseProgram,
 }
 
@@ -98,6 +99,31 @@ func openLoop(args []string) int {
 			return 1
 		}
 		unix.Close(fd)
+	}
+	fmt.Println(time.Since(start).Nanoseconds())
+	return 0
+}
+
+// churnLoop creates and removes the file args[0] (a path relative to the
+// working directory, as git and rm use) args[1] times: two notified
+// syscalls per round, an O_CREAT|O_EXCL open and an unlink. It prints the
+// nanoseconds that took.
+func churnLoop(args []string) int {
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return 2
+	}
+	start := time.Now()
+	for range n {
+		fd, err := unix.Open(args[0], unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
+		if err == nil {
+			unix.Close(fd)
+			err = unix.Unlink(args[0])
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "churn-loop:", err)
+			return 1
+		}
 	}
 	fmt.Println(time.Since(start).Nanoseconds())
 	return 0

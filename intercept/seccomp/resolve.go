@@ -36,12 +36,18 @@ var errUnnamed = errors.New("file has no name")
 type walker struct {
 	pid, tid int
 	links    int
+	// final is what an lstat of the result found, when resolve made one.
+	final      fileKind
+	finalKnown bool
 }
 
 // resolve resolves path relative to dir (absolute, symlink-free) with
 // root as the lookup's "/". follow says whether a final symlink is
 // followed.
 func (w *walker) resolve(root, dir, path string, follow bool) (string, error) {
+	if p, ok := w.resolveDirect(root, dir, path, follow); ok {
+		return p, nil
+	}
 	if strings.HasPrefix(path, "/") {
 		dir = root
 	}
@@ -67,6 +73,69 @@ func (w *walker) resolve(root, dir, path string, follow bool) (string, error) {
 				return "", err
 			}
 		}
+	}
+}
+
+// resolveDirect resolves, without the walk, the common path whose answer
+// is the path as written: plain components, looked up from the host's
+// root, not under /proc, every directory present and none a symlink, and
+// no symlink at the end where it would be followed. The kernel checks the
+// directories in one openat2 with RESOLVE_NO_SYMLINKS, where the walk
+// takes an lstat per component. ok is false when the walk is needed; it
+// then gives the answer, whatever made this check fail.
+func (w *walker) resolveDirect(root, dir, path string, follow bool) (string, bool) {
+	if root != "/" || !plainPath(path) {
+		return "", false
+	}
+	full := path
+	if !strings.HasPrefix(path, "/") {
+		full = join(dir, path)
+	}
+	if full == "/proc" || strings.HasPrefix(full, "/proc/") {
+		return "", false // /proc/self and magic links are the tracee's
+	}
+	parent := full[:strings.LastIndexByte(full, '/')]
+	// dir is symlink-free already: only what the path adds needs a check.
+	if parent != dir && parent != "" && !symlinkFree(parent) {
+		return "", false
+	}
+	if follow {
+		var st unix.Stat_t
+		exists := unix.Lstat(full, &st) == nil
+		if exists && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return "", false
+		}
+		w.final = fileKind{exists: exists, regular: exists && st.Mode&unix.S_IFMT == unix.S_IFREG}
+		w.finalKnown = true
+	}
+	return full, true
+}
+
+// symlinkFree reports whether dir is a directory that the kernel reaches
+// without following a symlink.
+func symlinkFree(dir string) bool {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &how)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+}
+
+// plainPath reports whether path has only ordinary components: no ".",
+// "..", empty component or trailing slash.
+func plainPath(path string) bool {
+	rest := strings.TrimPrefix(path, "/")
+	for {
+		comp, tail, more := strings.Cut(rest, "/")
+		if comp == "" || comp == "." || comp == ".." {
+			return false
+		}
+		if !more {
+			return true
+		}
+		rest = tail
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -29,10 +30,14 @@ type Supervisor struct {
 	listener int
 	waker    *waker
 	tgids    tgidCache
+	instant  InstantDecider // cfg.Decider if it is one, else nil
 
-	ctx    context.Context // cancelled when serving stops; parent of every Decide ctx
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // notification handlers
+	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup           // receivers after the first (some deciding), the stall watch
+	current atomic.Pointer[receiver] // the receiver that polls the listener
+	ended   chan struct{}            // closed when a receiver finds serving over
+	endOnce sync.Once
 
 	done    chan struct{} // closed when serving has stopped and the listener is closed
 	exited  chan struct{} // closed when the worker has been reaped
@@ -146,8 +151,9 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener int)
 	}
 	s := &Supervisor{
 		cfg: cfg, log: cfg.Logger, cmd: cmd, listener: listener, waker: w,
-		done: make(chan struct{}), exited: make(chan struct{}),
+		done: make(chan struct{}), exited: make(chan struct{}), ended: make(chan struct{}),
 	}
+	s.instant, _ = cfg.Decider.(InstantDecider)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	// Ending the context wakes the serve loop out of poll; the callback
 	// returns at once, and the waker ignores it once closed.
@@ -197,7 +203,8 @@ func (s *Supervisor) Done() <-chan struct{} { return s.done }
 
 // Close stops serving: pending Decide calls see their context cancelled,
 // the listener is closed (from then on gated syscalls of any survivor fail
-// with ENOSYS), and Close returns once every handler goroutine has ended.
+// with ENOSYS), and Close returns once every receiver and Decide goroutine
+// has ended.
 // It does not kill or wait for the worker. Close is idempotent.
 func (s *Supervisor) Close() error {
 	s.cancel()

@@ -17,7 +17,8 @@ import (
 )
 
 // syscallCase is one syscall made directly (no libc wrapper choosing for
-// us), in a work dir holding f ("data"), l -> f, sub/ and e/ (empty).
+// us), in a work dir holding f ("data"), l -> f, sub/, ls -> sub and e/
+// (empty).
 type syscallCase struct {
 	name string
 	// run makes the syscall; dirfd is an O_PATH fd of the work dir, which
@@ -68,6 +69,25 @@ var portableCases = []syscallCase{
 	{name: "openat nofollow", err: unix.ELOOP, want: mut(seccomp.OpOpenWrite, "l"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "l", unix.O_WRONLY|unix.O_NOFOLLOW, 0))
 	}},
+	{name: "openat excl", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+		return closeFD(unix.Openat(d, "sub/n", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644))
+	}},
+	{name: "openat excl existing", err: unix.EEXIST, want: mut(seccomp.OpCreate, "f"), run: func(d int) error {
+		return closeFD(unix.Openat(d, "f", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644))
+	}},
+	{name: "openat absolute", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		return closeFD(unix.Open(wd+"/sub/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "openat through dir symlink", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+		return closeFD(unix.Openat(d, "ls/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
+	{name: "openat missing dir", err: unix.ENOENT, want: mut(seccomp.OpCreate, "no/such/n"), run: func(d int) error {
+		return closeFD(unix.Openat(d, "no/such/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
+	}},
 	{name: "openat rdonly creat existing", run: func(d int) error {
 		return closeFD(unix.Openat(d, "f", unix.O_RDONLY|unix.O_CREAT, 0))
 	}},
@@ -104,6 +124,15 @@ var portableCases = []syscallCase{
 	}},
 	{name: "mkdirat", want: mut(seccomp.OpMkdir, "m"), run: func(d int) error {
 		return unix.Mkdirat(d, "m", 0o755)
+	}},
+	{name: "mkdirat nested", want: mut(seccomp.OpMkdir, "sub/m"), run: func(d int) error {
+		return unix.Mkdirat(d, "sub/m", 0o755)
+	}},
+	{name: "mkdirat through dir symlink", want: mut(seccomp.OpMkdir, "sub/m"), run: func(d int) error {
+		return unix.Mkdirat(d, "ls/m", 0o755)
+	}},
+	{name: "unlinkat dir symlink itself", want: mut(seccomp.OpUnlink, "ls"), run: func(d int) error {
+		return unix.Unlinkat(d, "ls", 0)
 	}},
 	{name: "linkat follow", want: mut(seccomp.OpLink, "h", "f"), run: func(d int) error {
 		return unix.Linkat(d, "l", d, "h", unix.AT_SYMLINK_FOLLOW)
@@ -171,7 +200,7 @@ func TestSyscalls(t *testing.T) {
 	for _, tc := range append(portableCases, legacyCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tempDir(t)
-			mustWrite(t, dir, map[string]string{"f": "data", "l": "->f", "sub/": "", "e/": ""})
+			mustWrite(t, dir, map[string]string{"f": "data", "l": "->f", "sub/": "", "ls": "->sub", "e/": ""})
 			rec := &recorder{}
 			res := runProgram(t, dir, rec, "syscall-case", tc.name)
 			if res.code != 0 {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxTgids bounds the tgid cache; when full it starts over.
@@ -17,10 +19,11 @@ const maxTgids = 4096
 //
 // notif.pid is a thread id, and the way to its process is the Tgid line of
 // /proc/<tid>/status, which costs about 25 µs to generate: more than all
-// the rest of a notification's reading. A remembered answer is checked
-// instead with one stat of /proc/<tgid>/task/<tid> (about 2.4 µs), which
-// exists only while that thread belongs to that process, so a recycled
-// thread id is never given a stale process.
+// the rest of a notification's reading. Most notifying threads are their
+// process's main thread, whose tid is the tgid; that, and a remembered
+// answer for other threads, is checked instead with tgkill(tgid, tid, 0),
+// which succeeds only while that thread belongs to that process, so a
+// recycled thread id is never given a stale process.
 type tgidCache struct {
 	mu sync.Mutex
 	m  map[int]int
@@ -28,6 +31,9 @@ type tgidCache struct {
 
 // lookup returns the process id of thread tid.
 func (c *tgidCache) lookup(tid int) (int, error) {
+	if belongs(tid, tid) {
+		return tid, nil
+	}
 	c.mu.Lock()
 	tgid, ok := c.m[tid]
 	c.mu.Unlock()
@@ -48,9 +54,12 @@ func (c *tgidCache) lookup(tid int) (int, error) {
 }
 
 // belongs reports whether thread tid is part of process tgid right now.
+// tgkill with signal 0 sends nothing: it looks the thread up in that
+// process (ESRCH if it is not there) and then checks the permission to
+// signal it, so EPERM also means that it belongs.
 func belongs(tid, tgid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(tgid) + "/task/" + strconv.Itoa(tid))
-	return err == nil
+	err := unix.Tgkill(tgid, tid, 0)
+	return err == nil || err == unix.EPERM
 }
 
 // readTgid reads the Tgid line of /proc/<tid>/status.

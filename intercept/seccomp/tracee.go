@@ -23,6 +23,9 @@ var pageSize = uint64(os.Getpagesize())
 type tracee struct {
 	tid   int
 	tgids *tgidCache
+	// buf is scratch space of at least PATH_MAX bytes for one string at a
+	// time; what is returned is copied out of it.
+	buf []byte
 }
 
 // proc returns /proc/<tid>/<name>.
@@ -46,6 +49,10 @@ func (t *tracee) readAt(buf []byte, addr uint64) (int, error) {
 	return n, err
 }
 
+// firstRead is how much readString reads first: most paths are shorter,
+// and a short read is cheaper than one to the end of the page.
+const firstRead = 256
+
 // readString reads a NUL-terminated path of at most PATH_MAX bytes, page
 // by page: process_vm_readv does not split an iovec, so a read across into
 // an unmapped page would fail as a whole. A longer path is ENAMETOOLONG,
@@ -54,10 +61,13 @@ func (t *tracee) readString(addr uint64) (string, error) {
 	if addr == 0 {
 		return "", unix.EFAULT
 	}
-	buf := make([]byte, unix.PathMax)
+	buf := t.buf[:unix.PathMax]
 	for n := 0; n < len(buf); {
 		at := addr + uint64(n)
 		chunk := min(uint64(len(buf)-n), pageSize-at%pageSize)
+		if n == 0 {
+			chunk = min(chunk, firstRead)
+		}
 		k, err := t.readAt(buf[n:n+int(chunk)], at)
 		if err != nil {
 			return "", err
@@ -97,9 +107,27 @@ func (t *tracee) fdLink(fd int) (string, error) {
 		}
 		name = "fd/" + strconv.Itoa(fd)
 	}
-	link, err := os.Readlink(t.proc(name))
-	if errors.Is(err, os.ErrNotExist) && fd != unix.AT_FDCWD {
+	link, err := t.readlink(t.proc(name))
+	if errors.Is(err, unix.ENOENT) && fd != unix.AT_FDCWD {
 		return "", unix.EBADF
+	}
+	return link, err
+}
+
+// readlink reads a symlink into the scratch buffer. A link as long as the
+// buffer may have been cut short and is read again by os.Readlink.
+func (t *tracee) readlink(path string) (string, error) {
+	n, err := unix.Readlink(path, t.buf)
+	switch {
+	case err != nil:
+		return "", err
+	case n < len(t.buf):
+		return string(t.buf[:n]), nil
+	}
+	link, err := os.Readlink(path)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
 	return link, err
 }

@@ -1,0 +1,93 @@
+package sidecar
+
+import (
+	"strings"
+
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+var _ seccomp.InstantDecider = (*Sidecar)(nil)
+
+// DecideNow answers at once, from memory, the mutations that make up
+// nearly all of a worker's syscalls: those that change nothing the gate
+// covers (paths outside the workspace, the workspace root itself, files in
+// git's directory) and those covered by leases this worker already holds.
+// It leaves to Decide everything that needs the coordinator, git's ignore
+// rules or a side effect: the state directory (refused with a notice), a
+// write that changes which paths git ignores, a rename or removal inside
+// git's directory (a commit lands that way; a removal may hold the state
+// directory), and a symlink (its target may be reported as written).
+//
+// Paths are compared lexically. The seccomp gate reports them with the
+// symlinks of their directories resolved, and the workspace's root and
+// state directory are resolved too, so Workspace.Rel's second try (an
+// lstat of every directory of a path that is not lexically inside) could
+// not change the answer and is not paid for on every syscall.
+func (s *Sidecar) DecideNow(m seccomp.Mutation) (bool, error) {
+	if m.Op == seccomp.OpSymlink {
+		return false, nil
+	}
+	var buf [2]string
+	rels := buf[:0]
+	for _, abs := range m.Paths {
+		rel, kind := s.quickKind(m.Op, abs)
+		switch kind {
+		case quickSlow:
+			return false, nil
+		case quickGated:
+			rels = append(rels, rel)
+		}
+	}
+	return len(rels) == 0 || s.held.covers(rels), nil
+}
+
+// quickKind is what DecideNow knows about one path of a mutation.
+type quickKind uint8
+
+const (
+	quickNotGated quickKind = iota // outside the gate: no lease needed
+	quickGated                     // gated: a held lease must cover it
+	quickSlow                      // Decide must look at it
+)
+
+// quickKind sorts one absolute path of a mutation of kind op.
+func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
+	ws := s.cfg.Workspace
+	if _, in := lexicalRel(ws.StateDir, abs); in {
+		return "", quickSlow
+	}
+	rel, in := lexicalRel(ws.Root, abs)
+	switch {
+	case !in || rel == ".":
+		return "", quickNotGated
+	case ws.AffectsIgnore(abs):
+		return "", quickSlow
+	case rel != ".git" && !strings.HasPrefix(rel, ".git/"):
+		return rel, quickGated
+	case op == seccomp.OpRename || op == seccomp.OpRmdir:
+		return "", quickSlow
+	}
+	// Inside .git the rule's answer is fixed (it never asks git), so it
+	// cannot block.
+	if s.classify(rel, op == seccomp.OpMkdir) == workspace.GitDir {
+		return "", quickNotGated
+	}
+	return "", quickSlow
+}
+
+// lexicalRel returns abs relative to base (both clean and absolute) if it
+// is base (".") or beneath it, comparing the strings only.
+func lexicalRel(base, abs string) (string, bool) {
+	switch {
+	case base == "" || !strings.HasPrefix(abs, base):
+		return "", false
+	case abs == base:
+		return ".", true
+	case base == "/":
+		return abs[1:], true
+	case abs[len(base)] == '/':
+		return abs[len(base)+1:], true
+	}
+	return "", false
+}

@@ -1,0 +1,91 @@
+package sidecar
+
+import (
+	"testing"
+
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// testSidecar is a Sidecar for the workspace /ws whose worker holds
+// src/a.go and the subtree new/**.
+func testSidecar(t *testing.T, stateDir string) *Sidecar {
+	t.Helper()
+	ws := &workspace.Workspace{Root: "/ws", GitDir: "/ws/.git", CommonDir: "/ws/.git", StateDir: stateDir, Config: workspace.DefaultConfig()}
+	rule, err := workspace.NewRule(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rule.Close() })
+	s := &Sidecar{cfg: Config{Workspace: ws}, rule: rule, held: newHeld()}
+	s.held.files["src/a.go"] = true
+	s.held.globs = append(s.held.globs, "new/**")
+	return s
+}
+
+// TestDecideNow checks which mutations the sidecar answers without the
+// coordinator (always allowing them) and which it leaves to Decide.
+func TestDecideNow(t *testing.T) {
+	tests := []struct {
+		name     string
+		stateDir string // default /ws/.git/leasegate
+		op       seccomp.Op
+		paths    []string
+		answered bool
+	}{
+		{name: "outside the workspace", op: seccomp.OpCreate, paths: []string{"/tmp/x"}, answered: true},
+		{name: "sibling sharing the root's prefix", op: seccomp.OpCreate, paths: []string{"/wsx/src/b.go"}, answered: true},
+		{name: "the root itself", op: seccomp.OpChmod, paths: []string{"/ws"}, answered: true},
+		{name: "held file", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/a.go"}, answered: true},
+		{name: "in a held subtree", op: seccomp.OpUnlink, paths: []string{"/ws/new/deep/f"}, answered: true},
+		{name: "file not held", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/b.go"}},
+		{name: "rename from outside into a held subtree", op: seccomp.OpRename, paths: []string{"/tmp/x", "/ws/new/x"}, answered: true},
+		{name: "rename of a held file onto one not held", op: seccomp.OpRename, paths: []string{"/ws/src/a.go", "/ws/src/b.go"}},
+		{name: "git's objects", op: seccomp.OpCreate, paths: []string{"/ws/.git/objects/ab/cdef"}, answered: true},
+		{name: "a directory in git's directory", op: seccomp.OpMkdir, paths: []string{"/ws/.git/objects/ab"}, answered: true},
+		{name: "git's directory itself holds the state", op: seccomp.OpMkdir, paths: []string{"/ws/.git"}},
+		{name: "rename in git's directory: a commit may land", op: seccomp.OpRename, paths: []string{"/ws/.git/HEAD.lock", "/ws/.git/HEAD"}},
+		{name: "removal of git's directory holds the state", op: seccomp.OpRmdir, paths: []string{"/ws/.git"}},
+		{name: "git's index changes what is ignored", op: seccomp.OpRename, paths: []string{"/ws/.git/index.lock", "/ws/.git/index"}},
+		{name: "a .gitignore changes what is ignored", op: seccomp.OpOpenWrite, paths: []string{"/ws/new/.gitignore"}},
+		{name: "the state directory", op: seccomp.OpCreate, paths: []string{"/ws/.git/leasegate/x"}},
+		{name: "a state directory outside the root", stateDir: "/main/.git/worktrees/ws/leasegate", op: seccomp.OpCreate, paths: []string{"/main/.git/worktrees/ws/leasegate/ledger.db"}},
+		{name: "a symlink's target may be reported as written", op: seccomp.OpSymlink, paths: []string{"/ws/new/l", "/ws/new/t"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stateDir := tt.stateDir
+			if stateDir == "" {
+				stateDir = "/ws/.git/leasegate"
+			}
+			s := testSidecar(t, stateDir)
+			m := seccomp.Mutation{PID: 1, TID: 1, Op: tt.op, Syscall: "test", Paths: tt.paths}
+			answered, err := s.DecideNow(m)
+			if answered != tt.answered || err != nil {
+				t.Errorf("DecideNow(%s %q) = %v, %v, want %v, nil", tt.op, tt.paths, answered, err, tt.answered)
+			}
+		})
+	}
+}
+
+func TestLexicalRel(t *testing.T) {
+	tests := []struct {
+		base, abs string
+		rel       string
+		inside    bool
+	}{
+		{base: "/ws", abs: "/ws", rel: ".", inside: true},
+		{base: "/ws", abs: "/ws/a/b", rel: "a/b", inside: true},
+		{base: "/ws", abs: "/wsx/a"},
+		{base: "/ws", abs: "/w"},
+		{base: "/ws/a", abs: "/ws"},
+		{base: "/", abs: "/a", rel: "a", inside: true},
+		{base: "", abs: "/a"},
+	}
+	for _, tt := range tests {
+		rel, inside := lexicalRel(tt.base, tt.abs)
+		if rel != tt.rel || inside != tt.inside {
+			t.Errorf("lexicalRel(%q, %q) = %q, %v, want %q, %v", tt.base, tt.abs, rel, inside, tt.rel, tt.inside)
+		}
+	}
+}

@@ -281,14 +281,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	last := after
-	evs, err := s.c.History(r.Context(), "", "", 0)
-	if err == nil {
-		for _, e := range evs {
-			if e.Seq > after {
-				_ = enc.Encode(e)
-				last = e.Seq
-			}
+	if err := s.c.Events(r.Context(), after, func(e gate.Event) error {
+		last = e.Seq
+		return enc.Encode(e)
+	}); err != nil {
+		// A gone reader, or a ledger that cannot be read: either way the
+		// stream ends here rather than go on with a gap in it.
+		if r.Context().Err() == nil {
+			s.log.Warn("events: backlog ended", "after", last, "error", err)
 		}
+		return
 	}
 	flush()
 	if live == nil {

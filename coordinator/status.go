@@ -108,6 +108,13 @@ func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string,
 	return out, err
 }
 
+// Events calls fn for every committed event with Seq > after, oldest
+// first, reading the ledger from there (not from its start); it stops at
+// fn's first error.
+func (c *Coordinator) Events(ctx context.Context, after uint64, fn func(gate.Event) error) error {
+	return c.cfg.Ledger.Replay(ctx, after, fn)
+}
+
 // ReportUngated records a write no sidecar gated. When the path is leased,
 // the collision is recorded in the ledger as well.
 func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {

@@ -28,38 +28,56 @@ func (h *Handler) ownerName(ev Event) (name string, explicit bool, err error) {
 
 // agentOwner is the owner record of a session: its name and the agent's
 // process as liveness handle, so the session's leases go when the agent
-// dies.
-func agentOwner(name string) gate.Owner {
+// dies. The process's start time comes from the session's cache when the
+// same process (pid, boot and start in clock ticks, one read of /proc)
+// asked before: liveness.ProcessStart reads /proc/cpuinfo and more the
+// first time, a millisecond of every call.
+func agentOwner(sess session, name string) gate.Owner {
 	o := gate.Owner{Name: name}
 	o.Host, _ = os.Hostname()
-	o.PID = agentPID(os.Getppid())
-	if start, err := liveness.ProcessStart(o.PID); err == nil {
-		o.StartTime = start
+	p := agentProcess(os.Getppid())
+	o.PID = p.PID
+	if c, ok := sess.agent(); ok && p.known() && c.PID == p.PID && c.Boot == p.Boot && c.Ticks == p.Ticks {
+		o.StartTime = c.StartTime
+		return o
+	}
+	start, err := liveness.ProcessStart(o.PID)
+	if err != nil {
+		return o
+	}
+	o.StartTime = start
+	if p.known() {
+		p.StartTime = start
+		_ = sess.saveAgent(p)
 	}
 	return o
 }
 
-// ownerLookup is agentOwner running beside the rest of a call: reading
-// /proc for the agent's start time the first time takes half a
-// millisecond.
-type ownerLookup struct {
-	done  chan struct{}
-	owner gate.Owner
+// agentProc identifies the agent's process across calls.
+type agentProc struct {
+	PID       int    `json:"pid"`
+	Boot      string `json:"boot_id"`     // the kernel's boot id: pids and ticks restart with a boot
+	Ticks     uint64 `json:"start_ticks"` // start in clock ticks since boot, from /proc/PID/stat
+	StartTime int64  `json:"start_time"`  // liveness.ProcessStart's answer for it
 }
 
-func lookupOwner(name string) *ownerLookup {
-	l := &ownerLookup{done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		l.owner = agentOwner(name)
-	}()
-	return l
-}
+// known reports whether the process could be identified.
+func (p agentProc) known() bool { return p.Boot != "" && p.Ticks != 0 }
 
-// wait returns the owner record once it is known.
-func (l *ownerLookup) wait() gate.Owner {
-	<-l.done
-	return l.owner
+// agentProcess returns the agent's process: the first process up from pid
+// that is not a shell.
+func agentProcess(pid int) agentProc {
+	p := agentProc{PID: agentPID(pid)}
+	st, err := procStat(p.PID)
+	if err != nil {
+		return p
+	}
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return p
+	}
+	p.Boot, p.Ticks = string(bytes.TrimSpace(boot)), st.ticks
+	return p
 }
 
 // shells are the programs an agent may run its hook command through; the
@@ -73,31 +91,45 @@ var shells = map[string]bool{
 // is not one. It stops at pid 1 and where /proc cannot be read.
 func agentPID(pid int) int {
 	for i := 0; i < 16 && pid > 1; i++ {
-		comm, ppid, err := procStat(pid)
-		if err != nil || !shells[comm] {
+		st, err := procStat(pid)
+		if err != nil || !shells[st.comm] {
 			return pid
 		}
-		pid = ppid
+		pid = st.ppid
 	}
 	return pid
 }
 
-// procStat reads a process's command name and parent pid from
+// stat is what the hooks read of /proc/PID/stat.
+type stat struct {
+	comm  string
+	ppid  int
+	ticks uint64 // start time in clock ticks since boot
+}
+
+// procStat reads a process's command name, parent pid and start time from
 // /proc/PID/stat. The name is in parentheses and may hold spaces and
 // parentheses itself, so the fields after it are found from the last ")".
-func procStat(pid int) (string, int, error) {
+func procStat(pid int) (stat, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return "", 0, err
+		return stat{}, err
 	}
 	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
 	if open < 0 || end < open {
-		return "", 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+		return stat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
 	}
+	// After the name: state (field 3), ppid (4), ..., starttime (22).
 	fields := bytes.Fields(data[end+1:])
-	if len(fields) < 2 {
-		return "", 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	if len(fields) < 20 {
+		return stat{}, fmt.Errorf("/proc/%d/stat: malformed", pid)
 	}
-	ppid, err := strconv.Atoi(string(fields[1]))
-	return string(data[open+1 : end]), ppid, err
+	st := stat{comm: string(data[open+1 : end])}
+	if st.ppid, err = strconv.Atoi(string(fields[1])); err != nil {
+		return stat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	if st.ticks, err = strconv.ParseUint(string(fields[19]), 10, 64); err != nil {
+		return stat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
 }

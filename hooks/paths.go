@@ -16,7 +16,7 @@ type targets struct {
 // classify resolves each path of ev (relative ones against ev.Cwd,
 // symlinks and ".." followed, so a link is the file it names) and keeps
 // those rule gates.
-func classify(ws *workspace.Workspace, rule *workspace.Rule, ev Event) targets {
+func classify(ws *workspace.Workspace, rule *gateRule, ev Event) targets {
 	var t targets
 	seen := map[string]bool{}
 	for _, p := range ev.Paths {

@@ -34,6 +34,7 @@ func newSession(ws *workspace.Workspace, owner string) session {
 
 const (
 	ownerFile     = "owner.json"
+	agentFile     = "agent.json"
 	blockerPrefix = "blocker-"
 )
 
@@ -45,6 +46,14 @@ func (s session) owner() (gate.Owner, bool) {
 }
 
 func (s session) saveOwner(o gate.Owner) error { return s.writeJSON(ownerFile, o) }
+
+// agent returns the agent process a hook of this session last looked up.
+func (s session) agent() (agentProc, bool) {
+	var p agentProc
+	return p, s.readJSON(agentFile, &p)
+}
+
+func (s session) saveAgent(p agentProc) error { return s.writeJSON(agentFile, p) }
 
 // blockers lists the ids of blockers the session ran into and has not seen
 // resolved.

@@ -15,15 +15,15 @@ import (
 )
 
 // write gates a tool call that writes files: the gated ones are one
-// mutation, granted all together or refused. The slow steps (finding the
-// workspace, classifying, connecting, looking up the agent's process) run
-// side by side: the agent waits for all of them.
+// mutation, granted all together or refused. The agent waits for every
+// step, so the common case starts no process: the workspace is found and
+// the paths classified from the files git reads (discover.go,
+// ignorable.go), and git is asked only when those cannot tell.
 func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
 	name, explicit, nameErr := h.ownerName(ev)
-	w := writer{name: name, explicit: explicit, owner: lookupOwner(name)}
-	defer w.owner.wait()
+	w := writer{name: name, explicit: explicit}
 	ws, p, err := h.find(ctx, ev)
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
@@ -42,23 +42,13 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	return h.gateWrite(ctx, cl, ws, w, ev.Op, p.t.gated)
 }
 
-// find returns ev's workspace and the write prepared there, on a guess of
-// the workspace while workspace.Find runs.
+// find returns ev's workspace and the write prepared there.
 func (h *Handler) find(ctx context.Context, ev Event) (*workspace.Workspace, prepared, error) {
-	dir, err := h.dir(ev)
+	ws, err := h.workspace(ev)
 	if err != nil {
 		return nil, prepared{}, err
 	}
-	spec := h.speculate(ctx, dir, ev)
-	ws, err := findWorkspace(dir)
-	p, ok := spec.take(ws)
-	if err != nil {
-		return nil, prepared{}, err
-	}
-	if !ok {
-		p = h.prepare(ctx, ws, ev)
-	}
-	return ws, p, nil
+	return ws, h.prepare(ctx, ws, ev), nil
 }
 
 // screen decides the writes that need no gate: the rule could not be
@@ -85,7 +75,6 @@ func (h *Handler) screen(ctx context.Context, ws *workspace.Workspace, p prepare
 type writer struct {
 	name     string
 	explicit bool // Config.Owner: registered by its sidecar, not by the hook
-	owner    *ownerLookup
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
@@ -119,7 +108,7 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	if w.explicit && !force {
 		return nil
 	}
-	o := w.owner.wait()
+	o := agentOwner(sess, w.name)
 	if old, ok := sess.owner(); ok && old == o && !force {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"time"
 
@@ -57,21 +58,22 @@ func (f *hookFlags) log() hclog.Logger {
 	return f.logger("leasegate")
 }
 
-// healthTimeout bounds the check that a coordinator answers.
-const healthTimeout = 2 * time.Second
+// probeTimeout bounds the check that a coordinator listens.
+const probeTimeout = 2 * time.Second
 
 // connect reaches the coordinator of the workspace a hook call names,
-// starting it when asked to (unless --no-start).
+// starting it when asked to (unless --no-start). A coordinator counts as
+// up when its socket accepts a connection: a hook's first request follows
+// at once and tells the rest, so a health request would only add a round
+// trip to every call. One that accepts but does not answer is retried
+// for --unreachable, then the write is refused.
 func (f *hookFlags) connect(log hclog.Logger) hooks.ConnectFunc {
 	return func(ctx context.Context, ws *workspace.Workspace, start bool) (hooks.Coordinator, error) {
 		cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1, Logger: log})
 		if err != nil {
 			return nil, err
 		}
-		hctx, cancel := context.WithTimeout(ctx, healthTimeout)
-		_, err = cl.Health(hctx)
-		cancel()
-		if err == nil {
+		if listening(ctx, ws.SocketPath()) {
 			return cl, nil
 		}
 		if !start || f.noStart {
@@ -84,6 +86,20 @@ func (f *hookFlags) connect(log hclog.Logger) hooks.ConnectFunc {
 		}
 		return cl, nil
 	}
+}
+
+// listening reports whether something accepts connections on the unix
+// socket at path.
+func listening(ctx context.Context, path string) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }
 
 const hookTargets = "claude-code, codex, gemini, cursor, git-pre-commit or git-post-commit"

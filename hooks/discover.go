@@ -1,0 +1,200 @@
+package hooks
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// Finding the workspace with workspace.Find starts `git rev-parse`, a
+// millisecond and more of every hook call. discoverWorkspace answers the
+// same question by walking up from the directory to the first .git, the
+// way git discovers a repository, for the layouts it can tell for sure: a
+// .git directory, or a .git file (linked worktree, submodule) naming its
+// git dir. Anything else (a bare repository, a git dir found before any
+// .git, core.worktree naming another directory, a filesystem boundary, a
+// directory another user owns, an include in the repository's config, the
+// environment steering discovery) is left to workspace.Find. Like Find, it
+// disregards GIT_DIR and GIT_WORK_TREE: leasegate always names the
+// repository itself.
+
+// discoveryEnv are the variables that change how git discovers a
+// repository; when one is set, only git can tell.
+var discoveryEnv = []string{
+	"GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY",
+	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEST_ASSUME_DIFFERENT_OWNER",
+}
+
+// discoverWorkspace returns the workspace of the git checkout around dir,
+// or false when it cannot be sure of the answer workspace.Find would give.
+func discoverWorkspace(dir string) (*workspace.Workspace, bool) {
+	for _, name := range discoveryEnv {
+		if os.Getenv(name) != "" {
+			return nil, false
+		}
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, false
+	}
+	if d, err = filepath.EvalSymlinks(d); err != nil {
+		return nil, false
+	}
+	start, err := os.Stat(d)
+	if err != nil || !start.IsDir() {
+		return nil, false
+	}
+	for {
+		fi, err := os.Stat(filepath.Join(d, ".git"))
+		switch {
+		case err == nil:
+			return checkoutAt(d, fi)
+		case !errors.Is(err, fs.ErrNotExist) || isGitDir(d, d):
+			return nil, false
+		}
+		parent := filepath.Dir(d)
+		if parent == d || !sameDevice(start, parent) {
+			return nil, false
+		}
+		d = parent
+	}
+}
+
+// checkoutAt returns the workspace whose root is root, which holds .git
+// (described by git).
+func checkoutAt(root string, git os.FileInfo) (*workspace.Workspace, bool) {
+	gitDir, commonDir, ok := gitDirs(root, git)
+	if !ok || !isGitDir(gitDir, commonDir) || !ownedByUs(root, gitDir, commonDir) {
+		return nil, false
+	}
+	set, err := readGitConfig(filepath.Join(commonDir, "config"), filepath.Join(gitDir, "config.worktree"))
+	if err != nil || set.bare || !worktreeIs(set.worktree, gitDir, root) {
+		return nil, false
+	}
+	cfg, err := workspace.LoadConfig(root)
+	if err != nil {
+		return nil, false
+	}
+	return &workspace.Workspace{Root: root, GitDir: gitDir, CommonDir: commonDir,
+		StateDir: filepath.Join(gitDir, workspace.StateDirName), Config: cfg}, true
+}
+
+// gitDirs returns the git dir and common dir of the checkout at root, with
+// symlinks resolved: .git itself, or the directory a .git file names and
+// the common dir its commondir file names.
+func gitDirs(root string, git os.FileInfo) (gitDir, commonDir string, ok bool) {
+	gitDir = filepath.Join(root, ".git")
+	switch {
+	case git.IsDir():
+		if exists(filepath.Join(gitDir, "commondir")) {
+			return "", "", false
+		}
+	case git.Mode().IsRegular():
+		if gitDir, ok = readPointer(gitDir, "gitdir: ", root); !ok {
+			return "", "", false
+		}
+	default:
+		return "", "", false
+	}
+	if gitDir, ok = resolve(gitDir); !ok {
+		return "", "", false
+	}
+	commonDir = gitDir
+	if exists(filepath.Join(gitDir, "commondir")) {
+		if commonDir, ok = readPointer(filepath.Join(gitDir, "commondir"), "", gitDir); !ok {
+			return "", "", false
+		}
+		if commonDir, ok = resolve(commonDir); !ok {
+			return "", "", false
+		}
+	}
+	return gitDir, commonDir, true
+}
+
+// readPointer reads a one-line file holding prefix and a path, relative
+// to base unless absolute.
+func readPointer(path, prefix, base string) (string, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	line, ok := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), prefix)
+	if !ok || line == "" || strings.ContainsAny(line, "\n\r") {
+		return "", false
+	}
+	if !filepath.IsAbs(line) {
+		line = filepath.Join(base, line)
+	}
+	return line, true
+}
+
+// isGitDir reports whether gitDir looks like a git directory to git: a
+// HEAD, and objects and refs in its common dir.
+func isGitDir(gitDir, commonDir string) bool {
+	head, err := os.Stat(filepath.Join(gitDir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	return isDir(filepath.Join(commonDir, "objects")) && isDir(filepath.Join(commonDir, "refs"))
+}
+
+// worktreeIs reports whether core.worktree (relative to the git dir) is
+// unset or names root.
+func worktreeIs(worktree, gitDir, root string) bool {
+	if worktree == "" {
+		return true
+	}
+	if !filepath.IsAbs(worktree) {
+		worktree = filepath.Join(gitDir, worktree)
+	}
+	wt, ok := resolve(worktree)
+	return ok && wt == root
+}
+
+// ownedByUs reports whether the current user owns every path: git refuses
+// a repository another user owns unless safe.directory allows it, and only
+// git can tell whether it does.
+func ownedByUs(paths ...string) bool {
+	uid := uint32(os.Geteuid())
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || st.Uid != uid {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDevice(start os.FileInfo, dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	a, ok1 := start.Sys().(*syscall.Stat_t)
+	b, ok2 := fi.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && a.Dev == b.Dev
+}
+
+func resolve(p string) (string, bool) {
+	r, err := filepath.EvalSymlinks(p)
+	return r, err == nil
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,255 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// Asking git whether a path is ignored starts two git processes per hook
+// call (ls-files, then check-ignore), the largest cost of gating a write.
+// Most written files are ones no ignore pattern could match, and that can
+// be told without git: every run of literal characters in a pattern
+// (between wildcards, brackets, escapes and slashes) appears verbatim, up
+// to case, in whatever path the pattern matches, and a path git matches
+// against a pattern is a part of the workspace-relative path. So a path
+// that misses a literal run of every ignore pattern git reads is not
+// ignored, and is gated whether git tracks it or not. Where a pattern may
+// match, or a source of patterns cannot be read for sure, git decides.
+
+// ignorePatterns are the literal runs of the ignore patterns that apply to
+// every path of a workspace: info/exclude and core.excludesFile. The
+// .gitignore files are read per path.
+type ignorePatterns struct {
+	root  string
+	runs  [][]string
+	perAt map[string][][]string // runs of the .gitignore in a directory, by workspace-relative dir
+}
+
+// loadIgnorePatterns reads the workspace-wide ignore patterns of ws, or
+// returns false when only git can tell what they are.
+func loadIgnorePatterns(ws *workspace.Workspace) (*ignorePatterns, bool) {
+	excludes, ok := excludesFile(ws)
+	if !ok {
+		return nil, false
+	}
+	p := &ignorePatterns{root: ws.Root, perAt: map[string][][]string{}}
+	for _, f := range []string{excludes, filepath.Join(ws.GitDir, "info", "exclude"), filepath.Join(ws.CommonDir, "info", "exclude")} {
+		runs, ok := readPatternRuns(f)
+		if !ok {
+			return nil, false
+		}
+		p.runs = append(p.runs, runs...)
+	}
+	return p, true
+}
+
+// excludesFile is the path of the user's ignore file: core.excludesFile
+// from the system, global and repository config, or git's default.
+func excludesFile(ws *workspace.Workspace) (string, bool) {
+	set, err := readGitConfig(configFiles(ws)...)
+	if err != nil {
+		return "", false
+	}
+	home := os.Getenv("HOME")
+	f := set.excludesFile
+	switch {
+	case f == "":
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			if home == "" {
+				return "", false
+			}
+			xdg = filepath.Join(home, ".config")
+		}
+		return filepath.Join(xdg, "git", "ignore"), true
+	case strings.HasPrefix(f, "~/") && home != "":
+		return filepath.Join(home, f[2:]), true
+	case filepath.IsAbs(f):
+		return f, true
+	}
+	return "", false
+}
+
+// configFiles are the config files git reads, in order: system, global,
+// repository, worktree.
+func configFiles(ws *workspace.Workspace) []string {
+	var files []string
+	if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+		files = append(files, sys)
+	} else if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, "/etc/gitconfig", "/usr/local/etc/gitconfig")
+	}
+	if global, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		files = append(files, global)
+	} else {
+		home, xdg := os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	return append(files, filepath.Join(ws.CommonDir, "config"), filepath.Join(ws.GitDir, "config.worktree"))
+}
+
+// mayBeIgnored reports whether an ignore pattern might match rel, a clean
+// workspace-relative path, or one of its directories: true unless it
+// surely does not. A directory on the way that holds .git (a nested
+// repository) is left to git.
+func (p *ignorePatterns) mayBeIgnored(rel string) bool {
+	folded := foldCase(rel)
+	if anyMatches(p.runs, folded) {
+		return true
+	}
+	dir := "."
+	for {
+		runs, ok := p.dirRuns(dir)
+		if !ok || anyMatches(runs, folded) {
+			return true
+		}
+		i := strings.IndexByte(rel[len(dirPrefix(dir)):], '/')
+		if i < 0 {
+			return false
+		}
+		dir = rel[:len(dirPrefix(dir))+i]
+		if exists(filepath.Join(p.root, dir, ".git")) {
+			return true
+		}
+	}
+}
+
+func dirPrefix(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	return dir + "/"
+}
+
+// dirRuns returns the runs of the .gitignore in dir.
+func (p *ignorePatterns) dirRuns(dir string) ([][]string, bool) {
+	if runs, ok := p.perAt[dir]; ok {
+		return runs, true
+	}
+	runs, ok := readPatternRuns(filepath.Join(p.root, dir, ".gitignore"))
+	if ok {
+		p.perAt[dir] = runs
+	}
+	return runs, ok
+}
+
+// anyMatches reports whether every run of some pattern occurs in path.
+func anyMatches(patterns [][]string, path string) bool {
+	for _, runs := range patterns {
+		all := true
+		for _, r := range runs {
+			if !strings.Contains(path, r) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// readPatternRuns reads an ignore file: a missing one holds no pattern.
+func readPatternRuns(path string) ([][]string, bool) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, true
+	case err != nil:
+		return nil, false
+	}
+	var out [][]string
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		pat := string(bytes.TrimRight(line, "\r"))
+		if pat == "" || pat[0] == '#' || pat[0] == '!' {
+			continue // a negation only ever un-ignores
+		}
+		out = append(out, literalRuns(pat))
+	}
+	return out, true
+}
+
+// literalRuns splits an ignore pattern into the runs of characters it
+// matches literally, case-folded. Wildcards, bracket expressions, escapes
+// (with the character they escape), slashes and spaces end a run: fewer
+// or shorter runs only make mayBeIgnored answer true more often.
+func literalRuns(pat string) []string {
+	var runs []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			runs = append(runs, foldCase(cur.String()))
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '*', '?', '/', ' ', '\t':
+			flush()
+		case '\\':
+			flush()
+			i++
+		case '[':
+			flush()
+			i = bracketEnd(pat, i)
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return runs
+}
+
+// bracketEnd returns the index of the "]" closing the bracket expression
+// opened at pat[open], or the end of pat.
+func bracketEnd(pat string, open int) int {
+	i := open + 1
+	if i < len(pat) && (pat[i] == '!' || pat[i] == '^') {
+		i++
+	}
+	if i < len(pat) && pat[i] == ']' {
+		i++
+	}
+	for ; i < len(pat); i++ {
+		switch pat[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		case '[':
+			if i+1 < len(pat) && pat[i+1] == ':' {
+				if end := strings.Index(pat[i+2:], ":]"); end >= 0 {
+					i += end + 3
+				}
+			}
+		}
+	}
+	return len(pat)
+}
+
+// foldCase lowercases ASCII letters, as git's core.ignoreCase does.
+func foldCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

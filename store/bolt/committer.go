@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
 )
@@ -184,11 +183,11 @@ func (l *Ledger) rotateIfFull() {
 // not encode fails alone and takes no Seqs.
 func (l *Ledger) encode(batch []*request) (buf []byte, spans []span, ok []*request) {
 	next := l.written + 1
-	var b bytes.Buffer
-	b.Grow(512 * len(batch))
+	buf = make([]byte, 0, 512*len(batch))
 	for _, r := range batch {
-		s, err := frame(&b, r.events, next)
-		if err != nil {
+		var s []span
+		var err error
+		if buf, s, err = frame(buf, r.events, next); err != nil {
 			r.finish(err)
 			continue
 		}
@@ -196,5 +195,5 @@ func (l *Ledger) encode(batch []*request) (buf []byte, spans []span, ok []*reque
 		ok = append(ok, r)
 		next += uint64(len(s))
 	}
-	return b.Bytes(), spans, ok
+	return buf, spans, ok
 }

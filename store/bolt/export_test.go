@@ -1,8 +1,6 @@
 package bolt
 
 import (
-	"bytes"
-
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -25,11 +23,11 @@ func WaitClosing(l *Ledger) { <-l.quit }
 
 // Frame encodes evs as one journal record numbered from first.
 func Frame(evs []gate.Event, first uint64) []byte {
-	var buf bytes.Buffer
-	if _, err := frame(&buf, evs, first); err != nil {
+	buf, _, err := frame(nil, evs, first)
+	if err != nil {
 		panic(err)
 	}
-	return buf.Bytes()
+	return buf
 }
 
 // SegmentPath names journal segment i of the ledger at path.

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 
@@ -41,31 +40,30 @@ type span struct {
 
 // frame encodes the events of one call as a journal record at the end of
 // buf, numbering them from first and setting their Seq. On error buf is
-// left as it was.
-func frame(buf *bytes.Buffer, evs []gate.Event, first uint64) ([]span, error) {
-	start := buf.Len()
-	buf.Write(make([]byte, recordHead+bodyHead))
-	enc := json.NewEncoder(buf)
+// returned as it was.
+func frame(buf []byte, evs []gate.Event, first uint64) ([]byte, []span, error) {
+	start := len(buf)
+	buf = append(buf, make([]byte, recordHead+bodyHead)...)
 	spans := make([]span, len(evs))
 	for i := range evs {
 		evs[i].Seq = first + uint64(i)
-		at := buf.Len()
-		buf.Write([]byte{0, 0, 0, 0})
+		at := len(buf)
+		buf = append(buf, 0, 0, 0, 0)
 		e := evs[i].UTC()
-		if err := enc.Encode(&e); err != nil {
-			buf.Truncate(start)
-			return nil, fmt.Errorf("append: encode event %d of %d (%s): %w", i+1, len(evs), evs[i].Type, err)
+		var err error
+		if buf, err = appendEventJSON(buf, &e); err != nil {
+			return buf[:start], nil, fmt.Errorf("append: encode event %d of %d (%s): %w", i+1, len(evs), evs[i].Type, err)
 		}
-		spans[i] = span{seq: evs[i].Seq, from: at + 4, to: buf.Len() - 1} // without Encode's newline
-		binary.BigEndian.PutUint32(buf.Bytes()[at:], uint32(buf.Len()-at-4))
+		spans[i] = span{seq: evs[i].Seq, from: at + 4, to: len(buf) - 1} // without the newline
+		binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
 	}
-	rec := buf.Bytes()[start:]
+	rec := buf[start:]
 	binary.BigEndian.PutUint64(rec[recordHead:], first)
 	binary.BigEndian.PutUint32(rec[recordHead+8:], uint32(len(evs)))
 	body := rec[recordHead:]
 	binary.BigEndian.PutUint32(rec, uint32(len(body)))
 	binary.BigEndian.PutUint32(rec[4:], crc32.Checksum(body, castagnoli))
-	return spans, nil
+	return buf, spans, nil
 }
 
 // cut turns spans into entries whose values point into buf.

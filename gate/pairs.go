@@ -16,6 +16,10 @@ var DefaultPairRules = []string{"**/{name}.go -> **/{name}_test.go"}
 type PairRule struct {
 	From, To string
 	from, to *regexp.Regexp
+	// fromEnd and toEnd are what a path matching From or To ends with (the
+	// text after the last {name}): most paths end otherwise and are
+	// refused without running the regexp.
+	fromEnd, toEnd string
 }
 
 // CompilePairRules parses rules written "FROM -> TO".
@@ -27,7 +31,7 @@ func CompilePairRules(rules []string) ([]PairRule, error) {
 		if !ok || from == "" || to == "" {
 			return nil, fmt.Errorf("pair rule %q: want \"FROM -> TO\"", r)
 		}
-		pr := PairRule{From: from, To: to}
+		pr := PairRule{From: from, To: to, fromEnd: literalEnd(from), toEnd: literalEnd(to)}
 		var err error
 		if pr.from, err = pairRegexp(from); err != nil {
 			return nil, fmt.Errorf("pair rule %q: %w", r, err)
@@ -41,6 +45,15 @@ func CompilePairRules(rules []string) ([]PairRule, error) {
 		out = append(out, pr)
 	}
 	return out, nil
+}
+
+// literalEnd is the text after the last {name} of a rule's side.
+func literalEnd(p string) string {
+	i := strings.LastIndex(p, "{name}")
+	if i < 0 {
+		return ""
+	}
+	return p[i+len("{name}"):]
 }
 
 func pairRegexp(p string) (*regexp.Regexp, error) {
@@ -72,16 +85,23 @@ func pairRegexp(p string) (*regexp.Regexp, error) {
 // is still leased: that is harmless and keeps the decision free of I/O.
 func ExpandPairs(paths []string, rules []PairRule) []string {
 	out := append([]string(nil), paths...)
-	seen := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		seen[p] = true
-	}
+	var seen map[string]bool // made once a pair is found
 	for _, p := range paths {
 		if IsGlob(p) {
 			continue
 		}
 		for _, r := range rules {
-			if q, ok := r.pair(p); ok && !seen[q] {
+			q, ok := r.pair(p)
+			if !ok {
+				continue
+			}
+			if seen == nil {
+				seen = make(map[string]bool, len(paths)+1)
+				for _, p := range paths {
+					seen[p] = true
+				}
+			}
+			if !seen[q] {
 				seen[q] = true
 				out = append(out, q)
 			}
@@ -91,11 +111,15 @@ func ExpandPairs(paths []string, rules []PairRule) []string {
 }
 
 func (r PairRule) pair(p string) (string, bool) {
-	if m := r.to.FindStringSubmatch(p); m != nil {
-		return r.fill(r.From, r.to, m), true
+	if strings.HasSuffix(p, r.toEnd) {
+		if m := r.to.FindStringSubmatch(p); m != nil {
+			return r.fill(r.From, r.to, m), true
+		}
 	}
-	if m := r.from.FindStringSubmatch(p); m != nil {
-		return r.fill(r.To, r.from, m), true
+	if strings.HasSuffix(p, r.fromEnd) {
+		if m := r.from.FindStringSubmatch(p); m != nil {
+			return r.fill(r.To, r.from, m), true
+		}
 	}
 	return "", false
 }

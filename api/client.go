@@ -99,7 +99,7 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 	var body []byte
 	if in != nil {
 		var err error
-		if body, err = json.Marshal(in); err != nil {
+		if body, err = marshalRequest(in); err != nil {
 			return err
 		}
 	}

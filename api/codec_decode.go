@@ -22,9 +22,9 @@ func decodeResult(data []byte, out *coordinator.Result) error {
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "outcome":
-			r.Outcome = coordinator.Outcome(s.str())
+			r.Outcome = coordinator.Outcome(s.word())
 		case "reason":
-			r.Reason = gate.Reason(s.str())
+			r.Reason = gate.Reason(s.word())
 		case "message":
 			r.Message = s.str()
 		case "leases":
@@ -71,7 +71,7 @@ func decision(s *scan, d *gate.Decision) {
 		case "granted":
 			d.Granted = s.boolean()
 		case "reason":
-			d.Reason = gate.Reason(s.str())
+			d.Reason = gate.Reason(s.word())
 		case "message":
 			d.Message = s.str()
 		case "holder":
@@ -116,11 +116,11 @@ func lease(s *scan, l *gate.Lease) {
 		case "owner":
 			owner(s, &l.Owner)
 		case "kind":
-			l.Kind = gate.Kind(s.str())
+			l.Kind = gate.Kind(s.word())
 		case "scope":
 			scope(s, &l.Scope)
 		case "state":
-			l.State = gate.State(s.str())
+			l.State = gate.State(s.word())
 		default:
 			leaseMore(s, l, k)
 		}
@@ -173,7 +173,7 @@ func scope(s *scan, sc *gate.Scope) {
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "type":
-			sc.Type = gate.ScopeType(s.str())
+			sc.Type = gate.ScopeType(s.word())
 		case "paths":
 			sc.Paths = s.strings()
 		default:
@@ -190,7 +190,7 @@ func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "op":
-			r.Op = gate.Op(s.str())
+			r.Op = gate.Op(s.word())
 		case "owner":
 			owner(&s, &r.Owner)
 		case "scope":
@@ -240,3 +240,32 @@ func settleStrict[T any](s *scan, body []byte, out, fast *T) error {
 	*out = *fast
 	return nil
 }
+
+// word is str for a field that mostly holds one of a few names (a kind, a
+// state, a reason): a known name costs no allocation.
+func (s *scan) word() string {
+	v := s.raw()
+	if w, ok := knownWords[string(v)]; ok {
+		return w
+	}
+	return string(v)
+}
+
+// knownWords are the names word returns without allocating.
+var knownWords = func() map[string]string {
+	m := make(map[string]string)
+	for _, w := range []string{
+		string(gate.KindAuto), string(gate.KindCheckout),
+		string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
+		string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired),
+		string(gate.StateEvicted), string(gate.StateCompleted), string(gate.StateReclaimed),
+		string(gate.OpAcquire), string(gate.OpRenew), string(gate.OpRelease),
+		string(gate.OpValidate), string(gate.OpCheckin), string(gate.OpEvict),
+		string(gate.ReasonOK), string(gate.ReasonHeldByOther),
+		string(coordinator.Granted), string(coordinator.Contended), string(coordinator.Blocked),
+		string(coordinator.Denied), string(coordinator.Aborted),
+	} {
+		m[w] = w
+	}
+	return m
+}()

@@ -34,6 +34,78 @@ func marshalAnswer(v any) ([]byte, error) {
 	return b, err
 }
 
+// marshalRequest encodes a request body. Lease and mutation requests are
+// written without reflection, byte for byte as encoding/json writes them;
+// everything else goes to encoding/json.
+func marshalRequest(v any) ([]byte, error) {
+	var b []byte
+	var err error
+	switch v := v.(type) {
+	case coordinator.LeaseRequest:
+		b, err = appendLeaseRequest(make([]byte, 0, 256), v)
+	case coordinator.MutateRequest:
+		b, err = appendMutateRequest(make([]byte, 0, 256), v)
+	default:
+		return json.Marshal(v)
+	}
+	if errors.Is(err, errSlowPath) {
+		return json.Marshal(v)
+	}
+	return b, err
+}
+
+func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
+	b = append(b, `{"op":`...)
+	b, err := appendStr(b, string(r.Op))
+	b = append(b, `,"owner":`...)
+	b, err = appendOwner(b, r.Owner, err)
+	if r.Scope.Type != "" || r.Scope.Paths != nil {
+		b = append(b, `,"scope":`...)
+		b, err = appendScope(b, r.Scope, err)
+	}
+	if r.TTL != 0 {
+		b = append(b, `,"ttl":`...)
+		b = strconv.AppendInt(b, int64(r.TTL), 10)
+	}
+	if r.LeaseID != "" {
+		b = append(b, `,"lease_id":`...)
+		b, err = appendStrAfter(b, string(r.LeaseID), err)
+	}
+	if r.Token != 0 {
+		b = append(b, `,"token":`...)
+		b = strconv.AppendUint(b, r.Token, 10)
+	}
+	if r.Reason != "" {
+		b = append(b, `,"reason":`...)
+		b, err = appendStrAfter(b, r.Reason, err)
+	}
+	return append(b, '}'), err
+}
+
+func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) {
+	b = append(b, `{"owner":`...)
+	b, err := appendStr(b, r.Owner)
+	b = append(b, `,"op":`...)
+	b, err = appendStrAfter(b, r.Op, err)
+	b = append(b, `,"paths":`...)
+	if r.Paths == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, p := range r.Paths {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, err = appendStrAfter(b, p, err)
+		}
+		b = append(b, ']')
+	}
+	if r.Try {
+		b = append(b, `,"try":true`...)
+	}
+	return append(b, '}'), err
+}
+
 // errSlowPath sends a value to encoding/json: it holds a string that needs
 // escaping or a time outside the years 0 to 9999.
 var errSlowPath = errors.New("not on the fast path")

@@ -236,8 +236,10 @@ func (cs *clientStream) register(c *streamCall) (id uint64, lead bool, err error
 // lead reads answers until the one for id arrives, or ctx ends (the read
 // is cut short by a deadline; the frame reader keeps what it had read).
 func (cs *clientStream) lead(ctx context.Context, id uint64, c *streamCall) (streamAnswer, error) {
-	stop := context.AfterFunc(ctx, func() { _ = cs.conn.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
+	if ctx.Done() != nil { // a ctx that can end cuts the read short
+		stop := context.AfterFunc(ctx, func() { _ = cs.conn.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
 	for {
 		p, err := cs.frames.next(maxAnswer)
 		if errors.Is(err, os.ErrDeadlineExceeded) {

@@ -74,11 +74,15 @@ func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
 // this worker holds: whatever the rule says of such a path, the worker may
 // change it. This is the common case of a checkout or build filling a
 // directory the worker created.
+//
+// Like DecideNow, Decide compares paths lexically: the seccomp gate reports
+// them with their directories' symlinks resolved.
 func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
-	rels := make([]string, 0, len(m.Paths))
+	var buf [2]string
+	rels := buf[:0]
 	for _, abs := range m.Paths {
-		rel, inside := s.cfg.Workspace.Rel(abs)
-		if !inside || rel == "." || s.cfg.Workspace.InStateDir(abs) || s.cfg.Workspace.AffectsIgnore(abs) {
+		rel, inside := lexicalRel(s.cfg.Workspace.Root, abs)
+		if !inside || rel == "." || s.writesState(m.Op, abs) || s.cfg.Workspace.AffectsIgnore(abs) {
 			return false
 		}
 		rels = append(rels, rel)
@@ -86,13 +90,35 @@ func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 	return len(rels) > 0 && s.held.covers(rels)
 }
 
+// writesState reports whether a mutation of abs by op changes leasegate's
+// state directory, wherever it lies (a linked worktree's is in the main
+// checkout's git dir, outside the root): abs is the directory or beneath
+// it, or op renames or removes a directory that holds it.
+func (s *Sidecar) writesState(op seccomp.Op, abs string) bool {
+	state := s.cfg.Workspace.StateDir
+	if _, in := lexicalRel(state, abs); in {
+		return true
+	}
+	_, holds := lexicalRel(abs, state)
+	return holds && (op == seccomp.OpRename || op == seccomp.OpRmdir)
+}
+
 // gatedPaths classifies a mutation's paths. A directory rename or removal
 // covers the directory's subtree. refuse is true when a path is (or holds)
 // leasegate's state directory.
 func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 	for i, abs := range m.Paths {
-		rel, inside := s.cfg.Workspace.Rel(abs)
-		if !inside || rel == "." || rel == "" {
+		if s.writesState(m.Op, abs) {
+			return nil, true
+		}
+		if m.Op == seccomp.OpRename && i == 1 && s.refUpdate(abs) {
+			s.noteCommit()
+		}
+		if s.cfg.Workspace.AffectsIgnore(abs) {
+			defer s.rule.Invalidate()
+		}
+		rel, inside := lexicalRel(s.cfg.Workspace.Root, abs)
+		if !inside || rel == "." {
 			continue
 		}
 		tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && isDir(m.Paths[0]))
@@ -102,16 +128,11 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		switch class {
 		case workspace.StateDir:
 			return nil, true
-		case workspace.GitDir:
-			s.noteGit(m, i, rel)
 		case workspace.Gated:
 			if tree {
 				rel = gate.Subtree(rel)
 			}
 			paths = append(paths, rel)
-		}
-		if s.cfg.Workspace.AffectsIgnore(abs) {
-			defer s.rule.Invalidate()
 		}
 	}
 	return paths, false
@@ -129,17 +150,21 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// noteGit watches for the worker updating a branch or HEAD: git renames
-// "<ref>.lock" onto the ref when a commit lands.
-func (s *Sidecar) noteGit(m seccomp.Mutation, i int, rel string) {
-	if m.Op != seccomp.OpRename || i != 1 {
-		return
-	}
-	if strings.HasSuffix(rel, "/HEAD") || strings.Contains(rel, "/refs/heads/") {
-		select {
-		case s.commits <- struct{}{}:
-		default:
-		}
+// refUpdate reports whether abs, the new name of a rename, is HEAD or a
+// branch of this checkout's repository: git renames "<ref>.lock" onto the
+// ref when a commit lands. In a linked worktree both lie outside the root.
+func (s *Sidecar) refUpdate(abs string) bool {
+	ws := s.cfg.Workspace
+	_, inGit := lexicalRel(ws.GitDir, abs)
+	_, inCommon := lexicalRel(ws.CommonDir, abs)
+	return (inGit || inCommon) && (strings.HasSuffix(abs, "/HEAD") || strings.Contains(abs, "/refs/heads/"))
+}
+
+// noteCommit hints watchCommits that a commit may have landed.
+func (s *Sidecar) noteCommit() {
+	select {
+	case s.commits <- struct{}{}:
+	default:
 	}
 }
 

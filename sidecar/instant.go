@@ -14,10 +14,11 @@ var _ seccomp.InstantDecider = (*Sidecar)(nil)
 // covers (paths outside the workspace, the workspace root itself, files in
 // git's directory) and those covered by leases this worker already holds.
 // It leaves to Decide everything that needs the coordinator, git's ignore
-// rules or a side effect: the state directory (refused with a notice), a
-// write that changes which paths git ignores, a rename or removal inside
-// git's directory (a commit lands that way; a removal may hold the state
-// directory), and a symlink (its target may be reported as written).
+// rules or a side effect: the state directory wherever it lies (refused
+// with a notice), a write that changes which paths git ignores, a rename
+// or removal inside git's directory (a commit lands that way; a removal
+// may hold the state directory), and a symlink (its target may be reported
+// as written).
 //
 // Paths are compared lexically. The seccomp gate reports them with the
 // symlinks of their directories resolved, and the workspace's root and
@@ -54,15 +55,16 @@ const (
 // quickKind sorts one absolute path of a mutation of kind op.
 func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	ws := s.cfg.Workspace
-	if _, in := lexicalRel(ws.StateDir, abs); in {
+	if s.writesState(op, abs) || ws.AffectsIgnore(abs) {
 		return "", quickSlow
 	}
 	rel, in := lexicalRel(ws.Root, abs)
 	switch {
+	case !in && op == seccomp.OpRename && s.refUpdate(abs):
+		// A linked worktree's HEAD and branches lie outside its root.
+		return "", quickSlow
 	case !in || rel == ".":
 		return "", quickNotGated
-	case ws.AffectsIgnore(abs):
-		return "", quickSlow
 	case rel != ".git" && !strings.HasPrefix(rel, ".git/"):
 		return rel, quickGated
 	case op == seccomp.OpRename || op == seccomp.OpRmdir:

@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"io"
 	"testing"
 
 	"github.com/leasegate/leasegate/intercept/seccomp"
@@ -12,16 +13,26 @@ import (
 func testSidecar(t *testing.T, stateDir string) *Sidecar {
 	t.Helper()
 	ws := &workspace.Workspace{Root: "/ws", GitDir: "/ws/.git", CommonDir: "/ws/.git", StateDir: stateDir, Config: workspace.DefaultConfig()}
+	return newTestSidecar(t, ws)
+}
+
+// newTestSidecar is a Sidecar for ws, without a worker or coordinator,
+// whose worker holds src/a.go and the subtree new/**.
+func newTestSidecar(tb testing.TB, ws *workspace.Workspace) *Sidecar {
+	tb.Helper()
 	rule, err := workspace.NewRule(ws, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { rule.Close() })
-	s := &Sidecar{cfg: Config{Workspace: ws}, rule: rule, held: newHeld()}
+	tb.Cleanup(func() { rule.Close() })
+	s := &Sidecar{cfg: Config{Workspace: ws, Notices: io.Discard}, rule: rule, held: newHeld(), commits: make(chan struct{}, 1)}
 	s.held.files["src/a.go"] = true
 	s.held.globs = append(s.held.globs, "new/**")
 	return s
 }
+
+// wtState is the state directory of a linked worktree /ws of /main.
+const wtState = "/main/.git/worktrees/ws/leasegate"
 
 // TestDecideNow checks which mutations the sidecar answers without the
 // coordinator (always allowing them) and which it leaves to Decide.
@@ -49,7 +60,11 @@ func TestDecideNow(t *testing.T) {
 		{name: "git's index changes what is ignored", op: seccomp.OpRename, paths: []string{"/ws/.git/index.lock", "/ws/.git/index"}},
 		{name: "a .gitignore changes what is ignored", op: seccomp.OpOpenWrite, paths: []string{"/ws/new/.gitignore"}},
 		{name: "the state directory", op: seccomp.OpCreate, paths: []string{"/ws/.git/leasegate/x"}},
-		{name: "a state directory outside the root", stateDir: "/main/.git/worktrees/ws/leasegate", op: seccomp.OpCreate, paths: []string{"/main/.git/worktrees/ws/leasegate/ledger.db"}},
+		{name: "a state directory outside the root", stateDir: wtState, op: seccomp.OpCreate, paths: []string{wtState + "/ledger.db"}},
+		{name: "a rename of the directory holding an outside state directory", stateDir: wtState, op: seccomp.OpRename, paths: []string{"/main/.git/worktrees/ws", "/tmp/ws"}},
+		{name: "a removal of the directory holding an outside state directory", stateDir: wtState, op: seccomp.OpRmdir, paths: []string{"/main/.git/worktrees"}},
+		{name: "a file beside an outside state directory", stateDir: wtState, op: seccomp.OpCreate, paths: []string{"/main/.git/worktrees/ws/leasegatex"}, answered: true},
+		{name: "a rename of the root holds the state", op: seccomp.OpRename, paths: []string{"/ws", "/ws2"}},
 		{name: "a symlink's target may be reported as written", op: seccomp.OpSymlink, paths: []string{"/ws/new/l", "/ws/new/t"}},
 	}
 	for _, tt := range tests {

@@ -78,3 +78,22 @@ func BenchmarkRel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAffectsIgnore measures the check the sidecar makes for every
+// gated path: an ordinary file (the common case), git's index, and a
+// .gitignore.
+func BenchmarkAffectsIgnore(b *testing.B) {
+	w := mustFind(b, mustRepo(b))
+	for _, bc := range []struct{ name, abs string }{
+		{name: "file", abs: w.Root + "/src/pkg/a.go"},
+		{name: "index", abs: w.GitDir + "/index"},
+		{name: "gitignore", abs: w.Root + "/src/.gitignore"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				w.AffectsIgnore(bc.abs)
+			}
+		})
+	}
+}

@@ -30,19 +30,31 @@ func (w *Workspace) InStateDir(abs string) bool {
 // AffectsIgnore reports whether writing abs can change which paths git
 // ignores or tracks: a .gitignore in the workspace, info/exclude, or the
 // index (a force-added file stops being ignored). The sidecar calls
-// Rule.Invalidate after such a write.
+// Rule.Invalidate after such a write. In a linked worktree the index and
+// the shared info/exclude lie outside the root.
+//
+// AffectsIgnore runs for every path the sidecar is asked about, so it
+// compares strings only and allocates nothing: abs must be clean and
+// absolute with its directories' symlinks resolved, as the seccomp gate
+// reports paths.
 func (w *Workspace) AffectsIgnore(abs string) bool {
 	if filepath.Base(abs) == ".gitignore" {
-		_, ok := w.Rel(abs)
+		_, ok := under(w.Root, abs)
 		return ok
 	}
 	if w.GitDir == "" {
 		return false
 	}
-	abs = filepath.Clean(abs)
-	return abs == filepath.Join(w.GitDir, "index") ||
-		abs == filepath.Join(w.GitDir, "info", "exclude") ||
-		abs == filepath.Join(w.CommonDir, "info", "exclude")
+	return isJoin(abs, w.GitDir, "/index") ||
+		isJoin(abs, w.GitDir, "/info/exclude") ||
+		isJoin(abs, w.CommonDir, "/info/exclude")
+}
+
+// isJoin reports whether p is filepath.Join(dir, name) for a clean
+// absolute dir and a clean name that starts with "/", without joining.
+func isJoin(p, dir, name string) bool {
+	dir = strings.TrimSuffix(dir, "/") // "/" + "/index" joins as "/index"
+	return len(p) == len(dir)+len(name) && strings.HasPrefix(p, dir) && strings.HasSuffix(p, name)
 }
 
 // within returns abs relative to base if it is base or beneath it,

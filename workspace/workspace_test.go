@@ -157,3 +157,30 @@ func TestAffectsIgnore(t *testing.T) {
 		}
 	}
 }
+
+// TestAffectsIgnoreWorktree: a linked worktree's index and the shared
+// info/exclude lie outside its root and still change what it ignores.
+func TestAffectsIgnoreWorktree(t *testing.T) {
+	repo := mustRepo(t)
+	mustGit(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
+	wt := filepath.Join(mustRealDir(t, t.TempDir()), "wt")
+	mustGit(t, repo, "worktree", "add", "-q", wt)
+	w := mustFind(t, wt)
+	tests := []struct {
+		abs  string
+		want bool
+	}{
+		{abs: w.GitDir + "/index", want: true},
+		{abs: w.CommonDir + "/info/exclude", want: true},
+		{abs: wt + "/src/.gitignore", want: true},
+		{abs: repo + "/.gitignore", want: false}, // the main checkout's own
+		{abs: w.CommonDir + "/index", want: false},
+		{abs: w.GitDir + "/indexx", want: false},
+		{abs: wt + "/.git", want: false},
+	}
+	for _, tt := range tests {
+		if got := w.AffectsIgnore(tt.abs); got != tt.want {
+			t.Errorf("AffectsIgnore(%q) = %v, want %v", tt.abs, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package sidecar
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+
+	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// mustGitWorkspace returns the workspace of a new git repository in a
+// temp dir.
+func mustGitWorkspace(tb testing.TB) *workspace.Workspace {
+	tb.Helper()
+	dir := tb.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		tb.Fatalf("git init: %v\n%s", err, out)
+	}
+	ws, err := workspace.Find(dir)
+	if err != nil {
+		tb.Fatalf("Find(%q) = %v", dir, err)
+	}
+	return ws
+}
+
+// BenchmarkDecideLocal measures the sidecar's answers that need no
+// coordinator, on a real workspace: a write to a held file (DecideNow, the
+// common case, and Decide when DecideNow left it), and a ref update in git's
+// directory (a commit landing).
+func BenchmarkDecideLocal(b *testing.B) {
+	ws := mustGitWorkspace(b)
+	s := newTestSidecar(b, ws)
+	held := seccomp.Mutation{PID: 1, TID: 1, Op: seccomp.OpOpenWrite, Paths: []string{ws.Root + "/src/a.go"}}
+	ref := seccomp.Mutation{PID: 1, TID: 1, Op: seccomp.OpRename,
+		Paths: []string{ws.GitDir + "/refs/heads/main.lock", ws.GitDir + "/refs/heads/main"}}
+	b.Run("now-held", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if ok, err := s.DecideNow(held); !ok || err != nil {
+				b.Fatalf("DecideNow(held) = %v, %v", ok, err)
+			}
+		}
+	})
+	for _, bc := range []struct {
+		name string
+		m    seccomp.Mutation
+	}{{name: "held", m: held}, {name: "git-ref", m: ref}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Decide(context.Background(), bc.m); err != nil {
+					b.Fatalf("Decide(%s) = %v", bc.name, err)
+				}
+			}
+		})
+	}
+}

@@ -15,23 +15,34 @@ import (
 // reflection, byte for byte as encoding/json writes them (codec_test.go
 // holds the two side by side); everything else goes to encoding/json.
 func marshalAnswer(v any) ([]byte, error) {
-	var b []byte
-	var err error
+	return appendAnswerBody(nil, v)
+}
+
+// appendAnswerBody appends what marshalAnswer returns to dst; on error dst
+// is returned as it was.
+func appendAnswerBody(dst []byte, v any) ([]byte, error) {
+	start := len(dst)
+	if cap(dst)-start < 512 {
+		dst = append(make([]byte, 0, start+1024), dst...)
+	}
+	b, err := dst, errSlowPath
 	switch v := v.(type) {
 	case coordinator.LeaseResult:
-		b, err = appendLeaseResult(make([]byte, 0, 1024), v)
+		b, err = appendLeaseResult(b, v)
 	case coordinator.Result:
-		if v.Contention != nil || v.Blocker != nil {
-			return json.Marshal(v)
+		if v.Contention == nil && v.Blocker == nil {
+			b, err = appendResult(b, v)
 		}
-		b, err = appendResult(make([]byte, 0, 512), v)
-	default:
-		return json.Marshal(v)
 	}
 	if errors.Is(err, errSlowPath) {
-		return json.Marshal(v)
+		var body []byte
+		body, err = json.Marshal(v)
+		b = append(b[:start], body...)
 	}
-	return b, err
+	if err != nil {
+		return dst[:start], err
+	}
+	return b, nil
 }
 
 // marshalRequest encodes a request body. Lease and mutation requests are

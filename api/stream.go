@@ -151,6 +151,14 @@ func appendAnswer(dst []byte, id uint64, status int, body []byte) []byte {
 	return append(dst, body...)
 }
 
+// putAnswerHead fills in the head of an answer frame whose body follows
+// it in frame.
+func putAnswerHead(frame []byte, id uint64, status int) {
+	binary.BigEndian.PutUint32(frame, uint32(len(frame)-frameLen))
+	binary.BigEndian.PutUint64(frame[frameLen:], id)
+	binary.BigEndian.PutUint16(frame[frameLen+8:], uint16(status))
+}
+
 // parseAnswer splits an answer frame's payload.
 func parseAnswer(p []byte) (id uint64, status int, body []byte, err error) {
 	if len(p) < answerHead {

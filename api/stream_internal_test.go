@@ -54,3 +54,14 @@ func TestFrameReaderRefusesOversize(t *testing.T) {
 		t.Fatalf("next() of a 256-byte frame with limit 255 = %v, want a frameTooLargeError", err)
 	}
 }
+
+// TestAnswerHeadInPlace: an answer encoded after a reserved head and the
+// head filled in is the frame appendAnswer writes.
+func TestAnswerHeadInPlace(t *testing.T) {
+	body := []byte(`{"outcome":"granted"}`)
+	frame := append(make([]byte, frameLen+answerHead), body...)
+	putAnswerHead(frame, 1<<40+3, 409)
+	if want := appendAnswer(nil, 1<<40+3, 409, body); string(frame) != string(want) {
+		t.Errorf("putAnswerHead frame = %x, want %x", frame, want)
+	}
+}

@@ -181,11 +181,13 @@ func (sc *serverStream) answer(id uint64, err error) {
 // reply sends one answer frame; a connection that is gone is not an
 // error here (the read loop sees it).
 func (sc *serverStream) reply(id uint64, status int, v any) {
-	body, err := marshalAnswer(v)
-	if err != nil {
-		status, body = answerError(err)
+	frame, err := appendAnswerBody(make([]byte, frameLen+answerHead, 1024), v)
+	if err == nil {
+		putAnswerHead(frame, id, status)
+	} else {
+		st, body := answerError(err)
+		frame = appendAnswer(frame[:0], id, st, body)
 	}
-	frame := appendAnswer(make([]byte, 0, frameLen+answerHead+len(body)), id, status, body)
 	sc.wmu.Lock()
 	defer sc.wmu.Unlock()
 	_, _ = sc.conn.Write(frame)

@@ -26,19 +26,26 @@ func ClassifyFast(ws *workspace.Workspace, rel string) (c workspace.Class, asked
 var LiteralRuns = literalRuns
 
 // AgentStartTime returns the agent start time a hook of owner's session
-// in ws registers.
+// in ws registers, and remembers the registration as a hook does.
 func AgentStartTime(ws *workspace.Workspace, owner string) int64 {
-	return agentOwner(newSession(ws, owner), owner).StartTime
+	s := newSession(ws, owner)
+	last, _ := s.registration()
+	r := agentOwner(last, owner)
+	_ = s.saveRegistration(r)
+	return r.Owner.StartTime
 }
 
-// SetCachedAgentStart overwrites the cached start time of the agent of
+// SetCachedAgentStart overwrites the agent start time remembered by
 // owner's session in ws.
 func SetCachedAgentStart(ws *workspace.Workspace, owner string, start int64) error {
 	s := newSession(ws, owner)
-	p, _ := s.agent()
-	p.StartTime = start
-	return s.saveAgent(p)
+	r, _ := s.registration()
+	r.Agent.StartTime = start
+	return s.saveRegistration(r)
 }
 
 // AgentPID is the agent process a hook run by this process acts for.
-func AgentPID() int { return agentPID(os.Getppid()) }
+func AgentPID() int {
+	pid, _, _ := agentPID(os.Getppid())
+	return pid
+}

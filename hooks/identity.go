@@ -28,29 +28,22 @@ func (h *Handler) ownerName(ev Event) (name string, explicit bool, err error) {
 
 // agentOwner is the owner record of a session: its name and the agent's
 // process as liveness handle, so the session's leases go when the agent
-// dies. The process's start time comes from the session's cache when the
-// same process (pid, boot and start in clock ticks, one read of /proc)
-// asked before: liveness.ProcessStart reads /proc/cpuinfo and more the
-// first time, a millisecond of every call.
-func agentOwner(sess session, name string) gate.Owner {
-	o := gate.Owner{Name: name}
-	o.Host, _ = os.Hostname()
-	p := agentProcess(os.Getppid())
-	o.PID = p.PID
-	if c, ok := sess.agent(); ok && p.known() && c.PID == p.PID && c.Boot == p.Boot && c.Ticks == p.Ticks {
-		o.StartTime = c.StartTime
-		return o
+// dies. The process's start time comes from the session's last
+// registration when the same process (pid, boot and start in clock ticks,
+// one read of /proc) made it: liveness.ProcessStart reads /proc/cpuinfo
+// and more the first time, a millisecond of every call.
+func agentOwner(last registration, name string) registration {
+	r := registration{Owner: gate.Owner{Name: name}, Agent: agentProcess(os.Getppid())}
+	r.Owner.Host, _ = os.Hostname()
+	r.Owner.PID = r.Agent.PID
+	if a := last.Agent; r.Agent.known() && a.PID == r.Agent.PID && a.Boot == r.Agent.Boot && a.Ticks == r.Agent.Ticks {
+		r.Owner.StartTime, r.Agent.StartTime = a.StartTime, a.StartTime
+		return r
 	}
-	start, err := liveness.ProcessStart(o.PID)
-	if err != nil {
-		return o
+	if start, err := liveness.ProcessStart(r.Owner.PID); err == nil {
+		r.Owner.StartTime, r.Agent.StartTime = start, start
 	}
-	o.StartTime = start
-	if p.known() {
-		p.StartTime = start
-		_ = sess.saveAgent(p)
-	}
-	return o
+	return r
 }
 
 // agentProc identifies the agent's process across calls.
@@ -67,8 +60,8 @@ func (p agentProc) known() bool { return p.Boot != "" && p.Ticks != 0 }
 // agentProcess returns the agent's process: the first process up from pid
 // that is not a shell.
 func agentProcess(pid int) agentProc {
-	p := agentProc{PID: agentPID(pid)}
-	st, err := procStat(p.PID)
+	pid, st, err := agentPID(pid)
+	p := agentProc{PID: pid}
 	if err != nil {
 		return p
 	}
@@ -88,16 +81,18 @@ var shells = map[string]bool{
 }
 
 // agentPID walks up from pid past shells and returns the first process that
-// is not one. It stops at pid 1 and where /proc cannot be read.
-func agentPID(pid int) int {
+// is not one, with its stat. It stops at pid 1 and where /proc cannot be
+// read.
+func agentPID(pid int) (int, stat, error) {
 	for i := 0; i < 16 && pid > 1; i++ {
 		st, err := procStat(pid)
 		if err != nil || !shells[st.comm] {
-			return pid
+			return pid, st, err
 		}
 		pid = st.ppid
 	}
-	return pid
+	st, err := procStat(pid)
+	return pid, st, err
 }
 
 // stat is what the hooks read of /proc/PID/stat.

@@ -20,27 +20,24 @@ type prepared struct {
 	closed <-chan struct{}
 }
 
-// prepare classifies ev's paths while it connects to a running
-// coordinator of ws. The client is nil when none answers: none is started
-// here, so a write that turns out not to be gated starts nothing.
+// prepare classifies ev's paths and connects to a running coordinator of
+// ws. The client is nil when none answers: none is started here, so a
+// write that turns out not to be gated starts nothing.
 func (h *Handler) prepare(ctx context.Context, ws *workspace.Workspace, ev Event) prepared {
-	done, closed := make(chan prepared, 1), make(chan struct{})
+	rule, err := newGateRule(ws)
+	if err != nil {
+		return prepared{err: err}
+	}
+	p := prepared{t: classify(ws, rule, ev)}
+	closed := make(chan struct{})
 	go func() {
 		defer close(closed)
-		rule, err := newGateRule(ws)
-		if err != nil {
-			done <- prepared{err: err}
-			return
-		}
-		done <- prepared{t: classify(ws, rule, ev)}
 		rule.Close()
 	}()
-	cl, err := h.cfg.Connect(ctx, ws, false)
-	if err != nil {
-		cl = nil
+	p.closed = closed
+	if p.cl, err = h.cfg.Connect(ctx, ws, false); err != nil {
+		p.cl = nil
 	}
-	p := <-done
-	p.cl, p.closed = cl, closed
 	return p
 }
 

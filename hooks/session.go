@@ -12,7 +12,8 @@ import (
 )
 
 // session is what the hooks remember of one owner between calls, in
-// <state dir>/hooks/<owner>/: the owner record last registered, the open
+// <state dir>/hooks/<owner>/: the owner record last registered and the
+// agent process it was made from, the open
 // blockers the session ran into, and git status snapshots around shell
 // commands. Parallel hook calls each write whole files by rename, so a
 // reader never sees a torn file. It is a cache: when it cannot be written
@@ -33,27 +34,23 @@ func newSession(ws *workspace.Workspace, owner string) session {
 }
 
 const (
-	ownerFile     = "owner.json"
-	agentFile     = "agent.json"
+	ownerFile     = "registration.json"
 	blockerPrefix = "blocker-"
 )
 
-// owner returns the owner record last registered by a hook of this
-// session.
-func (s session) owner() (gate.Owner, bool) {
-	var o gate.Owner
-	return o, s.readJSON(ownerFile, &o)
+// registration is what a session remembers of its owner.
+type registration struct {
+	Owner gate.Owner `json:"owner"` // the record last registered
+	Agent agentProc  `json:"agent"` // the agent process it was made from
 }
 
-func (s session) saveOwner(o gate.Owner) error { return s.writeJSON(ownerFile, o) }
-
-// agent returns the agent process a hook of this session last looked up.
-func (s session) agent() (agentProc, bool) {
-	var p agentProc
-	return p, s.readJSON(agentFile, &p)
+// registration returns what a hook of this session last registered.
+func (s session) registration() (registration, bool) {
+	var r registration
+	return r, s.readJSON(ownerFile, &r)
 }
 
-func (s session) saveAgent(p agentProc) error { return s.writeJSON(agentFile, p) }
+func (s session) saveRegistration(r registration) error { return s.writeJSON(ownerFile, r) }
 
 // blockers lists the ids of blockers the session ran into and has not seen
 // resolved.

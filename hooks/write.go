@@ -23,11 +23,12 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
 	name, explicit, nameErr := h.ownerName(ev)
-	w := writer{name: name, explicit: explicit}
-	ws, p, err := h.find(ctx, ev)
+	ws, err := h.workspace(ev)
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
+	w := writer{name: name, explicit: explicit}
+	p := h.prepare(ctx, ws, ev)
 	defer p.release()
 	if d, done := h.screen(ctx, ws, p, name, nameErr); done {
 		return d
@@ -40,15 +41,6 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 		defer cl.Close()
 	}
 	return h.gateWrite(ctx, cl, ws, w, ev.Op, p.t.gated)
-}
-
-// find returns ev's workspace and the write prepared there.
-func (h *Handler) find(ctx context.Context, ev Event) (*workspace.Workspace, prepared, error) {
-	ws, err := h.workspace(ev)
-	if err != nil {
-		return nil, prepared{}, err
-	}
-	return ws, h.prepare(ctx, ws, ev), nil
 }
 
 // screen decides the writes that need no gate: the rule could not be
@@ -108,14 +100,15 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	if w.explicit && !force {
 		return nil
 	}
-	o := agentOwner(sess, w.name)
-	if old, ok := sess.owner(); ok && old == o && !force {
+	last, ok := sess.registration()
+	now := agentOwner(last, w.name)
+	if ok && last == now && !force {
 		return nil
 	}
-	if err := cl.Register(ctx, o); err != nil {
+	if err := cl.Register(ctx, now.Owner); err != nil {
 		return err
 	}
-	if err := sess.saveOwner(o); err != nil {
+	if err := sess.saveRegistration(now); err != nil {
 		h.log.Debug("cannot remember the owner", "owner", w.name, "error", err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package sidecar
 
 import (
 	"context"
-	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -107,6 +106,7 @@ func (s *Sidecar) writesState(op seccomp.Op, abs string) bool {
 // covers the directory's subtree. refuse is true when a path is (or holds)
 // leasegate's state directory.
 func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
+	tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
 	for i, abs := range m.Paths {
 		if s.writesState(m.Op, abs) {
 			return nil, true
@@ -121,7 +121,6 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		if !inside || rel == "." {
 			continue
 		}
-		tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && isDir(m.Paths[0]))
 		// A new directory is classified as a directory: "build/" in
 		// .gitignore only matches what git knows to be one.
 		class := s.classify(rel, tree || m.Op == seccomp.OpMkdir)
@@ -145,9 +144,12 @@ func (s *Sidecar) classify(rel string, tree bool) workspace.Class {
 	return s.rule.Classify(rel)
 }
 
+// isDir reports whether p is a directory, not following a final symlink.
+// The stat buffer stays on the stack: os.Lstat would allocate a FileInfo
+// for every rename the sidecar classifies.
 func isDir(p string) bool {
-	fi, err := os.Lstat(p)
-	return err == nil && fi.IsDir()
+	var st syscall.Stat_t
+	return syscall.Lstat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
 }
 
 // refUpdate reports whether abs, the new name of a rename, is HEAD or a

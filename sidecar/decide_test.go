@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,5 +97,21 @@ func TestDecideNotesWorktreeCommit(t *testing.T) {
 				t.Errorf("Decide(rename %q) commit hint = %v, want %v", tt.paths, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestIsDir(t *testing.T) {
+	dir := t.TempDir()
+	file, link := filepath.Join(dir, "f"), filepath.Join(dir, "l")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{dir: true, file: false, link: false, filepath.Join(dir, "missing"): false} {
+		if got := isDir(p); got != want {
+			t.Errorf("isDir(%q) = %v, want %v", p, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
@@ -83,8 +84,10 @@ func (l *Ledger) put(ents []entry) error {
 	return l.db.Update(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(eventsBucket)
 		b.FillPercent = appendFill
+		keys := make([]byte, 0, 8*len(ents)) // bbolt keeps each key until the commit
 		for _, e := range ents {
-			if err := b.Put(encodeKey(e.seq), e.value); err != nil {
+			keys = binary.BigEndian.AppendUint64(keys, e.seq)
+			if err := b.Put(keys[len(keys)-8:], e.value); err != nil {
 				return err
 			}
 		}

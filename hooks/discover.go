@@ -24,7 +24,7 @@ import (
 // repository itself.
 
 // discoveryEnv are the variables that change how git discovers a
-// repository; when one is set, only git can tell.
+// repository; when one is set, even to "", only git can tell.
 var discoveryEnv = []string{
 	"GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY",
 	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEST_ASSUME_DIFFERENT_OWNER",
@@ -34,7 +34,7 @@ var discoveryEnv = []string{
 // or false when it cannot be sure of the answer workspace.Find would give.
 func discoverWorkspace(dir string) (*workspace.Workspace, bool) {
 	for _, name := range discoveryEnv {
-		if os.Getenv(name) != "" {
+		if _, set := os.LookupEnv(name); set {
 			return nil, false
 		}
 	}

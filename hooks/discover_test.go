@@ -13,6 +13,10 @@ import (
 // workspace without git only in layouts they are sure of, and then find
 // the one workspace.Find finds with git.
 func TestDiscoverWorkspaceAgreesWithGit(t *testing.T) {
+	for _, name := range []string{"GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
+		t.Setenv(name, "") // restored when the test ends
+		os.Unsetenv(name)
+	}
 	r := newRepo(t)
 	base := mustEvalSymlinks(t, t.TempDir())
 	mustMkdir(t, filepath.Join(r.root, "src", "deep"))
@@ -52,6 +56,12 @@ func TestDiscoverWorkspaceAgreesWithGit(t *testing.T) {
 		{name: "bare repository", dir: filepath.Join(base, "bare.git"), wantOK: false},
 		{name: "not a repository", dir: base, wantOK: false},
 	}
+	t.Run("discovery steered by the environment", func(t *testing.T) {
+		t.Setenv("GIT_CEILING_DIRECTORIES", r.root)
+		if ws, ok := hooks.DiscoverWorkspace(filepath.Join(r.root, "src")); ok {
+			t.Errorf("DiscoverWorkspace with GIT_CEILING_DIRECTORIES = %+v, want it left to git", *ws)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := hooks.DiscoverWorkspace(tt.dir)

@@ -53,6 +53,11 @@ func loadIgnorePatterns(ws *workspace.Workspace) (*ignorePatterns, bool) {
 // excludesFile is the path of the user's ignore file: core.excludesFile
 // from the system, global and repository config, or git's default.
 func excludesFile(ws *workspace.Workspace) (string, bool) {
+	_, params := os.LookupEnv("GIT_CONFIG_PARAMETERS")
+	_, count := os.LookupEnv("GIT_CONFIG_COUNT")
+	if params || count {
+		return "", false // settings from the command line: only git reads them
+	}
 	set, err := readGitConfig(configFiles(ws)...)
 	if err != nil {
 		return "", false

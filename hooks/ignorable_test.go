@@ -30,19 +30,37 @@ func TestClassifyAgreesWithGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	free := []string{"src/main.go", "README.md", "src/deep/new.txt", "lib/a.go", "Makefile"}
+	others := []string{
+		"build/out.bin", "src/build/x", "app.log", "keep.log", "docs/forced.log", "dist/a.js",
+		"src/dist/a.js", "distx/a.go", "tmp1/x", "Tmp/x", "#odd", "a/node_modules/b.js", "src/gen_x.go",
+		"gen_x.go", "x.swp", "x.bak", "src/secret.txt", ".git/config", ".git/leasegate/coord.sock",
+		".gitignore", "src/.gitignore",
+	}
+	t.Run("default excludes file", func(t *testing.T) {
+		checkClassify(t, ws, free, others, true)
+	})
+	t.Run("core.excludesFile", func(t *testing.T) {
+		writeFile(t, filepath.Join(home, "ignore-global"), "*.bak\n", 0o644)
+		writeFile(t, filepath.Join(home, ".gitconfig"), "[Core]\n\texcludesFile = ~/ignore-global\n", 0o644)
+		checkClassify(t, ws, free, others, true)
+	})
+	t.Run("config include", func(t *testing.T) {
+		writeFile(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = other\n", 0o644)
+		checkClassify(t, ws, free, others, false)
+	})
+}
+
+// checkClassify checks that the hooks' verdict on every path is
+// workspace.Rule's, and that the free paths were decided without git if
+// fast.
+func checkClassify(t *testing.T, ws *workspace.Workspace, free, others []string, fast bool) {
+	t.Helper()
 	rule, err := workspace.NewRule(ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rule.Close()
-
-	free := []string{"src/main.go", "README.md", "src/deep/new.txt", "lib/a.go", "Makefile"}
-	others := []string{
-		"build/out.bin", "src/build/x", "app.log", "keep.log", "docs/forced.log", "dist/a.js",
-		"src/dist/a.js", "distx/a.go", "tmp1/x", "Tmp/x", "#odd", "a/node_modules/b.js", "src/gen_x.go",
-		"gen_x.go", "x.swp", "src/secret.txt", ".git/config", ".git/leasegate/coord.sock",
-		".gitignore", "src/.gitignore",
-	}
 	for _, rel := range slices.Concat(free, others) {
 		got, askedGit, err := hooks.ClassifyFast(ws, rel)
 		if err != nil {
@@ -51,8 +69,8 @@ func TestClassifyAgreesWithGit(t *testing.T) {
 		if want := rule.Classify(rel); got != want {
 			t.Errorf("Classify(%q) = %v, want %v", rel, got, want)
 		}
-		if slices.Contains(free, rel) && askedGit {
-			t.Errorf("Classify(%q) asked git; no ignore pattern can match it", rel)
+		if slices.Contains(free, rel) && askedGit == fast {
+			t.Errorf("Classify(%q) asked git = %v, want %v", rel, askedGit, !fast)
 		}
 	}
 }

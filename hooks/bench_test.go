@@ -11,8 +11,8 @@ import (
 
 // BenchmarkHookClaudeCodeFreeFile measures one `leasegate hook claude-code`
 // call on a free file, from process start to exit, against a running
-// coordinator: parse, workspace and gating rule (git), grant and its
-// durable commit. Each call writes another file, so each is an acquire.
+// coordinator: parse, workspace and gating rule (no git process: no ignore
+// pattern can match the path), grant and its durable commit. Each call writes another file, so each is an acquire.
 // Run it with -benchtime=200x; it reports the median and the 90th
 // percentile of the calls.
 func BenchmarkHookClaudeCodeFreeFile(b *testing.B) {

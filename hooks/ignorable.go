@@ -40,7 +40,11 @@ func loadIgnorePatterns(ws *workspace.Workspace) (*ignorePatterns, bool) {
 		return nil, false
 	}
 	p := &ignorePatterns{root: ws.Root, perAt: map[string][][]string{}}
-	for _, f := range []string{excludes, filepath.Join(ws.GitDir, "info", "exclude"), filepath.Join(ws.CommonDir, "info", "exclude")} {
+	files := []string{excludes, filepath.Join(ws.CommonDir, "info", "exclude")}
+	if ws.GitDir != ws.CommonDir {
+		files = append(files, filepath.Join(ws.GitDir, "info", "exclude"))
+	}
+	for _, f := range files {
 		runs, ok := readPatternRuns(f)
 		if !ok {
 			return nil, false

@@ -106,6 +106,30 @@ func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 	}
 }
 
+// TestWriteDeniesWhenTheCoordinatorDoesNotAnswer checks that a coordinator
+// that accepts the connection but never answers (a stopped process) is
+// denied as unreachable after Config.Unreachable, not after the whole
+// hook timeout.
+func TestWriteDeniesWhenTheCoordinatorDoesNotAnswer(t *testing.T) {
+	r := newRepo(t)
+	mock := clock.NewMock()
+	asked := make(chan struct{})
+	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ coordinator.MutateRequest, _ api.Observer) (coordinator.Result, error) {
+		close(asked)
+		<-ctx.Done()
+		return coordinator.Result{}, ctx.Err()
+	}}
+	h := newHandler(t, f, func(c *hooks.Config) { c.Clock = mock })
+	decided := make(chan hooks.Decision)
+	go func() { decided <- h.Handle(context.Background(), writeEvent(r)) }()
+	<-asked
+	mock.Add(hooks.DefaultUnreachable)
+	d := <-decided
+	if d.Verdict != hooks.Deny || !d.Halt || !strings.Contains(d.Reason, "coordinator unreachable for 15s: it accepts connections but does not answer") {
+		t.Errorf("Handle() = %+v, want a halting denial saying the coordinator does not answer", d)
+	}
+}
+
 func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 	r := newRepo(t)
 	f := &fakeCoordinator{}

@@ -71,25 +71,50 @@ type writer struct {
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
 	sess := newSession(ws, w.name)
+	ctx, heard, done := h.watchSilence(ctx)
+	defer done()
 	if d, ok := h.openBlocker(ctx, cl, sess); ok {
 		return d
 	}
 	if err := h.register(ctx, cl, sess, w, false); err != nil {
-		return h.failed(ws, paths, err)
+		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
 	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths}
-	r, err := h.gate(ctx, cl, req)
+	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was
 		// ended): register it and ask again.
 		if err = h.register(ctx, cl, sess, w, true); err == nil {
-			r, err = h.gate(ctx, cl, req)
+			r, err = h.gate(ctx, cl, req, heard)
 		}
 	}
 	if err != nil {
-		return h.failed(ws, paths, err)
+		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
 	return h.result(sess, paths, r)
+}
+
+// watchSilence cancels ctx with errUnreachable when the coordinator has
+// neither answered nor been reported unreachable within
+// Config.Unreachable: one that accepts connections but never answers
+// (stopped, say with ^Z in the terminal running `leasegate serve`) is as
+// unreachable as one that refuses them. heard ends the watch; done
+// releases ctx.
+func (h *Handler) watchSilence(ctx context.Context) (_ context.Context, heard, done func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	t := h.clock.AfterFunc(h.cfg.Unreachable, func() {
+		cancel(fmt.Errorf("%w for %s: it accepts connections but does not answer", errUnreachable, h.cfg.Unreachable))
+	})
+	return ctx, func() { t.Stop() }, func() { t.Stop(); cancel(nil) }
+}
+
+// unreachableCause is err, or the reason ctx was ended if the coordinator
+// was found unreachable.
+func unreachableCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errUnreachable) {
+		return cause
+	}
+	return err
 }
 
 // register records the session's owner with the agent's process as its
@@ -121,13 +146,17 @@ var errUnreachable = errors.New("coordinator unreachable")
 // gate runs the contention protocol: on a held path it waits for the one
 // retry, and returns at once when the retry opened a blocker (a hook does
 // not hold for the operator: the agent would time the hook out and write).
-func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.MutateRequest) (coordinator.Result, error) {
+// It calls heard at the coordinator's first word: an answer that makes
+// the mutation wait, or a failed attempt.
+func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.MutateRequest, heard func()) (coordinator.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var since time.Time // of the first failed attempt
 	obs := api.Observer{
-		Blocked: func(coordinator.Result) bool { return false },
+		Contended: func(coordinator.Result) { heard() },
+		Blocked:   func(coordinator.Result) bool { return false },
 		Unavailable: func(err error, _ int) {
+			heard()
 			now := h.clock.Now()
 			if since.IsZero() {
 				since = now

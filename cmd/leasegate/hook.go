@@ -58,22 +58,24 @@ func (f *hookFlags) log() hclog.Logger {
 	return f.logger("leasegate")
 }
 
-// probeTimeout bounds the check that a coordinator listens.
+// probeTimeout bounds the check that a coordinator answers.
 const probeTimeout = 2 * time.Second
 
 // connect reaches the coordinator of the workspace a hook call names,
-// starting it when asked to (unless --no-start). A coordinator counts as
-// up when its socket accepts a connection: a hook's first request follows
-// at once and tells the rest, so a health request would only add a round
-// trip to every call. One that accepts but does not answer is retried
-// for --unreachable, then the write is refused.
-func (f *hookFlags) connect(log hclog.Logger) hooks.ConnectFunc {
+// starting it when asked to (unless --no-start). For an agent hook
+// (health false) a coordinator counts as up when its socket accepts a
+// connection: the hook's first request follows at once and tells the
+// rest, so a health request would only add a round trip to every tool
+// call; one that accepts but does not answer counts as unreachable after
+// --unreachable, and the write is refused. The git hooks, whose requests
+// have no such bound, ask for its health.
+func (f *hookFlags) connect(log hclog.Logger, health bool) hooks.ConnectFunc {
 	return func(ctx context.Context, ws *workspace.Workspace, start bool) (hooks.Coordinator, error) {
 		cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1, Logger: log})
 		if err != nil {
 			return nil, err
 		}
-		if listening(ctx, ws.SocketPath()) {
+		if answers(ctx, cl, ws.SocketPath(), health) {
 			return cl, nil
 		}
 		if !start || f.noStart {
@@ -88,11 +90,22 @@ func (f *hookFlags) connect(log hclog.Logger) hooks.ConnectFunc {
 	}
 }
 
+// answers reports whether the coordinator at the unix socket path answers
+// its health check, or with health false only whether it accepts
+// connections.
+func answers(ctx context.Context, cl *api.Client, path string, health bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if health {
+		_, err := cl.Health(ctx)
+		return err == nil
+	}
+	return listening(ctx, path)
+}
+
 // listening reports whether something accepts connections on the unix
 // socket at path.
 func listening(ctx context.Context, path string) bool {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -126,7 +139,7 @@ func cmdHook(ctx context.Context, args []string) error {
 		return usagef("hook: %v; want one of %s", err, hookTargets)
 	}
 	log := f.log()
-	h, err := hooks.New(hooks.Config{Connect: f.connect(log), Dir: f.dir, Owner: f.as,
+	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as,
 		Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
 	if err != nil {
 		return usagef("hook: %v", err)
@@ -141,7 +154,7 @@ func cmdHook(ctx context.Context, args []string) error {
 }
 
 func (f *hookFlags) gitConfig() hooks.GitConfig {
-	return hooks.GitConfig{Connect: f.connect(f.log()), Dir: f.dir, Committer: hooks.Committer(f.as, os.Getenv)}
+	return hooks.GitConfig{Connect: f.connect(f.log(), true), Dir: f.dir, Committer: hooks.Committer(f.as, os.Getenv)}
 }
 
 // preCommit refuses (exit 1) a commit that includes a file another live

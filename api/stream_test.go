@@ -249,6 +249,53 @@ func TestStreamAnswersOutOfOrder(t *testing.T) {
 	}
 }
 
+// TestStreamPipelinedLeases: lease operations written at once on one
+// stream are each answered once, under their id, once durable; one whose
+// commit waits does not hold up the stream's other requests, and a bad
+// frame after it is answered only after it.
+func TestStreamPipelinedLeases(t *testing.T) {
+	var hl *heldLedger
+	s := serve(t, func(c *coordinator.Config) { hl = newHeldLedger(c.Ledger); c.Ledger = hl })
+	conn, br := upgrade(t, "unix", s.sock)
+	const n = 20
+	var frames [][]byte
+	for i := range n {
+		frames = append(frames, requestFrame(uint64(i+1), "POST /v1/leases",
+			fmt.Sprintf(`{"op":"acquire","owner":{"name":"carol"},"scope":{"type":"file","paths":["c/%d.txt"]}}`, i)))
+	}
+	write(t, conn, frames...)
+	for seen := map[uint64]bool{}; len(seen) < n; {
+		a := readAnswer(t, br)
+		var r coordinator.LeaseResult
+		if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.status != http.StatusOK || !r.Decision.Granted {
+			t.Fatalf("answer %d = %d %s, want 200 granted", a.id, a.status, a.body)
+		}
+		if want := fmt.Sprintf("c/%d.txt", a.id-1); seen[a.id] || len(r.Leases) != 1 || r.Leases[0].Scope.Paths[0] != want {
+			t.Fatalf("answer %d (seen before: %v) grants %+v, want one lease on %s", a.id, seen[a.id], r.Leases, want)
+		}
+		seen[a.id] = true
+	}
+	hl.held.Store(true)
+	write(t, conn, requestFrame(n+1, "POST /v1/leases", `{"op":"acquire","owner":{"name":"carol"},"scope":{"type":"file","paths":["slow.txt"]}}`))
+	<-hl.entered
+	hl.held.Store(false)
+	write(t, conn, requestFrame(n+2, "POST /v1/owners/alice/activity", ""), requestFrame(n+3, "POST /v1/leases", `{"op":`))
+	if a := readAnswer(t, br); a.id != n+2 || a.status != http.StatusOK {
+		t.Fatalf("answer while a lease waits for its commit = id %d %d %s, want id %d 200", a.id, a.status, a.body, n+2)
+	}
+	if a := readAnswer(t, br); a.id != n+3 || a.code() != gate.ReasonInputInvalid {
+		t.Fatalf("answer to a bad lease body = id %d %d %s, want id %d %s", a.id, a.status, a.body, n+3, gate.ReasonInputInvalid)
+	}
+	write(t, conn, []byte{0, 0, 0, 1, 0})
+	close(hl.release)
+	if a := readAnswer(t, br); a.id != n+1 || a.status != http.StatusOK {
+		t.Fatalf("answer after the commit = id %d %d %s, want id %d granted", a.id, a.status, a.body, n+1)
+	}
+	if a := readAnswer(t, br); a.id != 0 || a.code() != gate.ReasonInputInvalid {
+		t.Fatalf("answer to the bad frame = id %d %d %s, want id 0 %s", a.id, a.status, a.body, gate.ReasonInputInvalid)
+	}
+}
+
 // TestStreamBadFrameClosesConnection: a frame that breaks the protocol is
 // answered with id 0 and a clear error after the requests before it, and
 // the connection is closed: neither the bad frame nor anything after it

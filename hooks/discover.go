@@ -69,7 +69,7 @@ func discoverWorkspace(dir string) (*workspace.Workspace, bool) {
 // (described by git).
 func checkoutAt(root string, git os.FileInfo) (*workspace.Workspace, bool) {
 	gitDir, commonDir, ok := gitDirs(root, git)
-	if !ok || !isGitDir(gitDir, commonDir) || !ownedByUs(root, gitDir, commonDir) {
+	if !ok || !isGitDir(gitDir, commonDir) || !ownedByUs(root, filepath.Join(root, ".git"), gitDir, commonDir) {
 		return nil, false
 	}
 	set, err := readGitConfig(filepath.Join(commonDir, "config"), filepath.Join(gitDir, "config.worktree"))
@@ -134,13 +134,31 @@ func readPointer(path, prefix, base string) (string, bool) {
 }
 
 // isGitDir reports whether gitDir looks like a git directory to git: a
-// HEAD, and objects and refs in its common dir.
+// HEAD holding a symbolic ref or an object id, and objects and refs in its
+// common dir. Git passes over a directory that does not, and so does
+// discoverWorkspace (leaving the answer to git).
 func isGitDir(gitDir, commonDir string) bool {
-	head, err := os.Stat(filepath.Join(gitDir, "HEAD"))
-	if err != nil || !head.Mode().IsRegular() {
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil || !validHead(strings.TrimRight(string(head), "\n")) {
 		return false
 	}
 	return isDir(filepath.Join(commonDir, "objects")) && isDir(filepath.Join(commonDir, "refs"))
+}
+
+// validHead reports whether head is "ref: refs/..." or a hex object id.
+func validHead(head string) bool {
+	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
+		return strings.HasPrefix(strings.TrimLeft(ref, " \t"), "refs/")
+	}
+	if len(head) != 40 && len(head) != 64 {
+		return false
+	}
+	for _, c := range head {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // worktreeIs reports whether core.worktree (relative to the git dir) is

@@ -40,6 +40,13 @@ func TestDiscoverWorkspaceAgreesWithGit(t *testing.T) {
 
 	r.exec(nil, "", "git", "init", "-q", "--bare", filepath.Join(base, "bare.git"))
 
+	// A .git whose HEAD git does not accept: git passes over it to the
+	// checkout around it.
+	broken := filepath.Join(r.root, "src", "broken")
+	mustMkdir(t, filepath.Join(broken, ".git", "objects"))
+	mustMkdir(t, filepath.Join(broken, ".git", "refs"))
+	writeFile(t, filepath.Join(broken, ".git", "HEAD"), "garbage\n", 0o644)
+
 	tests := []struct {
 		name   string
 		dir    string
@@ -52,6 +59,7 @@ func TestDiscoverWorkspaceAgreesWithGit(t *testing.T) {
 		{name: "nested repository", dir: nested, wantOK: true},
 		{name: "through a symlink", dir: filepath.Join(base, "link"), wantOK: true},
 		{name: "inside the git dir", dir: filepath.Join(r.root, ".git", "refs"), wantOK: false},
+		{name: "below a .git git rejects", dir: broken, wantOK: false},
 		{name: "core.worktree elsewhere", dir: elsewhere.root, wantOK: false},
 		{name: "bare repository", dir: filepath.Join(base, "bare.git"), wantOK: false},
 		{name: "not a repository", dir: base, wantOK: false},

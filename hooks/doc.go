@@ -16,5 +16,8 @@
 // found afterwards from `git status` snapshots and reported as ungated.
 //
 // The package talks to nothing but the coordinator (through the api
-// client) and git; it never decides about leases itself.
+// client) and git; it never decides about leases itself. A write to a
+// file no ignore pattern can match starts no process: the checkout is
+// found and the gating rule applied from the files git reads, and git is
+// asked whenever those cannot tell for sure (discover.go, ignorable.go).
 package hooks

@@ -2,13 +2,16 @@ package watch_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"go.uber.org/goleak"
 
 	"github.com/leasegate/leasegate/watch"
@@ -17,15 +20,22 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// start watches a fresh git checkout that ignores build/ and returns its
-// root and the channel of reported changes.
-func start(t *testing.T) (string, <-chan watch.Change) {
+// watched is a running watcher over a fresh git checkout that ignores
+// build/. Its window runs on a mock clock that only the test goroutine
+// advances, while it waits for reports.
+type watched struct {
+	root    string
+	changes chan watch.Change
+	batches atomic.Int64 // calls of Report
+	clock   *clock.Mock
+	covered sync.Map // workspace-relative paths taken as leased
+}
+
+func start(t *testing.T) *watched {
 	t.Helper()
 	root := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	write(t, filepath.Join(root, ".gitignore"), "build/\n")
 	mkdir(t, filepath.Join(root, "src"))
@@ -37,18 +47,24 @@ func start(t *testing.T) (string, <-chan watch.Change) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := make(chan watch.Change, 64)
+	w := &watched{root: root, changes: make(chan watch.Change, 1024), clock: clock.NewMock()}
 	ready := make(chan struct{})
 	var once sync.Once
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Report: func(c watch.Change) {
-			if c.Path == "src/.ready" {
-				once.Do(func() { close(ready) })
-				return
+		done <- watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Clock: w.clock, Report: func(cs []watch.Change) {
+			w.batches.Add(1)
+			for _, c := range cs {
+				if c.Path == "src/.ready" {
+					once.Do(func() { close(ready) })
+					continue
+				}
+				w.changes <- c
 			}
-			changes <- c
+		}, Covered: func(rel string) bool {
+			_, ok := w.covered.Load(rel)
+			return ok
 		}})
 	}()
 	t.Cleanup(func() {
@@ -63,8 +79,10 @@ func start(t *testing.T) (string, <-chan watch.Change) {
 		write(t, filepath.Join(root, "src", ".ready"), "")
 		select {
 		case <-ready:
-			return root, changes
+			w.batches.Store(0)
+			return w
 		case <-time.After(50 * time.Millisecond):
+			w.clock.Add(watch.DefaultWindow)
 		}
 		if i == 100 {
 			t.Fatal("the watcher never reported the probe write")
@@ -86,69 +104,174 @@ func mkdir(t *testing.T, p string) {
 	}
 }
 
-// expect reads changes until want is seen; it fails on any change to a
-// path in never, and after 10 s without want.
-func expect(t *testing.T, changes <-chan watch.Change, want watch.Change, never ...string) {
+// next returns the next reported change, advancing the window's clock
+// while it waits; it fails after 10 s without one.
+func (w *watched) next(t *testing.T) watch.Change {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		select {
-		case c := <-changes:
-			for _, p := range never {
-				if c.Path == p {
-					t.Fatalf("reported %+v, want no change reported for %s", c, p)
-				}
-			}
-			if c == want {
-				return
-			}
+		case c := <-w.changes:
+			return c
+		case <-tick.C:
+			w.clock.Add(watch.DefaultWindow)
 		case <-timeout:
-			t.Fatalf("no %+v reported", want)
+			t.Fatal("no change reported within 10s")
 		}
 	}
 }
 
+// expect reads changes until want is seen; it fails on any change to a
+// path in never.
+func (w *watched) expect(t *testing.T, want watch.Change, never ...string) {
+	t.Helper()
+	for {
+		c := w.next(t)
+		for _, p := range never {
+			if c.Path == p {
+				t.Fatalf("reported %+v, want no change reported for %s", c, p)
+			}
+		}
+		if c == want {
+			return
+		}
+	}
+}
+
+// counts reads changes until last is reported and returns how often each
+// path was reported before it.
+func (w *watched) counts(t *testing.T, last watch.Change) map[string]int {
+	t.Helper()
+	seen := map[string]int{}
+	for c := w.next(t); c != last; c = w.next(t) {
+		seen[c.Path]++
+	}
+	return seen
+}
+
 func TestReportsGatedChanges(t *testing.T) {
-	root, changes := start(t)
-	a := filepath.Join(root, "src", "a.go")
+	w := start(t)
+	a := filepath.Join(w.root, "src", "a.go")
 	write(t, a, "package a")
-	expect(t, changes, watch.Change{Path: "src/a.go", Op: "create"})
+	w.expect(t, watch.Change{Path: "src/a.go", Op: "create"})
 	f, err := os.OpenFile(a, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString("\n// more")
 	f.Close()
-	expect(t, changes, watch.Change{Path: "src/a.go", Op: "write"})
-	if err := os.Rename(a, filepath.Join(root, "src", "b.go")); err != nil {
+	w.expect(t, watch.Change{Path: "src/a.go", Op: "write"})
+	if err := os.Rename(a, filepath.Join(w.root, "src", "b.go")); err != nil {
 		t.Fatal(err)
 	}
-	expect(t, changes, watch.Change{Path: "src/a.go", Op: "rename"})
-	if err := os.Remove(filepath.Join(root, "src", "b.go")); err != nil {
+	w.expect(t, watch.Change{Path: "src/a.go", Op: "rename"})
+	if err := os.Remove(filepath.Join(w.root, "src", "b.go")); err != nil {
 		t.Fatal(err)
 	}
-	expect(t, changes, watch.Change{Path: "src/b.go", Op: "remove"})
+	w.expect(t, watch.Change{Path: "src/b.go", Op: "remove"})
 }
 
 // A file created right after its new directory appears before the watch on
 // the directory does; the rescan of a new directory reports it.
 func TestFileInNewDirectoryIsSeen(t *testing.T) {
-	root, changes := start(t)
-	deep := filepath.Join(root, "pkg", "inner")
+	w := start(t)
+	deep := filepath.Join(w.root, "pkg", "inner")
 	mkdir(t, deep)
 	write(t, filepath.Join(deep, "x.go"), "package inner")
-	expect(t, changes, watch.Change{Path: "pkg/inner/x.go", Op: "create"})
+	w.expect(t, watch.Change{Path: "pkg/inner/x.go", Op: "create"})
+}
+
+// Files moved in at once come in a few batches, and each is reported
+// exactly once: a move is one event per file.
+func TestManyFilesAreEachReportedOnce(t *testing.T) {
+	w := start(t)
+	const n = 300
+	stage := filepath.Join(w.root, "build", "stage") // ignored: not watched
+	mkdir(t, stage)
+	for i := range n {
+		write(t, filepath.Join(stage, fmt.Sprintf("f%03d.go", i)), "package src")
+	}
+	for i := range n {
+		name := fmt.Sprintf("f%03d.go", i)
+		if err := os.Rename(filepath.Join(stage, name), filepath.Join(w.root, "src", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(w.root, "src", "last.go"), "package src")
+	seen := w.counts(t, watch.Change{Path: "src/last.go", Op: "create"})
+	for i := range n {
+		if p := fmt.Sprintf("src/f%03d.go", i); seen[p] != 1 {
+			t.Errorf("%s reported %d times, want once", p, seen[p])
+		}
+	}
+	if b := w.batches.Load(); b > n/10 {
+		t.Errorf("Report called %d times for %d files, want at most %d (batches)", b, n+1, n/10)
+	}
+}
+
+// A directory with many files, moved in whole, is watched and read once:
+// each of its files is reported once, and later changes in it are seen.
+func TestNewDirectoryWithManyFiles(t *testing.T) {
+	w := start(t)
+	const n = 100
+	stage := filepath.Join(w.root, "build", "pkg")
+	mkdir(t, stage)
+	for i := range n {
+		write(t, filepath.Join(stage, fmt.Sprintf("f%03d.go", i)), "package pkg")
+	}
+	if err := os.Rename(stage, filepath.Join(w.root, "pkg")); err != nil {
+		t.Fatal(err)
+	}
+	w.expect(t, watch.Change{Path: "pkg/f099.go", Op: "create"})
+	write(t, filepath.Join(w.root, "pkg", "later.go"), "package pkg")
+	seen := w.counts(t, watch.Change{Path: "pkg/later.go", Op: "create"})
+	for i := range n - 1 {
+		if p := fmt.Sprintf("pkg/f%03d.go", i); seen[p] > 0 {
+			t.Errorf("%s reported again after the rescan (%d times), want once", p, seen[p])
+		}
+	}
+}
+
+// A file written many times in a row is judged once per batch, not once
+// per event: its create and writes come in one batch, or now and then two
+// (the reader fell behind when the batch was taken).
+func TestRepeatedWritesAreOneChange(t *testing.T) {
+	w := start(t)
+	f, err := os.Create(filepath.Join(w.root, "src", "log.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		f.WriteString("// line\n")
+	}
+	f.Close()
+	write(t, filepath.Join(w.root, "src", "last.go"), "package src")
+	seen := w.counts(t, watch.Change{Path: "src/last.go", Op: "create"})
+	if n := seen["src/log.go"]; n < 1 || n > 2 {
+		t.Errorf("src/log.go reported %d times after 100 writes, want once (twice if the batch split)", n)
+	}
+}
+
+// A path a lease covers is taken to be its holder's and not reported.
+func TestCoveredPathsAreNotReported(t *testing.T) {
+	w := start(t)
+	w.covered.Store("src/leased.go", true)
+	write(t, filepath.Join(w.root, "src", "leased.go"), "package src")
+	write(t, filepath.Join(w.root, "src", "free.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/free.go", Op: "create"}, "src/leased.go")
 }
 
 // Ignored paths and git's own files are not gated: writes there are never
 // reported, while a gated write after them still is.
 func TestIgnoresWhatIsNotGated(t *testing.T) {
-	root, changes := start(t)
-	mkdir(t, filepath.Join(root, "build"))
-	write(t, filepath.Join(root, "build", "out.o"), "obj")
-	write(t, filepath.Join(root, ".git", "scratch"), "x")
-	write(t, filepath.Join(root, "src", "after.go"), "package src")
-	expect(t, changes, watch.Change{Path: "src/after.go", Op: "create"}, "build/out.o", "build", ".git/scratch")
+	w := start(t)
+	mkdir(t, filepath.Join(w.root, "build"))
+	write(t, filepath.Join(w.root, "build", "out.o"), "obj")
+	write(t, filepath.Join(w.root, ".git", "scratch"), "x")
+	write(t, filepath.Join(w.root, "src", "after.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/after.go", Op: "create"}, "build/out.o", "build", ".git/scratch")
 }
 
 func TestRunRequiresConfig(t *testing.T) {

@@ -1,0 +1,106 @@
+package watch
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// flush judges each path of the batch once, watches the new directories
+// among them, reports the gated changes and empties the batch.
+func (wt *watcher) flush() {
+	j := &judgement{seen: make(map[string]bool, len(wt.batch.order))}
+	for _, abs := range wt.batch.order {
+		wt.judgeEvent(j, abs, wt.batch.ops[abs])
+	}
+	wt.log.Trace("batch", "events", wt.batch.events, "paths", len(wt.batch.order), "reported", len(j.changes))
+	wt.batch.reset()
+	if len(j.changes) > 0 {
+		wt.cfg.Report(j.changes)
+	}
+}
+
+// judgement collects the changes of one batch; seen holds the paths
+// already judged.
+type judgement struct {
+	changes []Change
+	seen    map[string]bool
+}
+
+// judgeEvent judges the path abs that had the operations op: a new
+// directory is watched with its subtree, anything else judged as a file.
+func (wt *watcher) judgeEvent(j *judgement, abs string, op fsnotify.Op) {
+	rel, inside := wt.cfg.Workspace.Rel(abs)
+	if !inside || rel == "." {
+		return
+	}
+	if op.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
+			if wt.cfg.Rule.ClassifyTree(rel) == workspace.Gated {
+				wt.addTree(abs, j)
+			}
+			return
+		}
+	}
+	wt.judgePath(j, rel, op)
+}
+
+// judgePath adds the change of rel unless it was judged already in this
+// batch, a lease covers it, or it is not gated.
+func (wt *watcher) judgePath(j *judgement, rel string, op fsnotify.Op) {
+	if j.seen[rel] {
+		return
+	}
+	j.seen[rel] = true
+	if wt.cfg.Covered(rel) || wt.cfg.Rule.Classify(rel) != workspace.Gated {
+		return
+	}
+	j.changes = append(j.changes, Change{Path: rel, Op: opName(op)})
+}
+
+// addTree watches dir and every directory under it that the rule does not
+// exclude as a whole: one watch per directory, one read of each. With j,
+// the files found are judged as created (they appeared with a new
+// directory, perhaps before its watch).
+func (wt *watcher) addTree(dir string, j *judgement) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, inside := wt.cfg.Workspace.Rel(p)
+		if !inside {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			if rel != "." && wt.cfg.Rule.ClassifyTree(rel) != workspace.Gated {
+				return filepath.SkipDir
+			}
+			if err := wt.w.Add(p); err != nil {
+				wt.log.Debug("cannot watch", "dir", p, "error", err)
+			}
+			return nil
+		}
+		if j != nil {
+			wt.judgePath(j, rel, fsnotify.Create)
+		}
+		return nil
+	})
+}
+
+func opName(op fsnotify.Op) string {
+	switch {
+	case op.Has(fsnotify.Create):
+		return "create"
+	case op.Has(fsnotify.Write):
+		return "write"
+	case op.Has(fsnotify.Remove):
+		return "remove"
+	case op.Has(fsnotify.Rename):
+		return "rename"
+	}
+	return "chmod"
+}

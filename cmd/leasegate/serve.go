@@ -18,6 +18,7 @@ import (
 
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
 	"github.com/leasegate/leasegate/store/bolt"
@@ -205,13 +206,28 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 		return
 	}
 	defer rule.Close()
-	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Report: func(ch watch.Change) {
-		if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
-			log.Warn("ungated write not recorded", "path", ch.Path, "error", err)
+	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), Report: func(chs []watch.Change) {
+		for _, ch := range chs {
+			if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
+				log.Warn("ungated write not recorded", "path", ch.Path, "error", err)
+			}
 		}
 	}})
 	if err != nil {
 		log.Error("workspace watcher stopped", "error", err)
+	}
+}
+
+// leased reports whether an active lease covers a path the watcher saw. A
+// name with glob characters is left to ObserveChange: Covering would read
+// it as a glob.
+func leased(c *coordinator.Coordinator) func(rel string) bool {
+	return func(rel string) bool {
+		if gate.IsGlob(rel) {
+			return false
+		}
+		ls, err := c.Covering(rel)
+		return err == nil && len(ls) > 0
 	}
 }
 

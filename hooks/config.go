@@ -71,6 +71,13 @@ type Config struct {
 	// and the session id ("cc-" + session_id for Claude Code), registered
 	// by the hook on first use with the agent's process as liveness handle.
 	Owner string
+	// UnderSidecar says the hook runs inside a worker of `leasegate run`
+	// (see UnderSidecar): its sidecar gates every mutation the agent's
+	// shell commands make, so the shell before/after comparison is
+	// skipped, and nothing is kept in the state directory, which such a
+	// worker may not write (the session is remembered in memory only, for
+	// one call).
+	UnderSidecar bool
 	// Timeout bounds one hook call, the wait for the one retry included.
 	// Default 230 s (DefaultTimeout).
 	Timeout time.Duration

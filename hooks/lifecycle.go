@@ -112,7 +112,7 @@ func (h *Handler) sessionEnd(ctx context.Context, ev Event) Decision {
 	defer cancel()
 	if ws, err := h.workspace(ev); err == nil {
 		if name, _, err := h.ownerName(ev); err == nil {
-			_ = newSession(ws, name).remove()
+			_ = h.session(ws, name).remove()
 		}
 	}
 	if h.cfg.Owner != "" {

@@ -33,6 +33,15 @@ func newSession(ws *workspace.Workspace, owner string) session {
 	return session{dir: filepath.Join(ws.StateDir, "hooks", sessionDirName(owner))}
 }
 
+// session returns the owner's session, or, under a sidecar, one that
+// remembers nothing and writes nothing.
+func (h *Handler) session(ws *workspace.Workspace, owner string) session {
+	if h.cfg.UnderSidecar {
+		return session{}
+	}
+	return newSession(ws, owner)
+}
+
 const (
 	ownerFile     = "registration.json"
 	blockerPrefix = "blocker-"
@@ -55,6 +64,9 @@ func (s session) saveRegistration(r registration) error { return s.writeJSON(own
 // blockers lists the ids of blockers the session ran into and has not seen
 // resolved.
 func (s session) blockers() []string {
+	if s.dir == "" {
+		return nil
+	}
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil
@@ -74,13 +86,24 @@ func (s session) markBlocker(id string) error {
 }
 
 func (s session) clearBlocker(id string) {
+	if s.dir == "" {
+		return
+	}
 	_ = os.Remove(filepath.Join(s.dir, blockerPrefix+url.PathEscape(id)))
 }
 
 // remove forgets the session.
-func (s session) remove() error { return os.RemoveAll(s.dir) }
+func (s session) remove() error {
+	if s.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(s.dir)
+}
 
 func (s session) readJSON(name string, v any) bool {
+	if s.dir == "" {
+		return false
+	}
 	data, err := os.ReadFile(filepath.Join(s.dir, name))
 	return err == nil && json.Unmarshal(data, v) == nil
 }
@@ -95,6 +118,9 @@ func (s session) writeJSON(name string, v any) error {
 
 // writeFile replaces name atomically.
 func (s session) writeFile(name string, data []byte) error {
+	if s.dir == "" {
+		return nil
+	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
 	}

@@ -63,11 +63,14 @@ func (h *Handler) shellBefore(ctx context.Context, ev Event) Decision {
 		return Decision{}
 	}
 	h.activity(ctx, ws, name)
+	if h.cfg.UnderSidecar {
+		return Decision{} // the sidecar gates the command's writes itself
+	}
 	snap, err := takeSnapshot(ctx, ws)
 	if err != nil {
 		return warn("leasegate: cannot snapshot the tree before the shell command: " + err.Error())
 	}
-	if err := newSession(ws, name).writeJSON(snapshotKey(ev)+".json", snap); err != nil {
+	if err := h.session(ws, name).writeJSON(snapshotKey(ev)+".json", snap); err != nil {
 		h.log.Debug("cannot keep the snapshot", "error", err)
 	}
 	return Decision{}
@@ -82,10 +85,10 @@ func (h *Handler) shellAfter(ctx context.Context, ev Event) Decision {
 		return Decision{}
 	}
 	name, _, err := h.ownerName(ev)
-	if err != nil {
+	if err != nil || h.cfg.UnderSidecar {
 		return Decision{}
 	}
-	sess := newSession(ws, name)
+	sess := h.session(ws, name)
 	var before snapshot
 	found := sess.readJSON(snapshotKey(ev)+".json", &before)
 	_ = os.Remove(filepath.Join(sess.dir, snapshotKey(ev)+".json"))

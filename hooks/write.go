@@ -70,7 +70,7 @@ type writer struct {
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
-	sess := newSession(ws, w.name)
+	sess := h.session(ws, w.name)
 	ctx, heard, done := h.watchSilence(ctx)
 	defer done()
 	if d, ok := h.openBlocker(ctx, cl, sess); ok {

@@ -24,7 +24,9 @@ type Config struct {
 	// Argv is the worker's command line. Required.
 	Argv []string
 	// Env is the worker's environment; nil means the sidecar's own.
-	// LEASEGATE_AS and LEASEGATE_WORKSPACE are always added.
+	// LEASEGATE_AS, LEASEGATE_WORKSPACE and LEASEGATE_SIDECAR (the
+	// sidecar's pid, which hooks run by the worker look for) are always
+	// added.
 	Env []string
 	// Dir is the worker's working directory; "" means the current one.
 	Dir string

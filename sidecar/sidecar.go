@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -78,7 +79,8 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(env[:len(env):len(env)], "LEASEGATE_AS="+s.cfg.Name, "LEASEGATE_WORKSPACE="+s.cfg.Workspace.Root)
+	env = append(env[:len(env):len(env)], "LEASEGATE_AS="+s.cfg.Name, "LEASEGATE_WORKSPACE="+s.cfg.Workspace.Root,
+		"LEASEGATE_SIDECAR="+strconv.Itoa(os.Getpid()))
 	sc := seccomp.DefaultConfig()
 	sc.Argv, sc.Env, sc.Dir, sc.Decider, sc.Logger = s.cfg.Argv, env, s.cfg.Dir, s, s.cfg.Logger
 	sc.Stdin, sc.Stdout, sc.Stderr = s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr

@@ -23,9 +23,10 @@ const journalSegments = 2
 // allocated (no metadata to journal). The committer reserves each commit's
 // place in order; the writes themselves may run at once.
 type journal struct {
-	segs   [journalSegments]*os.File
-	active int   // segment taking commits
-	off    int64 // where the next reserved commit goes in the active segment
+	segs      [journalSegments]*os.File
+	active    int   // segment taking commits
+	off       int64 // where the next reserved commit goes in the active segment
+	rotations int   // how many times commits moved to the other segment
 }
 
 // segmentPath names segment i of the ledger at path.
@@ -120,6 +121,7 @@ func (j *journal) writeAt(seg int, off int64, buf []byte) error {
 func (j *journal) rotate() {
 	j.active = (j.active + 1) % journalSegments
 	j.off = 0
+	j.rotations++
 }
 
 // contents reads segment i whole.

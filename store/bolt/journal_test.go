@@ -190,17 +190,13 @@ func TestJournalRotation(t *testing.T) {
 		t.Fatalf("LastSeq() = %d, want 400", got)
 	}
 	checkGapless(t, l)
-	for i := range 2 {
-		fi, err := os.Stat(bolt.SegmentPath(path, i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() > 16<<10 {
-			t.Errorf("segment %d is %d bytes with JournalSize 4096; rotation did not happen", i, fi.Size())
-		}
-	}
 	if err := l.Close(); err != nil {
 		t.Fatalf("Close() = %v", err)
+	}
+	// The first rotation cannot wait for the copier (the other segment
+	// starts empty); later ones may, while the active segment grows.
+	if n := bolt.Rotations(l); n < 1 {
+		t.Errorf("commits never moved to the other segment with JournalSize 4096 and ~40 KiB appended (%d rotations)", n)
 	}
 	got, last := storedPaths(t, path)
 	if len(got) != 400 || last != 400 {

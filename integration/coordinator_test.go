@@ -186,6 +186,16 @@ func TestBadInput(t *testing.T) {
 	if err := os.Symlink("/etc", filepath.Join(r.dir, "etc-link")); err != nil {
 		t.Fatal(err)
 	}
+	// The coordinator's watcher records the new link as an ungated write;
+	// let it, so that only the bad input could change the ledger below.
+	eventually(t, 10*time.Second, "the watcher reports etc-link", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Path == "etc-link" {
+				return true
+			}
+		}
+		return false
+	})
 	r.mustLG("acquire", "--as", "alice", "a.txt")
 	before := r.status().LastSeq
 	sock := filepath.Join(r.dir, ".git", "leasegate", "coord.sock")

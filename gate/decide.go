@@ -246,6 +246,12 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 		if !firstSeen(req.Scope.Paths, i, seen) || coveredBy(p, covered) {
 			continue
 		}
+		if buf == nil && evs == nil && len(req.Scope.Paths) == 1 {
+			// The common case, one path and nothing expired: its lease
+			// and its event in one allocation.
+			one := new(oneGrant)
+			buf, evs = one.grant[:0], one.event[:0]
+		}
 		if buf == nil {
 			buf = make([]autoGrant, 0, len(req.Scope.Paths)-i) // never grows: the leases stay put
 		}
@@ -267,6 +273,12 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 type autoGrant struct {
 	lease Lease
 	path  [1]string
+}
+
+// oneGrant is the grant of a one-path request and its event.
+type oneGrant struct {
+	grant [1]autoGrant
+	event [1]Event
 }
 
 // coveredBy reports whether a plain path p is matched by one of the leases.
@@ -308,20 +320,30 @@ func conflictPath(h Lease, s Scope) string {
 // decideHolderOp handles renew, release, validate and checkin: all are
 // owner-and-token gated and fail closed.
 func decideHolderOp(req Request, snap Snapshot, now time.Time) Decision {
-	l, d := holderLease(req, snap, now)
+	h, d := holderLease(req, snap, now)
 	if d != nil {
 		return *d
 	}
+	l := &h.lease
 	ok := Decision{Granted: true, Reason: ReasonOK, Lease: l, Remaining: l.Remaining(now)}
 	switch req.Op {
 	case OpRenew:
 		return renewDecision(req, l, now)
 	case OpRelease:
-		ok.Events = []Event{{Type: EventReleased, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: releaseReason(req.Reason)}}
+		h.event[0] = Event{Type: EventReleased, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: releaseReason(req.Reason)}
+		ok.Events = h.event[:]
 	case OpCheckin:
-		ok.Events = []Event{{Type: EventCompleted, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: "checked in"}}
+		h.event[0] = Event{Type: EventCompleted, At: now, Actor: req.Owner.Name, LeaseID: l.ID, Reason: "checked in"}
+		ok.Events = h.event[:]
 	}
 	return ok
+}
+
+// heldLease is the lease a holder operation acts on and room for the
+// one event it appends, in one allocation.
+type heldLease struct {
+	lease Lease
+	event [1]Event
 }
 
 func releaseReason(r string) string {
@@ -332,19 +354,19 @@ func releaseReason(r string) string {
 }
 
 // holderLease returns the lease a holder operation acts on, or the denial.
-func holderLease(req Request, snap Snapshot, now time.Time) (*Lease, *Decision) {
+func holderLease(req Request, snap Snapshot, now time.Time) (*heldLease, *Decision) {
 	if err := ValidID(string(req.LeaseID)); err != nil {
 		d := deny(ReasonInputInvalid, "lease id: %v", err)
 		return nil, &d
 	}
 	found := false
-	l := new(Lease)
-	*l, found = snap.Lease(req.LeaseID)
-	d, denied := holderDenial(req, l, found, now)
+	h := new(heldLease)
+	h.lease, found = snap.Lease(req.LeaseID)
+	d, denied := holderDenial(req, &h.lease, found, now)
 	if !denied {
-		return l, nil
+		return h, nil
 	}
-	return l, withLease(d, l)
+	return h, withLease(d, &h.lease)
 }
 
 // withLease returns a copy of d about l: made only for a denial.

@@ -18,6 +18,7 @@
 // The package talks to nothing but the coordinator (through the api
 // client) and git; it never decides about leases itself. A write to a
 // file no ignore pattern can match starts no process: the checkout is
-// found and the gating rule applied from the files git reads, and git is
-// asked whenever those cannot tell for sure (discover.go, ignorable.go).
+// found (workspace.Find) and the gating rule applied from the files git
+// reads, and git is asked whenever those cannot tell for sure
+// (ignorable.go).
 package hooks

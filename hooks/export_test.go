@@ -6,9 +6,6 @@ import (
 	"github.com/leasegate/leasegate/workspace"
 )
 
-// DiscoverWorkspace exposes discoverWorkspace to the tests.
-var DiscoverWorkspace = discoverWorkspace
-
 // ClassifyFast classifies rel as a hook does, and reports whether git's
 // ignore rules had to be consulted.
 func ClassifyFast(ws *workspace.Workspace, rel string) (c workspace.Class, askedGit bool, err error) {

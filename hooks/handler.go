@@ -65,15 +65,11 @@ func (h *Handler) Handle(ctx context.Context, ev Event) Decision {
 	return Decision{}
 }
 
-// workspace finds the workspace of a call: without git when
-// discoverWorkspace is sure of it, else with workspace.Find.
+// workspace finds the workspace of a call.
 func (h *Handler) workspace(ev Event) (*workspace.Workspace, error) {
 	dir, err := h.dir(ev)
 	if err != nil {
 		return nil, err
-	}
-	if ws, ok := discoverWorkspace(dir); ok {
-		return ws, nil
 	}
 	return findWorkspace(dir)
 }

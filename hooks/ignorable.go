@@ -35,7 +35,7 @@ type ignorePatterns struct {
 // loadIgnorePatterns reads the workspace-wide ignore patterns of ws, or
 // returns false when only git can tell what they are.
 func loadIgnorePatterns(ws *workspace.Workspace) (*ignorePatterns, bool) {
-	excludes, ok := excludesFile(ws)
+	excludes, ok := ws.ExcludesFile()
 	if !ok {
 		return nil, false
 	}
@@ -52,64 +52,6 @@ func loadIgnorePatterns(ws *workspace.Workspace) (*ignorePatterns, bool) {
 		p.runs = append(p.runs, runs...)
 	}
 	return p, true
-}
-
-// excludesFile is the path of the user's ignore file: core.excludesFile
-// from the system, global and repository config, or git's default.
-func excludesFile(ws *workspace.Workspace) (string, bool) {
-	_, params := os.LookupEnv("GIT_CONFIG_PARAMETERS")
-	_, count := os.LookupEnv("GIT_CONFIG_COUNT")
-	if params || count {
-		return "", false // settings from the command line: only git reads them
-	}
-	set, err := readGitConfig(configFiles(ws)...)
-	if err != nil {
-		return "", false
-	}
-	home := os.Getenv("HOME")
-	f := set.excludesFile
-	switch {
-	case f == "":
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			if home == "" {
-				return "", false
-			}
-			xdg = filepath.Join(home, ".config")
-		}
-		return filepath.Join(xdg, "git", "ignore"), true
-	case strings.HasPrefix(f, "~/") && home != "":
-		return filepath.Join(home, f[2:]), true
-	case filepath.IsAbs(f):
-		return f, true
-	}
-	return "", false
-}
-
-// configFiles are the config files git reads, in order: system, global,
-// repository, worktree.
-func configFiles(ws *workspace.Workspace) []string {
-	var files []string
-	if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
-		files = append(files, sys)
-	} else if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		files = append(files, "/etc/gitconfig", "/usr/local/etc/gitconfig")
-	}
-	if global, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
-		files = append(files, global)
-	} else {
-		home, xdg := os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-		if home != "" {
-			files = append(files, filepath.Join(home, ".gitconfig"))
-		}
-	}
-	return append(files, filepath.Join(ws.CommonDir, "config"), filepath.Join(ws.GitDir, "config.worktree"))
 }
 
 // mayBeIgnored reports whether an ignore pattern might match rel, a clean
@@ -132,7 +74,7 @@ func (p *ignorePatterns) mayBeIgnored(rel string) bool {
 			return false
 		}
 		dir = rel[:len(dirPrefix(dir))+i]
-		if exists(filepath.Join(p.root, dir, ".git")) {
+		if _, err := os.Lstat(filepath.Join(p.root, dir, ".git")); err == nil {
 			return true
 		}
 	}

@@ -40,6 +40,9 @@ func Find(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find workspace: %w", err)
 	}
+	if w, ok := discover(abs); ok {
+		return w, nil
+	}
 	w, err := discoverGit(abs)
 	if errors.Is(err, errNotRepo) || errors.Is(err, exec.ErrNotFound) {
 		w, err = &Workspace{Root: abs, StateDir: filepath.Join(abs, "."+StateDirName)}, nil

@@ -1,17 +1,18 @@
-package hooks
+package workspace
 
 import (
 	"bytes"
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
 
 // gitSettings are the few git config values that change where a checkout's
-// work tree is or which files git ignores: what the hook must know to
-// answer without starting git.
+// work tree is or which files git ignores: what must be known to answer
+// without starting git.
 type gitSettings struct {
 	worktree     string // core.worktree; "" when unset
 	bare         bool   // core.bare is true
@@ -102,4 +103,64 @@ func (s *gitSettings) set(key, value string, hasValue bool) error {
 		}
 	}
 	return nil
+}
+
+// ExcludesFile is the path of the user's ignore file: core.excludesFile
+// from the system, global and repository config, or git's default. It
+// reports false when only git can tell (settings given on git's command
+// line, an include, a value it does not follow).
+func (w *Workspace) ExcludesFile() (string, bool) {
+	_, params := os.LookupEnv("GIT_CONFIG_PARAMETERS")
+	_, count := os.LookupEnv("GIT_CONFIG_COUNT")
+	if params || count {
+		return "", false // settings from the command line: only git reads them
+	}
+	set, err := readGitConfig(w.configFiles()...)
+	if err != nil {
+		return "", false
+	}
+	home := os.Getenv("HOME")
+	f := set.excludesFile
+	switch {
+	case f == "":
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			if home == "" {
+				return "", false
+			}
+			xdg = filepath.Join(home, ".config")
+		}
+		return filepath.Join(xdg, "git", "ignore"), true
+	case strings.HasPrefix(f, "~/") && home != "":
+		return filepath.Join(home, f[2:]), true
+	case filepath.IsAbs(f):
+		return f, true
+	}
+	return "", false
+}
+
+// configFiles are the config files git reads, in order: system, global,
+// repository, worktree.
+func (w *Workspace) configFiles() []string {
+	var files []string
+	if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+		files = append(files, sys)
+	} else if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		files = append(files, "/etc/gitconfig", "/usr/local/etc/gitconfig")
+	}
+	if global, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		files = append(files, global)
+	} else {
+		home, xdg := os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	return append(files, filepath.Join(w.CommonDir, "config"), filepath.Join(w.GitDir, "config.worktree"))
 }

@@ -1,4 +1,4 @@
-package hooks
+package workspace
 
 import (
 	"errors"
@@ -7,21 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/leasegate/leasegate/workspace"
 )
 
-// Finding the workspace with workspace.Find starts `git rev-parse`, a
-// millisecond and more of every hook call. discoverWorkspace answers the
-// same question by walking up from the directory to the first .git, the
+// Asking git where the checkout is (`git rev-parse`) costs a process, a
+// millisecond and more of every command and hook call. discover answers
+// the same question by walking up from the directory to the first .git, the
 // way git discovers a repository, for the layouts it can tell for sure: a
 // .git directory, or a .git file (linked worktree, submodule) naming its
 // git dir. Anything else (a bare repository, a git dir found before any
 // .git, core.worktree naming another directory, a filesystem boundary, a
 // directory another user owns, an include in the repository's config, the
-// environment steering discovery) is left to workspace.Find. Like Find, it
-// disregards GIT_DIR and GIT_WORK_TREE: leasegate always names the
-// repository itself.
+// environment steering discovery) is left to git. Like the git path of
+// Find, it disregards GIT_DIR and GIT_WORK_TREE: leasegate always names
+// the repository itself.
 
 // discoveryEnv are the variables that change how git discovers a
 // repository; when one is set, even to "", only git can tell.
@@ -30,9 +28,9 @@ var discoveryEnv = []string{
 	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEST_ASSUME_DIFFERENT_OWNER",
 }
 
-// discoverWorkspace returns the workspace of the git checkout around dir,
-// or false when it cannot be sure of the answer workspace.Find would give.
-func discoverWorkspace(dir string) (*workspace.Workspace, bool) {
+// discover returns the workspace of the git checkout around dir, or false
+// when it cannot be sure of the answer git would give.
+func discover(dir string) (*Workspace, bool) {
 	for _, name := range discoveryEnv {
 		if _, set := os.LookupEnv(name); set {
 			return nil, false
@@ -67,7 +65,7 @@ func discoverWorkspace(dir string) (*workspace.Workspace, bool) {
 
 // checkoutAt returns the workspace whose root is root, which holds .git
 // (described by git).
-func checkoutAt(root string, git os.FileInfo) (*workspace.Workspace, bool) {
+func checkoutAt(root string, git os.FileInfo) (*Workspace, bool) {
 	gitDir, commonDir, ok := gitDirs(root, git)
 	if !ok || !isGitDir(gitDir, commonDir) || !ownedByUs(root, filepath.Join(root, ".git"), gitDir, commonDir) {
 		return nil, false
@@ -76,12 +74,12 @@ func checkoutAt(root string, git os.FileInfo) (*workspace.Workspace, bool) {
 	if err != nil || set.bare || !worktreeIs(set.worktree, gitDir, root) {
 		return nil, false
 	}
-	cfg, err := workspace.LoadConfig(root)
+	cfg, err := LoadConfig(root)
 	if err != nil {
 		return nil, false
 	}
-	return &workspace.Workspace{Root: root, GitDir: gitDir, CommonDir: commonDir,
-		StateDir: filepath.Join(gitDir, workspace.StateDirName), Config: cfg}, true
+	return &Workspace{Root: root, GitDir: gitDir, CommonDir: commonDir,
+		StateDir: filepath.Join(gitDir, StateDirName), Config: cfg}, true
 }
 
 // gitDirs returns the git dir and common dir of the checkout at root, with
@@ -136,7 +134,7 @@ func readPointer(path, prefix, base string) (string, bool) {
 // isGitDir reports whether gitDir looks like a git directory to git: a
 // HEAD holding a symbolic ref or an object id, and objects and refs in its
 // common dir. Git passes over a directory that does not, and so does
-// discoverWorkspace (leaving the answer to git).
+// discover (leaving the answer to git).
 func isGitDir(gitDir, commonDir string) bool {
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil || !validHead(strings.TrimRight(string(head), "\n")) {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/jsonenc"
 )
 
 // marshalAnswer encodes an answer body. Lease answers are written without
@@ -25,7 +25,7 @@ func appendAnswerBody(dst []byte, v any) ([]byte, error) {
 	if cap(dst)-start < 512 {
 		dst = append(make([]byte, 0, start+1024), dst...)
 	}
-	b, err := dst, errSlowPath
+	b, err := dst, jsonenc.ErrSlowPath
 	switch v := v.(type) {
 	case coordinator.LeaseResult:
 		b, err = appendLeaseResult(b, v)
@@ -34,7 +34,7 @@ func appendAnswerBody(dst []byte, v any) ([]byte, error) {
 			b, err = appendResult(b, v)
 		}
 	}
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, jsonenc.ErrSlowPath) {
 		var body []byte
 		body, err = json.Marshal(v)
 		b = append(b[:start], body...)
@@ -59,7 +59,7 @@ func marshalRequest(v any) ([]byte, error) {
 	default:
 		return json.Marshal(v)
 	}
-	if errors.Is(err, errSlowPath) {
+	if errors.Is(err, jsonenc.ErrSlowPath) {
 		return json.Marshal(v)
 	}
 	return b, err
@@ -67,12 +67,12 @@ func marshalRequest(v any) ([]byte, error) {
 
 func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
 	b = append(b, `{"op":`...)
-	b, err := appendStr(b, string(r.Op))
+	b, err := jsonenc.String(b, string(r.Op))
 	b = append(b, `,"owner":`...)
-	b, err = appendOwner(b, r.Owner, err)
+	b, err = jsonenc.Owner(b, r.Owner, err)
 	if r.Scope.Type != "" || r.Scope.Paths != nil {
 		b = append(b, `,"scope":`...)
-		b, err = appendScope(b, r.Scope, err)
+		b, err = jsonenc.Scope(b, r.Scope, err)
 	}
 	if r.TTL != 0 {
 		b = append(b, `,"ttl":`...)
@@ -80,7 +80,7 @@ func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
 	}
 	if r.LeaseID != "" {
 		b = append(b, `,"lease_id":`...)
-		b, err = appendStrAfter(b, string(r.LeaseID), err)
+		b, err = jsonenc.StringAfter(b, string(r.LeaseID), err)
 	}
 	if r.Token != 0 {
 		b = append(b, `,"token":`...)
@@ -88,16 +88,16 @@ func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
 	}
 	if r.Reason != "" {
 		b = append(b, `,"reason":`...)
-		b, err = appendStrAfter(b, r.Reason, err)
+		b, err = jsonenc.StringAfter(b, r.Reason, err)
 	}
 	return append(b, '}'), err
 }
 
 func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) {
 	b = append(b, `{"owner":`...)
-	b, err := appendStr(b, r.Owner)
+	b, err := jsonenc.String(b, r.Owner)
 	b = append(b, `,"op":`...)
-	b, err = appendStrAfter(b, r.Op, err)
+	b, err = jsonenc.StringAfter(b, r.Op, err)
 	b = append(b, `,"paths":`...)
 	if r.Paths == nil {
 		b = append(b, "null"...)
@@ -107,7 +107,7 @@ func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b, err = appendStrAfter(b, p, err)
+			b, err = jsonenc.StringAfter(b, p, err)
 		}
 		b = append(b, ']')
 	}
@@ -116,10 +116,6 @@ func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) 
 	}
 	return append(b, '}'), err
 }
-
-// errSlowPath sends a value to encoding/json: it holds a string that needs
-// escaping or a time outside the years 0 to 9999.
-var errSlowPath = errors.New("not on the fast path")
 
 func appendLeaseResult(b []byte, r coordinator.LeaseResult) ([]byte, error) {
 	b = append(b, `{"decision":`...)
@@ -133,12 +129,12 @@ func appendLeaseResult(b []byte, r coordinator.LeaseResult) ([]byte, error) {
 
 func appendResult(b []byte, r coordinator.Result) ([]byte, error) {
 	b = append(b, `{"outcome":`...)
-	b, err := appendStr(b, string(r.Outcome))
+	b, err := jsonenc.String(b, string(r.Outcome))
 	b = append(b, `,"reason":`...)
-	b, err = appendStrAfter(b, string(r.Reason), err)
+	b, err = jsonenc.StringAfter(b, string(r.Reason), err)
 	if r.Message != "" {
 		b = append(b, `,"message":`...)
-		b, err = appendStrAfter(b, r.Message, err)
+		b, err = jsonenc.StringAfter(b, r.Message, err)
 	}
 	if len(r.Leases) > 0 && err == nil {
 		b = append(b, `,"leases":`...)
@@ -146,7 +142,7 @@ func appendResult(b []byte, r coordinator.Result) ([]byte, error) {
 	}
 	if r.Holder != nil && err == nil {
 		b = append(b, `,"holder":`...)
-		b, err = appendLease(b, *r.Holder)
+		b, err = jsonenc.Lease(b, r.Holder)
 	}
 	return append(b, '}'), err
 }
@@ -155,10 +151,10 @@ func appendDecision(b []byte, d gate.Decision) ([]byte, error) {
 	b = append(b, `{"granted":`...)
 	b = strconv.AppendBool(b, d.Granted)
 	b = append(b, `,"reason":`...)
-	b, err := appendStr(b, string(d.Reason))
+	b, err := jsonenc.String(b, string(d.Reason))
 	if d.Message != "" {
 		b = append(b, `,"message":`...)
-		b, err = appendStrAfter(b, d.Message, err)
+		b, err = jsonenc.StringAfter(b, d.Message, err)
 	}
 	b, err = appendLeaseField(b, `,"holder":`, d.Holder, err)
 	b, err = appendLeasesField(b, `,"conflicts":`, d.Conflicts, err)
@@ -176,7 +172,7 @@ func appendLeaseField(b []byte, name string, l *gate.Lease, err error) ([]byte, 
 	if l == nil || err != nil {
 		return b, err
 	}
-	return appendLease(append(b, name...), *l)
+	return jsonenc.Lease(append(b, name...), l)
 }
 
 // appendLeasesField writes an omitempty []gate.Lease field.
@@ -194,141 +190,11 @@ func appendLeases(b []byte, ls []gate.Lease) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if b, err = appendLease(b, ls[i]); err != nil {
+		if b, err = jsonenc.Lease(b, &ls[i]); err != nil {
 			return b, err
 		}
 	}
 	return append(b, ']'), nil
-}
-
-func appendLease(b []byte, l gate.Lease) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b, err := appendStr(b, string(l.ID))
-	b = append(b, `,"owner":`...)
-	b, err = appendOwner(b, l.Owner, err)
-	b = append(b, `,"kind":`...)
-	b, err = appendStrAfter(b, string(l.Kind), err)
-	b = append(b, `,"scope":`...)
-	b, err = appendScope(b, l.Scope, err)
-	b = append(b, `,"state":`...)
-	b, err = appendStrAfter(b, string(l.State), err)
-	b = append(b, `,"fencing_token":`...)
-	b = strconv.AppendUint(b, l.FencingToken, 10)
-	b = append(b, `,"acquired_at":`...)
-	b, err = appendTime(b, l.AcquiredAt, err)
-	b = append(b, `,"last_heartbeat_at":`...)
-	b, err = appendTime(b, l.LastHeartbeatAt, err)
-	if !l.ExpiresAt.IsZero() {
-		b = append(b, `,"expires_at":`...)
-		b, err = appendTime(b, l.ExpiresAt, err)
-	}
-	b, err = appendLeaseEnd(b, l, err)
-	return append(b, '}'), err
-}
-
-// appendLeaseEnd writes the omitempty tail of a lease.
-func appendLeaseEnd(b []byte, l gate.Lease, err error) ([]byte, error) {
-	if l.RenewalCount != 0 {
-		b = append(b, `,"renewal_count":`...)
-		b = strconv.AppendUint(b, uint64(l.RenewalCount), 10)
-	}
-	if l.ReminderSent {
-		b = append(b, `,"reminder_sent":true`...)
-	}
-	if l.ReleaseReason != "" {
-		b = append(b, `,"release_reason":`...)
-		b, err = appendStrAfter(b, l.ReleaseReason, err)
-	}
-	if l.EndedBy != "" {
-		b = append(b, `,"ended_by":`...)
-		b, err = appendStrAfter(b, l.EndedBy, err)
-	}
-	if !l.TerminatedAt.IsZero() {
-		b = append(b, `,"terminated_at":`...)
-		b, err = appendTime(b, l.TerminatedAt, err)
-	}
-	return b, err
-}
-
-func appendOwner(b []byte, o gate.Owner, err error) ([]byte, error) {
-	b = append(b, `{"name":`...)
-	b, err = appendStrAfter(b, o.Name, err)
-	if o.Host != "" {
-		b = append(b, `,"host":`...)
-		b, err = appendStrAfter(b, o.Host, err)
-	}
-	if o.PID != 0 {
-		b = append(b, `,"pid":`...)
-		b = strconv.AppendInt(b, int64(o.PID), 10)
-	}
-	if o.StartTime != 0 {
-		b = append(b, `,"start_time":`...)
-		b = strconv.AppendInt(b, o.StartTime, 10)
-	}
-	return append(b, '}'), err
-}
-
-func appendScope(b []byte, sc gate.Scope, err error) ([]byte, error) {
-	b = append(b, `{"type":`...)
-	b, err = appendStrAfter(b, string(sc.Type), err)
-	if len(sc.Paths) > 0 {
-		b = append(b, `,"paths":[`...)
-		for i, p := range sc.Paths {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b, err = appendStrAfter(b, p, err)
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}'), err
-}
-
-// appendStrAfter appends s unless an earlier step already failed.
-func appendStrAfter(b []byte, s string, err error) ([]byte, error) {
-	if err != nil {
-		return b, err
-	}
-	return appendStr(b, s)
-}
-
-// appendStr quotes s when encoding/json would write it unescaped: printable
-// ASCII other than " \ < > &, and valid UTF-8 other than U+2028 and U+2029.
-func appendStr(b []byte, s string) ([]byte, error) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return b, errSlowPath
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-			return b, errSlowPath
-		}
-		i += size
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"'), nil
-}
-
-// appendTime writes t as time.Time's MarshalJSON does, for the times it
-// writes without complaint: years 0 to 9999 and zones of whole minutes
-// under a day.
-func appendTime(b []byte, t time.Time, err error) ([]byte, error) {
-	if err != nil {
-		return b, err
-	}
-	_, off := t.Zone()
-	if y := t.Year(); y < 0 || y > 9999 || off%60 != 0 || off <= -24*3600 || off >= 24*3600 {
-		return b, errSlowPath
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), nil
 }
 
 func timeDuration(n int64) time.Duration { return time.Duration(n) }

@@ -3,6 +3,8 @@ package jsonenc_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +47,30 @@ func TestLeaseLikeEncodingJSON(t *testing.T) {
 		edit(&l)
 		if _, err := jsonenc.Lease(nil, &l); !errors.Is(err, jsonenc.ErrSlowPath) {
 			t.Errorf("%s: Lease() error = %v, want ErrSlowPath", name, err)
+		}
+	}
+}
+
+// TestKnowsEveryField fails when a type this package writes by hand gains
+// or loses a JSON field: update jsonenc.go, then this list.
+func TestKnowsEveryField(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
+		{gate.Owner{}, "name host pid start_time"},
+		{gate.Scope{}, "type paths"},
+	}
+	for _, tt := range tests {
+		typ := reflect.TypeOf(tt.v)
+		var got []string
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			got = append(got, name)
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("%s JSON fields = %q, jsonenc knows %q", typ, strings.Join(got, " "), tt.want)
 		}
 	}
 }

@@ -59,6 +59,11 @@ func decodeSymlinkat(a args, _ *tracee) (request, error) {
 	return request{op: OpSymlink, names: []nameArg{at(fdArg(a[1]), a[2], false)}, linkTarget: a[0]}, nil
 }
 
+// decodeChdir covers chdir and fchdir, which change no file: they are
+// notified so that a remembered working directory is forgotten first (see
+// lookups).
+func decodeChdir(args, *tracee) (request, error) { return request{op: opChdir}, errNoMutation }
+
 func decodeTruncate(a args, _ *tracee) (request, error) { return one(OpTruncate, at(cwd, a[0], true)) }
 
 func decodeFtruncate(a args, _ *tracee) (request, error) { return one(OpTruncate, fdName(a[0])) }

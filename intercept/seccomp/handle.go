@@ -82,8 +82,11 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 		s.log.Error("notified of an unknown syscall", "nr", n.Data.Nr)
 		return Mutation{}, fmt.Errorf("unknown syscall %d", n.Data.Nr)
 	}
-	t := &tracee{tid: int(n.PID), tgids: &s.tgids, buf: buf}
+	t := &tracee{tid: int(n.PID), tgids: &s.tgids, lookups: &s.lookups, buf: buf}
 	req, err := e.decode(n.Data.Args, t)
+	if req.op.movesLookups() {
+		s.lookups.unsettle()
+	}
 	if errors.Is(err, errNoMutation) {
 		// Letting it run has no side effect here; if the thread is gone
 		// the answer simply fails.

@@ -15,6 +15,7 @@ import (
 // read from the tracee afterwards.
 type snapshot struct {
 	pid, tid   int
+	lookups    *lookups
 	names      []rawName
 	linkTarget string // symlink contents, for OpSymlink
 }
@@ -35,7 +36,7 @@ func (t *tracee) snapshot(req request) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	s := snapshot{pid: pid, tid: t.tid}
+	s := snapshot{pid: pid, tid: t.tid, lookups: t.lookups}
 	for _, n := range req.names {
 		r, err := t.readName(n)
 		if err != nil {
@@ -101,7 +102,7 @@ func (s snapshot) mutation(syscall string, req request) (Mutation, error) {
 func (s snapshot) paths() (paths []string, first *fileKind, err error) {
 	paths = make([]string, 0, len(s.names)+1)
 	for _, r := range s.names {
-		w := walker{pid: s.pid, tid: s.tid}
+		w := walker{pid: s.pid, tid: s.tid, lookups: s.lookups}
 		p, err := s.resolveName(&w, r)
 		if errors.Is(err, errUnnamed) {
 			continue
@@ -127,7 +128,7 @@ func (s snapshot) paths() (paths []string, first *fileKind, err error) {
 // not look the target up when it creates the link, so a target that cannot
 // be resolved (a loop) is reported as written, made absolute.
 func (s snapshot) symlinkTarget(dir string) string {
-	w := walker{pid: s.pid, tid: s.tid}
+	w := walker{pid: s.pid, tid: s.tid, lookups: s.lookups}
 	target, err := w.resolve("/", dir, s.linkTarget, true)
 	switch {
 	case err == nil:

@@ -35,6 +35,7 @@ var errUnnamed = errors.New("file has no name")
 // syscall will create that name or fail.
 type walker struct {
 	pid, tid int
+	lookups  *lookups
 	links    int
 	// final is what an lstat of the result found, when resolve made one.
 	final      fileKind
@@ -96,7 +97,7 @@ func (w *walker) resolveDirect(root, dir, path string, follow bool) (string, boo
 	}
 	parent := full[:strings.LastIndexByte(full, '/')]
 	// dir is symlink-free already: only what the path adds needs a check.
-	if parent != dir && parent != "" && !symlinkFree(parent) {
+	if parent != dir && parent != "" && !w.lookups.symlinkFree(parent) {
 		return "", false
 	}
 	if follow {

@@ -30,6 +30,7 @@ type Supervisor struct {
 	listener int
 	waker    *waker
 	tgids    tgidCache
+	lookups  lookups
 	instant  InstantDecider // cfg.Decider if it is one, else nil
 
 	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx

@@ -47,4 +47,6 @@ var syscallTable = []syscallEntry{
 	{unix.SYS_UTIMENSAT, "utimensat", always, decodeUtimensat},
 	{unix.SYS_MKNOD, "mknod", always, decodeMknod},
 	{unix.SYS_MKNODAT, "mknodat", always, decodeMknodat},
+	{unix.SYS_CHDIR, "chdir", always, decodeChdir},
+	{unix.SYS_FCHDIR, "fchdir", always, decodeChdir},
 }

@@ -32,4 +32,6 @@ var syscallTable = []syscallEntry{
 	{unix.SYS_FCHOWNAT, "fchownat", always, decodeFchownat},
 	{unix.SYS_UTIMENSAT, "utimensat", always, decodeUtimensat},
 	{unix.SYS_MKNODAT, "mknodat", always, decodeMknodat},
+	{unix.SYS_CHDIR, "chdir", always, decodeChdir},
+	{unix.SYS_FCHDIR, "fchdir", always, decodeChdir},
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,34 +24,52 @@ const maxTgids = 4096
 // process's main thread, whose tid is the tgid; that, and a remembered
 // answer for other threads, is checked instead with tgkill(tgid, tid, 0),
 // which succeeds only while that thread belongs to that process, so a
-// recycled thread id is never given a stale process.
+// recycled thread id is never given a stale process. An answer checked
+// within lookupTTL is trusted without even that: the kernel hands thread
+// ids out in order up to pid_max before it wraps around, so none comes
+// back that soon.
 type tgidCache struct {
+	now func() time.Duration // monotonic time; nil means monotonic()
+
 	mu sync.Mutex
-	m  map[int]int
+	m  map[int]remembered[int]
 }
 
 // lookup returns the process id of thread tid.
 func (c *tgidCache) lookup(tid int) (int, error) {
-	if belongs(tid, tid) {
-		return tid, nil
+	now := monotonic()
+	if c.now != nil {
+		now = c.now()
 	}
 	c.mu.Lock()
-	tgid, ok := c.m[tid]
+	e, ok := c.m[tid]
 	c.mu.Unlock()
-	if ok && belongs(tid, tgid) {
-		return tgid, nil
+	switch {
+	case ok && now-e.at < lookupTTL:
+		return e.v, nil
+	case ok && belongs(tid, e.v):
+		c.remember(tid, e.v, now)
+		return e.v, nil
+	case belongs(tid, tid):
+		c.remember(tid, tid, now)
+		return tid, nil
 	}
 	tgid, err := readTgid(tid)
 	if err != nil {
 		return 0, err
 	}
+	c.remember(tid, tgid, now)
+	return tgid, nil
+}
+
+// remember notes that thread tid was found in process tgid at now.
+func (c *tgidCache) remember(tid, tgid int, now time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxTgids {
-		c.m = make(map[int]int)
+		c.m = make(map[int]remembered[int])
 	}
-	c.m[tid] = tgid
-	return tgid, nil
+	c.m[tid] = remembered[int]{v: tgid, at: now}
 }
 
 // belongs reports whether thread tid is part of process tgid right now.

@@ -80,6 +80,17 @@ func TestTools(t *testing.T) {
 			want:  []want{{seccomp.OpCreate, []string{"{out}/o"}}}},
 		{name: "rename dir", files: map[string]string{"d/": "", "d/f": "x"}, script: "mv d e",
 			want: []want{{seccomp.OpRename, []string{"d", "e"}}}},
+		// The working directory and symlink-free directories are
+		// remembered for a moment: each change must be seen at once.
+		{name: "cd back and forth", files: map[string]string{"a/": "", "b/": ""},
+			script: "cd a && echo 1 > x && cd ../b && echo 2 > y && cd .. && echo 3 > z",
+			want:   []want{{seccomp.OpCreate, []string{"a/x"}}, {seccomp.OpCreate, []string{"b/y"}}, {seccomp.OpCreate, []string{"z"}}}},
+		{name: "cwd renamed", files: map[string]string{"p/q/": ""},
+			script: "cd p/q && echo 1 > one && mv ../../p ../../r && echo 2 > two",
+			want:   []want{{seccomp.OpCreate, []string{"p/q/one"}}, {seccomp.OpCreate, []string{"r/q/two"}}}},
+		{name: "dir swapped for symlink", files: map[string]string{"d/": "", "o": "->{out}"},
+			script: "echo 1 > d/f && mv d e && mv o d && echo 2 > d/g",
+			want:   []want{{seccomp.OpCreate, []string{"d/f"}}, {seccomp.OpCreate, []string{"{out}/g"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

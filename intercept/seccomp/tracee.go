@@ -21,8 +21,9 @@ var pageSize = uint64(os.Getpagesize())
 // trustworthy once the notification was found still valid afterwards (see
 // notifValid).
 type tracee struct {
-	tid   int
-	tgids *tgidCache
+	tid     int
+	tgids   *tgidCache
+	lookups *lookups
 	// buf is scratch space of at least PATH_MAX bytes for one string at a
 	// time; what is returned is copied out of it.
 	buf []byte
@@ -96,19 +97,18 @@ func (t *tracee) readUint64(addr uint64) (uint64, error) {
 // tgid returns the thread's process id.
 func (t *tracee) tgid() (int, error) { return t.tgids.lookup(t.tid) }
 
-// fdLink reads where the tracee's fd points: the cwd for AT_FDCWD, else
-// the /proc/<tid>/fd/<n> magic link. A closed fd is EBADF, as in the
+// fdLink reads where the tracee's fd points: the cwd for AT_FDCWD (which
+// lookups remembers for a moment), else the /proc/<tid>/fd/<n> magic link. A closed fd is EBADF, as in the
 // kernel.
 func (t *tracee) fdLink(fd int) (string, error) {
-	name := "cwd"
-	if fd != unix.AT_FDCWD {
-		if fd < 0 {
-			return "", unix.EBADF
-		}
-		name = "fd/" + strconv.Itoa(fd)
+	if fd == unix.AT_FDCWD {
+		return t.lookups.cwd(t.tid, func() (string, error) { return t.readlink(t.proc("cwd")) })
 	}
-	link, err := t.readlink(t.proc(name))
-	if errors.Is(err, unix.ENOENT) && fd != unix.AT_FDCWD {
+	if fd < 0 {
+		return "", unix.EBADF
+	}
+	link, err := t.readlink(t.proc("fd/" + strconv.Itoa(fd)))
+	if errors.Is(err, unix.ENOENT) {
 		return "", unix.EBADF
 	}
 	return link, err

@@ -64,7 +64,11 @@ type Decider interface {
 // DecideNow did not answer.
 //
 // DecideNow must not wait: no I/O that can block, no lock held for long,
-// no call to another process. While it runs, no other notification of the
+// no call to another process. It must change nothing either: it is asked
+// before the notification is checked to be still valid, so the mutation
+// may have been read from a thread that is gone, or from whatever thread
+// has its id now (the answer then reaches no one: the kernel refuses an
+// answer to a notification that is no longer valid). While it runs, no other notification of the
 // worker is received (the Supervisor starts another receiver if one
 // notification takes more than Config.StallAfter, but that is a safety
 // net, not a budget).

@@ -11,10 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// errGone means the notification stopped being valid while it was read:
-// the thread was killed and there is no one to answer.
-var errGone = errors.New("notification no longer valid")
-
 // gated indexes the native syscall table by number.
 var gated = func() map[int32]*syscallEntry {
 	m := make(map[int32]*syscallEntry, len(syscallTable))
@@ -33,19 +29,27 @@ var gated = func() map[int32]*syscallEntry {
 // Decide that holds it for minutes holds up no other thread.
 func (s *Supervisor) handle(n notif, buf []byte) {
 	m, err := s.inspect(n, buf)
-	switch {
-	case errors.Is(err, errGone):
-		return // no one left to answer
-	case err != nil:
-		s.send(n, s.unresolved(n, err))
-		return
-	}
-	if s.instant != nil {
+	if err == nil && s.instant != nil {
+		// No validity check first: an answer to a notification that is
+		// no longer valid is refused by the kernel, and DecideNow acts on
+		// nothing.
 		if answered, err := s.instant.DecideNow(m); answered {
 			s.traceDecision(m, err)
 			s.send(n, responseFor(n.ID, err))
 			return
 		}
+	}
+	// Trap: everything inspect read came from /proc/<tid> and the memory
+	// of <tid>, which name whatever has that tid now. Only if the
+	// notification is still valid was it read from the thread blocked in
+	// this syscall; otherwise a Decider could act on another process's
+	// path.
+	if !errors.Is(err, errNoMutation) && !notifValid(s.listener, n.ID) {
+		return // no one left to answer
+	}
+	if err != nil {
+		s.send(n, s.unresolved(n, err))
+		return
 	}
 	s.startReceiver()
 	s.send(n, s.decide(n.ID, m))
@@ -75,7 +79,9 @@ func (s *Supervisor) unresolved(n notif, err error) notifResp {
 	return errnoResp(n.ID, errno)
 }
 
-// inspect reads what the syscall is about and resolves its paths.
+// inspect reads what the syscall is about and resolves its paths. What it
+// returns is only trustworthy once the notification is found still valid
+// (see handle).
 func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 	e := gated[n.Data.Nr]
 	if e == nil { // the filter only notifies table entries: a bug, fail closed
@@ -92,18 +98,10 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 		// the answer simply fails.
 		return Mutation{}, err
 	}
-	var snap snapshot
-	if err == nil {
-		snap, err = t.snapshot(req)
+	if err != nil {
+		return Mutation{}, err
 	}
-	// Trap: everything above came from /proc/<tid> and the memory of
-	// <tid>, which name whatever has that tid now. Only if the
-	// notification is still valid was it read from the thread blocked in
-	// this syscall; otherwise a Decider could act on another process's
-	// path.
-	if !notifValid(s.listener, n.ID) {
-		return Mutation{}, errGone
-	}
+	snap, err := t.snapshot(req)
 	if err != nil {
 		return Mutation{}, err
 	}

@@ -23,6 +23,18 @@ func (l *Ledger) run() {
 			case first = <-l.reqs:
 			}
 		}
+		if l.takeHook != nil {
+			l.takeHook()
+		}
+		// The batch is cut once a commit may start, not before: what
+		// queues while MaxInFlight commits are on their way joins it,
+		// where cutting first would send one request alone and make the
+		// rest wait for the commit after it.
+		select {
+		case <-l.quit:
+			return // first was not taken: its waiter gets ErrClosed
+		case l.slots <- struct{}{}:
+		}
 		// Yield once before cutting the batch. The callers the last
 		// commit woke usually append again at once; one scheduler turn
 		// lets them queue, where cutting at once would commit the first
@@ -32,7 +44,9 @@ func (l *Ledger) run() {
 		runtime.Gosched()
 		var batch []*request
 		batch, carry = l.collect(first)
-		l.commit(batch)
+		if !l.commit(batch) {
+			<-l.slots
+		}
 	}
 }
 
@@ -57,33 +71,34 @@ func (l *Ledger) collect(first *request) (batch []*request, carry *request) {
 }
 
 // commit frames a batch, reserves its place in the journal and sends it
-// on its way to disk; up to MaxInFlight commits may be on their way at
-// once, and they settle in order.
-func (l *Ledger) commit(batch []*request) {
+// on its way to disk in the slot the caller took; up to MaxInFlight
+// commits may be on their way at once, and they settle in order. It
+// reports whether it sent one; if not, the slot is still the caller's.
+func (l *Ledger) commit(batch []*request) bool {
 	if err := l.failed(); err != nil {
 		for _, r := range batch {
 			r.finish(err)
 		}
-		return
+		return false
 	}
 	buf, spans, ok := l.encode(batch)
 	if len(ok) == 0 {
-		return
+		return false
 	}
 	if err := l.hook(len(spans)); err != nil {
 		for _, r := range ok {
 			r.finish(err)
 		}
-		return
+		return false
 	}
 	l.rotateIfFull()
 	f := &flight{calls: ok, buf: buf, spans: spans, prev: l.last, done: make(chan struct{})}
 	f.seg, f.off = l.j.reserve(len(buf))
 	l.written += uint64(len(spans))
 	l.last = f.done
-	l.slots <- struct{}{}
 	l.flights.Add(1)
 	go l.fly(f)
+	return true
 }
 
 // flight is one commit on its way to disk.
@@ -108,7 +123,6 @@ func (l *Ledger) fly(f *flight) {
 	if err == nil {
 		err = l.j.writeAt(f.seg, f.off, f.buf)
 	}
-	<-l.slots
 	<-f.prev
 	if err != nil {
 		err = fmt.Errorf("append: commit of %d events: %w", len(f.spans), err)
@@ -122,6 +136,10 @@ func (l *Ledger) fly(f *flight) {
 		r.finish(err)
 	}
 	close(f.done)
+	// The slot is given back last: the committer, waiting for it, is
+	// then the goroutine to run next here, ahead of the callers just
+	// answered.
+	<-l.slots
 }
 
 // writeTest runs the test hook, if any, in place of a commit's write.

@@ -15,6 +15,10 @@ func SetCommitHook(l *Ledger, f func(events int) error) { l.commitHook = f }
 // a failed write. Commits in flight call it concurrently.
 func SetWriteHook(l *Ledger, f func(events int) error) { l.writeHook = f }
 
+// SetTakeHook makes the committer of l call f each time it takes the
+// first request of its next batch.
+func SetTakeHook(l *Ledger, f func()) { l.takeHook = f }
+
 // Queued is how many Appends wait in l's queue for the committer.
 func Queued(l *Ledger) int { return len(l.reqs) }
 

@@ -3,9 +3,13 @@ package bolt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/leasegate/leasegate/store/bolt"
 )
@@ -93,5 +97,60 @@ func TestFailedWriteFailsLaterCommits(t *testing.T) {
 	}
 	if got, last := storedPaths(t, path); len(got) != 0 || last != 0 {
 		t.Fatalf("after reopen %q, LastSeq() %d; want nothing (b's record follows a hole)", got, last)
+	}
+}
+
+// TestBatchGathersWhileCommitsFly: what queues while the one commit
+// allowed in flight is on its way is committed together after it, not
+// the first of it alone and then the rest.
+func TestBatchGathersWhileCommitsFly(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxInFlight = 1
+	l := mustOpen(t, tempLedgerPath(t), cfg)
+	var sizes []int // only the committer's goroutines append, one at a time
+	entered, release := make(chan struct{}), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseOnce) // before the ledger's Close, which waits for the write
+	bolt.SetWriteHook(l, func(events int) error {
+		sizes = append(sizes, events)
+		if len(sizes) == 1 {
+			close(entered)
+			<-release
+		}
+		return nil
+	})
+	first := goAppend(context.Background(), l, notices("first", 1)...)
+	<-entered
+	// The committer takes the next Append at once and then waits for the
+	// slot; what comes after it waits in the queue meanwhile.
+	const later = 5
+	taken := make(chan struct{}, 1)
+	bolt.SetTakeHook(l, func() {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
+	})
+	rest := []<-chan result{goAppend(context.Background(), l, notices("later0", 1)...)}
+	<-taken
+	for i := 1; i < later; i++ {
+		rest = append(rest, goAppend(context.Background(), l, notices(fmt.Sprint("later", i), 1)...))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for bolt.Queued(l) != later-1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d Appends left in the queue: the committer cut a batch while no commit could start", bolt.Queued(l), later-1)
+		}
+		runtime.Gosched()
+	}
+	releaseOnce()
+	mustResult(t, "first", first, 1)
+	for i, ch := range rest {
+		if r := <-ch; r.err != nil {
+			t.Fatalf("later%d: %v", i, r.err)
+		}
+	}
+	if want := []int{1, later}; !slices.Equal(sizes, want) {
+		t.Fatalf("commits carried %v events, want %v", sizes, want)
 	}
 }

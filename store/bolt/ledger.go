@@ -52,6 +52,9 @@ type Ledger struct {
 	// writeHook, when set (by tests), runs in each commit's flight just
 	// before the write; an error stands for a failed write.
 	writeHook func(events int) error
+	// takeHook, when set (by tests), runs each time the committer takes
+	// the first request of its next batch.
+	takeHook func()
 }
 
 var _ store.Ledger = (*Ledger)(nil)

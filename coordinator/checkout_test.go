@@ -233,3 +233,34 @@ func TestCheckoutScopes(t *testing.T) {
 		}
 	})
 }
+
+// TestCoversTree: only a lease that takes a directory whole covers it as
+// a tree; a file or a one-level glob under it does not, nor a released
+// lease.
+func TestCoversTree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, slowLiveness)
+		e.checkout("ann", 0, "docs/*.md")
+		e.checkout("bob", 0, "src/a.go")
+		if e.c.CoversTree("docs") || e.c.CoversTree("src") {
+			t.Fatal("CoversTree true for a directory only partly leased")
+		}
+		l := e.checkout("cat", 0, "vendor/**")
+		for dir, want := range map[string]bool{"vendor": true, "vendor/x/y": true, "vendorx": false, "docs": false} {
+			if got := e.c.CoversTree(dir); got != want {
+				t.Errorf("CoversTree(%q) with vendor/** leased = %v, want %v", dir, got, want)
+			}
+		}
+		if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "cat"}, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+			t.Fatal(err)
+		}
+		if e.c.CoversTree("vendor") {
+			t.Fatal("CoversTree(vendor) still true after its lease was released")
+		}
+		for _, bad := range []string{"", "/abs", "../up", "a/*"} {
+			if e.c.CoversTree(bad) {
+				t.Errorf("CoversTree(%q) = true for a path that is no directory of the workspace", bad)
+			}
+		}
+	})
+}

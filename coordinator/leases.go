@@ -131,3 +131,26 @@ func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
 	defer c.mu.Unlock()
 	return c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}), nil
 }
+
+// CoversTree reports whether one active lease covers the directory dir
+// (workspace-relative) and everything beneath it: a full-scope lease, or a
+// pattern "P/**" with P dir or a directory above it.
+func (c *Coordinator) CoversTree(dir string) bool {
+	cp, err := gate.CleanPath(dir)
+	if err != nil || gate.IsGlob(cp) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{gate.Subtree(cp)}}) {
+		if l.Scope.Type == gate.ScopeFull {
+			return true
+		}
+		for _, p := range l.Scope.Paths {
+			if gate.CoversTree(p, cp) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -294,6 +294,28 @@ func TestSubtree(t *testing.T) {
 	}
 }
 
+func TestCoversTree(t *testing.T) {
+	tests := []struct {
+		pattern, dir string
+		want         bool
+	}{
+		{"**", "a/b", true},
+		{"a/**", "a", true},
+		{"a/**", "a/b/c", true},
+		{"a/b/**", "a", false},   // a/x is not under a/b
+		{"a/**", "ab", false},    // a sibling with a common prefix
+		{"a/*", "a", false},      // one level only
+		{"a/*/**", "a/b", false}, // a glob in the prefix: not checked, so no
+		{"a/b.go", "a/b.go", false},
+		{"*/**", "a", false},
+	}
+	for _, tt := range tests {
+		if got := gate.CoversTree(tt.pattern, tt.dir); got != tt.want {
+			t.Errorf("CoversTree(%q, %q) = %v, want %v", tt.pattern, tt.dir, got, tt.want)
+		}
+	}
+}
+
 // TestValidIDASCII checks ValidID on every single ASCII byte, in an id of its
 // own and inside one, against its definition: printable, not a space, not a
 // slash.

@@ -54,3 +54,17 @@ func IsGlob(p string) bool {
 	}
 	return false
 }
+
+// CoversTree reports whether pattern matches dir and every path beneath
+// it: "**", or "P/**" where P is dir or a directory above it. Any other
+// pattern may leave something beneath dir out.
+func CoversTree(pattern, dir string) bool {
+	if pattern == "**" {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(pattern, "/**")
+	if !ok || IsGlob(prefix) {
+		return false
+	}
+	return dir == prefix || strings.HasPrefix(dir, prefix+"/")
+}

@@ -253,6 +253,33 @@ func TestStopIdle(t *testing.T) {
 	w.wait(t, 10*time.Second)
 }
 
+// TestUngatedWriteInReleasedDirectory: a directory a worker made is leased
+// whole, and the coordinator's watcher leaves it unwatched while it is;
+// once the worker has gone and the lease with it, an ungated write there is
+// reported again (after the grace in which a change is still taken for the
+// holder's), and the files the worker wrote are not.
+func TestUngatedWriteInReleasedDirectory(t *testing.T) {
+	r := newRepo(t, nil)
+	w := r.worker("alice", "mkdir -p gen/sub && echo x > gen/sub/a.txt && sleep 1") // holds gen/** a while
+	w.wait(t, 10*time.Second)
+	i := 0
+	eventually(t, 20*time.Second, "the ungated write in the released directory in status", func() bool {
+		i++
+		r.write("gen/sub/late.txt", fmt.Sprintf("written by no gated process, %d\n", i))
+		for _, u := range r.status().Ungated {
+			if u.Path == "gen/sub/late.txt" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, u := range r.status().Ungated {
+		if u.Path == "gen/sub/a.txt" {
+			t.Fatalf("alice's gated write was reported as ungated: %+v", u)
+		}
+	}
+}
+
 // TestDefaultsAreTheContract: the flags' defaults are exactly 3m0s and 30s.
 func TestDefaultsAreTheContract(t *testing.T) {
 	r := newRepo(t, nil)

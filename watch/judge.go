@@ -63,9 +63,9 @@ func (wt *watcher) judgePath(j *judgement, rel string, op fsnotify.Op) {
 }
 
 // addTree watches dir and every directory under it that the rule does not
-// exclude as a whole: one watch per directory, one read of each. With j,
-// the files found are judged as created (they appeared with a new
-// directory, perhaps before its watch).
+// exclude as a whole and no lease covers whole: one watch per directory,
+// one read of each. With j, the files found are judged as created (they
+// appeared with a new directory, perhaps before its watch).
 func (wt *watcher) addTree(dir string, j *judgement) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -77,6 +77,10 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 		}
 		if d.IsDir() {
 			if rel != "." && wt.cfg.Rule.ClassifyTree(rel) != workspace.Gated {
+				return filepath.SkipDir
+			}
+			if rel != "." && wt.cfg.CoveredTree(rel) {
+				wt.unwatched[p] = true
 				return filepath.SkipDir
 			}
 			if err := wt.w.Add(p); err != nil {
@@ -103,4 +107,21 @@ func opName(op fsnotify.Op) string {
 		return "rename"
 	}
 	return "chmod"
+}
+
+// recheck watches the directories left unwatched whose lease has ended,
+// without judging what they hold: what was written there while the lease
+// covered them was the holder's. A directory that is gone is forgotten.
+func (wt *watcher) recheck() {
+	for dir := range wt.unwatched {
+		rel, inside := wt.cfg.Workspace.Rel(dir)
+		fi, err := os.Lstat(dir)
+		switch {
+		case err != nil || !fi.IsDir() || !inside:
+			delete(wt.unwatched, dir)
+		case !wt.cfg.CoveredTree(rel):
+			delete(wt.unwatched, dir)
+			wt.addTree(dir, nil)
+		}
+	}
 }

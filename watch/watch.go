@@ -10,7 +10,9 @@
 // writes thousands of files wakes it some fifty times a second at most,
 // and each path is judged once per batch however many events it had. New
 // directories are watched and rescanned as they appear (a file created
-// right after its directory is otherwise missed).
+// right after its directory is otherwise missed), except one that a lease
+// takes whole: all its changes would be taken for the holder's, so it is
+// watched only once no lease covers it any more.
 package watch
 
 import (
@@ -34,6 +36,12 @@ import (
 // queues the window's events meanwhile: fs.inotify.max_queued_events
 // (16,384 by default) in 20 ms is far more than a clone writes.
 const DefaultWindow = 20 * time.Millisecond
+
+// DefaultRecheck is how often the directories left unwatched because a
+// lease covered them whole are checked again. A change in one is not
+// reported for a while after its lease ends anyway (the coordinator takes
+// it for the late write of the holder), so a second costs no report.
+const DefaultRecheck = time.Second
 
 // maxBatch bounds the events of one batch, so a flood is handled in slices
 // of bounded memory.
@@ -59,6 +67,17 @@ type Config struct {
 	// nor reported, which spares a question to git for each file a gated
 	// worker writes. Nil means no path is covered.
 	Covered func(rel string) bool
+	// CoveredTree reports whether a lease covers the workspace-relative
+	// directory and everything beneath it. Such a directory is not
+	// watched while it is covered, which spares the kernel an event and
+	// the watcher a wake-up for each file a gated worker writes into a
+	// directory it leased whole (a clone, a build output it made); it is
+	// watched, without reporting what it already holds, once no lease
+	// covers it. Nil means no directory is.
+	CoveredTree func(rel string) bool
+	// Recheck is how often the directories left unwatched for CoveredTree
+	// are checked again. Zero means DefaultRecheck.
+	Recheck time.Duration
 	// Window is how long events gather after the first one of a batch.
 	// Zero means DefaultWindow; negative means no wait (a batch is what has
 	// already arrived).
@@ -80,12 +99,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer w.Close()
-	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch()}
+	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch(), unwatched: make(map[string]bool)}
 	wt.addTree(cfg.Workspace.Root, nil)
+	recheck := cfg.Clock.Ticker(cfg.Recheck)
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-recheck.C:
+			wt.recheck()
 		case err := <-w.Errors:
 			wt.log.Warn("watch error", "error", err)
 		case ev := <-w.Events:
@@ -110,6 +133,12 @@ func (c *Config) setDefaults() {
 	if c.Covered == nil {
 		c.Covered = func(string) bool { return false }
 	}
+	if c.CoveredTree == nil {
+		c.CoveredTree = func(string) bool { return false }
+	}
+	if c.Recheck <= 0 {
+		c.Recheck = DefaultRecheck
+	}
 }
 
 type watcher struct {
@@ -117,4 +146,7 @@ type watcher struct {
 	w     *fsnotify.Watcher
 	log   hclog.Logger
 	batch *batch
+	// unwatched holds the directories (absolute) left unwatched because
+	// a lease covered them whole.
+	unwatched map[string]bool
 }

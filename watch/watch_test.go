@@ -29,6 +29,7 @@ type watched struct {
 	batches atomic.Int64 // calls of Report
 	clock   *clock.Mock
 	covered sync.Map // workspace-relative paths taken as leased
+	trees   sync.Map // workspace-relative directories taken as leased whole
 }
 
 func start(t *testing.T) *watched {
@@ -64,6 +65,9 @@ func start(t *testing.T) *watched {
 			}
 		}, Covered: func(rel string) bool {
 			_, ok := w.covered.Load(rel)
+			return ok
+		}, CoveredTree: func(rel string) bool {
+			_, ok := w.trees.Load(rel)
 			return ok
 		}})
 	}()
@@ -261,6 +265,39 @@ func TestCoveredPathsAreNotReported(t *testing.T) {
 	write(t, filepath.Join(w.root, "src", "leased.go"), "package src")
 	write(t, filepath.Join(w.root, "src", "free.go"), "package src")
 	w.expect(t, watch.Change{Path: "src/free.go", Op: "create"}, "src/leased.go")
+}
+
+// A directory leased whole is not watched while the lease lasts (nothing
+// in it would be reported: it is the holder's), and is watched once the
+// lease has ended, without reporting what it already holds.
+func TestCoveredTreeIsWatchedOnceFree(t *testing.T) {
+	w := start(t)
+	w.trees.Store("gen", true)
+	mkdir(t, filepath.Join(w.root, "gen", "sub"))
+	write(t, filepath.Join(w.root, "gen", "sub", "old.go"), "package sub")
+	write(t, filepath.Join(w.root, "src", "mark.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/mark.go", Op: "create"}, "gen/sub/old.go", "gen/sub", "gen")
+	w.trees.Delete("gen")
+	// Once the recheck has run the new write is seen; until then it may
+	// not be, so write until it is.
+	for i := 0; ; i++ {
+		write(t, filepath.Join(w.root, "gen", "sub", "new.go"), fmt.Sprint(i))
+		w.clock.Add(watch.DefaultRecheck / 4)
+		select {
+		case c := <-w.changes:
+			if c.Path == "gen/sub/old.go" {
+				t.Fatalf("reported %+v: a file written while its tree was leased", c)
+			}
+			if c.Path == "gen/sub/new.go" {
+				return
+			}
+		case <-time.After(50 * time.Millisecond):
+			w.clock.Add(watch.DefaultWindow)
+		}
+		if i == 200 {
+			t.Fatal("a write in a directory whose lease ended was never reported")
+		}
+	}
 }
 
 // Ignored paths and git's own files are not gated: writes there are never

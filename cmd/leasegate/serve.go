@@ -206,7 +206,7 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 		return
 	}
 	defer rule.Close()
-	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), Report: func(chs []watch.Change) {
+	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), CoveredTree: c.CoversTree, Report: func(chs []watch.Change) {
 		for _, ch := range chs {
 			if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
 				log.Warn("ungated write not recorded", "path", ch.Path, "error", err)

@@ -20,7 +20,15 @@ import (
 // signal (SIGCHLD, SIGWINCH, a Go runtime preemption SIGURG) aborts the
 // wait, the syscall restarts, and the supervisor gets a new notification
 // for the same call.
-const filterFlags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+//
+// SPEC_ALLOW (Linux 4.17+) keeps the worker's speculation controls as they
+// were. Kernels whose spectre_v2_user or spec_store_bypass_disable mode is
+// "seccomp" (the default before Linux 5.16) otherwise take any process with
+// a filter for a sandbox and turn on STIBP and SSBD for it, which slows
+// all of its code, not only the gated syscalls. The gate is not a sandbox
+// (DESIGN.md §6), so the worker keeps what it would have had without it.
+const filterFlags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV |
+	unix.SECCOMP_FILTER_FLAG_SPEC_ALLOW
 
 // Available reports whether this kernel can send seccomp user
 // notifications, without starting anything: nil, or an error wrapping

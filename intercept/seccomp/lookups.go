@@ -36,9 +36,9 @@ func monotonic() time.Duration { return time.Since(epoch) }
 // syscall run. A change made from outside the tree (another worker, an
 // editor) is noticed when the remembered answer expires: for at most
 // lookupTTL a path may be resolved as it was. That widens the race any
-// check has with the syscall it lets run (DESIGN.md, "What the gate does
-// not stop") from microseconds to lookupTTL, and only for a directory
-// swapped for a symlink, or renamed, behind the worker's back.
+// check has with the syscall it lets run (DESIGN.md §6, "seccomp is not a
+// security boundary") from microseconds to lookupTTL, and only for a
+// directory swapped for a symlink, or renamed, behind the worker's back.
 //
 // The zero value is ready to use.
 type lookups struct {

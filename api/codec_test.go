@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/jsonenc/jsontest"
 )
 
 // The hand-written codecs must agree with encoding/json byte for byte
@@ -35,91 +35,43 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{coordinator.MutateRequest{}, "owner op paths try"},
 	}
 	for _, tt := range tests {
-		typ := reflect.TypeOf(tt.v)
-		var got []string
-		for f := range typ.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			got = append(got, name)
-		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("%s JSON fields = %q, the codecs know %q", typ, strings.Join(got, " "), tt.want)
+		if got := jsontest.FieldNames(tt.v); got != tt.want {
+			t.Errorf("%T JSON fields = %q, the codecs know %q", tt.v, got, tt.want)
 		}
 	}
 }
 
 // gen makes random values of the hot-path types, with the odd cases the
 // codecs must hand to encoding/json mixed in.
-type gen struct{ r *rand.Rand }
-
-var (
-	plainStrings = []string{"", "w3", "src/foo.go", "docs/**", "a b", "ünïcödé/ファイル", "~del\x7f"}
-	oddStrings   = []string{"<html>", "a&b", `quo"te`, `back\slash`, "tab\there", "line\u2028sep", "bad\xffutf8", "ctl\x01"}
-)
-
-// str is mostly a string the fast path writes, sometimes one it leaves to
-// encoding/json.
-func (g gen) str() string {
-	if g.r.IntN(50) == 0 {
-		return oddStrings[g.r.IntN(len(oddStrings))]
-	}
-	return plainStrings[g.r.IntN(len(plainStrings))]
-}
-
-func (g gen) time() time.Time {
-	switch g.r.IntN(40) {
-	case 0:
-		return time.Time{}
-	case 1:
-		return time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("x", 5*3600+30*60))
-	case 2:
-		return time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // encoding/json refuses it
-	case 3:
-		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("odd", 17)) // seconds in the zone
-	}
-	return time.Unix(g.r.Int64N(4e9), g.r.Int64N(1e9)).UTC()
-}
-
-func (g gen) lease() gate.Lease {
-	l := gate.Lease{ID: gate.LeaseID(g.str()), Owner: gate.Owner{Name: g.str()}, Kind: gate.Kind(g.str()),
-		Scope: gate.Scope{Type: gate.ScopeType(g.str())}, State: gate.State(g.str()), FencingToken: g.r.Uint64(),
-		AcquiredAt: g.time(), LastHeartbeatAt: g.time(), ExpiresAt: g.time(), TerminatedAt: g.time()}
-	if g.r.IntN(2) == 0 {
-		l.Owner.Host, l.Owner.PID, l.Owner.StartTime = g.str(), g.r.IntN(1<<22)-10, g.r.Int64()
-		l.RenewalCount, l.ReminderSent, l.ReleaseReason, l.EndedBy = g.r.Uint32(), true, g.str(), g.str()
-	}
-	for range g.r.IntN(3) {
-		l.Scope.Paths = append(l.Scope.Paths, g.str())
-	}
-	return l
-}
+type gen struct{ jsontest.Gen }
 
 func (g gen) leases() []gate.Lease {
 	var out []gate.Lease
-	for range g.r.IntN(3) {
-		out = append(out, g.lease())
+	for range g.R.IntN(3) {
+		out = append(out, g.Lease())
 	}
 	return out
 }
 
 func (g gen) leasePtr() *gate.Lease {
-	if g.r.IntN(2) == 0 {
+	if g.R.IntN(2) == 0 {
 		return nil
 	}
-	l := g.lease()
+	l := g.Lease()
 	return &l
 }
 
 func (g gen) leaseResult() coordinator.LeaseResult {
-	return coordinator.LeaseResult{Leases: g.leases(), Decision: gate.Decision{Granted: g.r.IntN(2) == 0,
-		Reason: gate.Reason(g.str()), Message: g.str(), Holder: g.leasePtr(), Conflicts: g.leases(),
-		Lease: g.leasePtr(), Covered: g.leases(), Remaining: time.Duration(g.r.Int64N(1e12) - 1e11)}}
+	return coordinator.LeaseResult{Leases: g.leases(), Decision: gate.Decision{Granted: g.R.IntN(2) == 0,
+		Reason: gate.Reason(g.Str()), Message: g.Str(), Holder: g.leasePtr(), Conflicts: g.leases(),
+		Lease: g.leasePtr(), Covered: g.leases(), Remaining: time.Duration(g.R.Int64N(1e12) - 1e11)}}
 }
 
 func (g gen) result() coordinator.Result {
-	r := coordinator.Result{Outcome: coordinator.Outcome(g.str()), Reason: gate.Reason(g.str()), Message: g.str(),
+	r := coordinator.Result{Outcome: coordinator.Outcome(g.Str()), Reason: gate.Reason(g.Str()), Message: g.Str(),
 		Leases: g.leases(), Holder: g.leasePtr()}
-	if g.r.IntN(8) == 0 {
-		r.Contention = &coordinator.ContentionView{ID: g.str(), Holder: g.lease(), RetryAt: g.time()}
+	if g.R.IntN(8) == 0 {
+		r.Contention = &coordinator.ContentionView{ID: g.Str(), Holder: g.Lease(), RetryAt: g.Time()}
 	}
 	return r
 }
@@ -127,7 +79,7 @@ func (g gen) result() coordinator.Result {
 // TestCodecEncodesLikeEncodingJSON: marshalAnswer writes what json.Marshal
 // writes, or fails where it fails.
 func TestCodecEncodesLikeEncodingJSON(t *testing.T) {
-	g := gen{rand.New(rand.NewPCG(1, 2))}
+	g := gen{jsontest.New(1, 2)}
 	for i := range 1000 {
 		var v any = g.leaseResult()
 		if i%2 == 1 {
@@ -142,27 +94,27 @@ func TestCodecEncodesLikeEncodingJSON(t *testing.T) {
 }
 
 func (g gen) leaseRequest() coordinator.LeaseRequest {
-	r := coordinator.LeaseRequest{Op: gate.Op(g.str()), Owner: g.lease().Owner, LeaseID: gate.LeaseID(g.str()),
-		Reason: g.str(), Admin: g.str()}
-	switch g.r.IntN(4) {
+	r := coordinator.LeaseRequest{Op: gate.Op(g.Str()), Owner: g.Lease().Owner, LeaseID: gate.LeaseID(g.Str()),
+		Reason: g.Str(), Admin: g.Str()}
+	switch g.R.IntN(4) {
 	case 0:
-		r.Scope = g.lease().Scope
+		r.Scope = g.Lease().Scope
 	case 1:
 		r.Scope.Paths = []string{} // not zero: written as a scope
 	}
-	if g.r.IntN(2) == 0 {
-		r.TTL, r.Token = time.Duration(g.r.Int64N(1e12)-1e11), g.r.Uint64()
+	if g.R.IntN(2) == 0 {
+		r.TTL, r.Token = time.Duration(g.R.Int64N(1e12)-1e11), g.R.Uint64()
 	}
 	return r
 }
 
 func (g gen) mutateRequest() coordinator.MutateRequest {
-	r := coordinator.MutateRequest{Owner: g.str(), Op: g.str(), Try: g.r.IntN(2) == 0}
-	switch g.r.IntN(3) {
+	r := coordinator.MutateRequest{Owner: g.Str(), Op: g.Str(), Try: g.R.IntN(2) == 0}
+	switch g.R.IntN(3) {
 	case 0:
 		r.Paths = []string{}
 	case 1:
-		r.Paths = []string{g.str(), g.str()}
+		r.Paths = []string{g.Str(), g.Str()}
 	}
 	return r
 }
@@ -170,7 +122,7 @@ func (g gen) mutateRequest() coordinator.MutateRequest {
 // TestCodecEncodesRequestsLikeEncodingJSON: marshalRequest writes what
 // json.Marshal writes, or fails where it fails.
 func TestCodecEncodesRequestsLikeEncodingJSON(t *testing.T) {
-	g := gen{rand.New(rand.NewPCG(11, 12))}
+	g := gen{jsontest.New(11, 12)}
 	for i := range 2000 {
 		var v any = g.leaseRequest()
 		if i%2 == 1 {
@@ -187,7 +139,7 @@ func TestCodecEncodesRequestsLikeEncodingJSON(t *testing.T) {
 // TestCodecDecodesLikeEncodingJSON: the fast decoders give encoding/json's
 // value for what the server writes, and for variations of it.
 func TestCodecDecodesLikeEncodingJSON(t *testing.T) {
-	g := gen{rand.New(rand.NewPCG(3, 4))}
+	g := gen{jsontest.New(3, 4)}
 	for i := range 400 {
 		var data []byte
 		if i%2 == 0 {
@@ -281,7 +233,7 @@ func sameError(a, b error) bool {
 // FuzzLeaseResultDecode checks the fast decoder against encoding/json on
 // arbitrary input (go test -fuzz FuzzLeaseResultDecode ./api/).
 func FuzzLeaseResultDecode(f *testing.F) {
-	g := gen{rand.New(rand.NewPCG(5, 6))}
+	g := gen{jsontest.New(5, 6)}
 	for range 20 {
 		data, _ := json.Marshal(g.leaseResult())
 		f.Add(data)

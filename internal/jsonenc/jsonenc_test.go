@@ -3,13 +3,12 @@ package jsonenc_test
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/jsonenc"
+	"github.com/leasegate/leasegate/internal/jsonenc/jsontest"
 )
 
 // TestLeaseLikeEncodingJSON: a lease is written byte for byte as
@@ -63,14 +62,8 @@ func TestKnowsEveryField(t *testing.T) {
 		{gate.Scope{}, "type paths"},
 	}
 	for _, tt := range tests {
-		typ := reflect.TypeOf(tt.v)
-		var got []string
-		for f := range typ.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			got = append(got, name)
-		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("%s JSON fields = %q, jsonenc knows %q", typ, strings.Join(got, " "), tt.want)
+		if got := jsontest.FieldNames(tt.v); got != tt.want {
+			t.Errorf("%T JSON fields = %q, jsonenc knows %q", tt.v, got, tt.want)
 		}
 	}
 }

@@ -3,13 +3,12 @@ package bolt
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/jsonenc/jsontest"
 )
 
 // The hand-written event encoder must agree with encoding/json byte for
@@ -26,78 +25,32 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{gate.Event{}, "seq type at actor lease_id lease expires_at reason path data"},
 	}
 	for _, tt := range tests {
-		typ := reflect.TypeOf(tt.v)
-		var got []string
-		for f := range typ.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			got = append(got, name)
-		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("%s JSON fields = %q, the encoder knows %q", typ, strings.Join(got, " "), tt.want)
+		if got := jsontest.FieldNames(tt.v); got != tt.want {
+			t.Errorf("%T JSON fields = %q, the encoder knows %q", tt.v, got, tt.want)
 		}
 	}
 }
 
 // eventGen makes random events, with the odd cases the encoder must hand
 // to encoding/json mixed in.
-type eventGen struct{ r *rand.Rand }
+type eventGen struct{ jsontest.Gen }
 
-var (
-	plainStrings = []string{"", "w3", "src/foo.go", "docs/**", "a b", "ünïcödé/ファイル", "~del\x7f"}
-	oddStrings   = []string{"<html>", "a&b", `quo"te`, `back\slash`, "tab\there", "line\u2028sep", "bad\xffutf8", "ctl\x01"}
-	eventTypes   = []gate.EventType{gate.EventGranted, gate.EventReleased, gate.EventRenewed, gate.EventNotice}
-)
-
-func (g eventGen) str() string {
-	if g.r.IntN(50) == 0 {
-		return oddStrings[g.r.IntN(len(oddStrings))]
-	}
-	return plainStrings[g.r.IntN(len(plainStrings))]
-}
-
-func (g eventGen) time() time.Time {
-	switch g.r.IntN(40) {
-	case 0:
-		return time.Time{}
-	case 1:
-		return time.Date(2026, 11, 23, 1, 2, 3, 0, time.FixedZone("x", 5*3600+30*60))
-	case 2:
-		return time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) // encoding/json refuses it
-	case 3:
-		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("odd", 17)) // seconds in the zone
-	case 4:
-		return time.Now() // a monotonic reading, which JSON drops
-	}
-	return time.Unix(g.r.Int64N(4e9), g.r.Int64N(1e9)).UTC()
-}
-
-func (g eventGen) lease() *gate.Lease {
-	l := &gate.Lease{ID: gate.LeaseID(g.str()), Owner: gate.Owner{Name: g.str()}, Kind: gate.Kind(g.str()),
-		Scope: gate.Scope{Type: gate.ScopeType(g.str())}, State: gate.State(g.str()), FencingToken: g.r.Uint64(),
-		AcquiredAt: g.time(), LastHeartbeatAt: g.time(), ExpiresAt: g.time(), TerminatedAt: g.time()}
-	if g.r.IntN(2) == 0 {
-		l.Owner.Host, l.Owner.PID, l.Owner.StartTime = g.str(), g.r.IntN(1<<22)-10, g.r.Int64()
-		l.RenewalCount, l.ReminderSent, l.ReleaseReason, l.EndedBy = g.r.Uint32(), true, g.str(), g.str()
-	}
-	for range g.r.IntN(3) {
-		l.Scope.Paths = append(l.Scope.Paths, g.str())
-	}
-	return l
-}
+var eventTypes = []gate.EventType{gate.EventGranted, gate.EventReleased, gate.EventRenewed, gate.EventNotice}
 
 func (g eventGen) event() gate.Event {
-	e := gate.Event{Seq: g.r.Uint64(), Type: eventTypes[g.r.IntN(len(eventTypes))], At: g.time(),
-		Actor: g.str(), LeaseID: gate.LeaseID(g.str()), Reason: g.str(), Path: g.str()}
-	if g.r.IntN(8) == 0 {
-		e.Type = gate.EventType(g.str())
+	e := gate.Event{Seq: g.R.Uint64(), Type: eventTypes[g.R.IntN(len(eventTypes))], At: g.Time(),
+		Actor: g.Str(), LeaseID: gate.LeaseID(g.Str()), Reason: g.Str(), Path: g.Str()}
+	if g.R.IntN(8) == 0 {
+		e.Type = gate.EventType(g.Str())
 	}
-	if g.r.IntN(2) == 0 {
-		e.Lease = g.lease()
+	if g.R.IntN(2) == 0 {
+		l := g.Lease()
+		e.Lease = &l
 	}
-	if g.r.IntN(3) == 0 {
-		e.ExpiresAt = g.time()
+	if g.R.IntN(3) == 0 {
+		e.ExpiresAt = g.Time()
 	}
-	switch g.r.IntN(10) {
+	switch g.R.IntN(10) {
 	case 0:
 		e.Data = json.RawMessage(`{"a": [1, "<b>"]}`)
 	case 1:
@@ -110,7 +63,7 @@ func (g eventGen) event() gate.Event {
 // encoding/json Encoder writes, or fails where it fails, leaving the
 // buffer as it was.
 func TestEventEncodesLikeEncodingJSON(t *testing.T) {
-	g := eventGen{rand.New(rand.NewPCG(7, 8))}
+	g := eventGen{jsontest.New(7, 8)}
 	for range 5000 {
 		e := g.event()
 		var want bytes.Buffer
@@ -129,7 +82,7 @@ func TestEventEncodesLikeEncodingJSON(t *testing.T) {
 // far as JSON carries it (encoding/json's own round trip: invalid UTF-8
 // becomes U+FFFD, times lose their monotonic reading).
 func TestEventRoundTrips(t *testing.T) {
-	g := eventGen{rand.New(rand.NewPCG(9, 10))}
+	g := eventGen{jsontest.New(9, 10)}
 	for range 1000 {
 		e := g.event().UTC()
 		b, err := appendEventJSON(nil, &e)

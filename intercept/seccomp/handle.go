@@ -28,6 +28,9 @@ var gated = func() map[int32]*syscallEntry {
 // the syscall is decided without a hop to another goroutine, and a
 // Decide that holds it for minutes holds up no other thread.
 func (s *Supervisor) handle(n notif, buf []byte) {
+	tid := int(n.PID)
+	s.lookups.seen(tid)
+	defer s.lookups.answered(tid)
 	m, err := s.inspect(n, buf)
 	if err == nil && s.instant != nil {
 		// No validity check first: an answer to a notification that is
@@ -90,8 +93,14 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 	}
 	t := &tracee{tid: int(n.PID), tgids: &s.tgids, lookups: &s.lookups, buf: buf}
 	req, err := e.decode(n.Data.Args, t)
-	if req.op.movesLookups() {
-		s.lookups.unsettle()
+	switch {
+	case req.op == opChdir:
+		// Only this process's working directory moves; if its id cannot
+		// be read, take it that anything may.
+		pid, _ := t.tgid()
+		s.lookups.unsettle(t.tid, pid)
+	case req.op.movesLookups():
+		s.lookups.unsettle(t.tid, 0)
 	}
 	if errors.Is(err, errNoMutation) {
 		// Letting it run has no side effect here; if the thread is gone

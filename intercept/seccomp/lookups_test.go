@@ -27,7 +27,7 @@ func TestLookupsRememberCwdForTTL(t *testing.T) {
 	l := &lookups{now: clk.now}
 	calls := 0
 	for range 3 {
-		if got, _ := l.cwd(7, counted("/w", &calls)); got != "/w" {
+		if got, _ := l.cwd(7, 1, counted("/w", &calls)); got != "/w" {
 			t.Fatalf("cwd = %q, want /w", got)
 		}
 	}
@@ -35,16 +35,16 @@ func TestLookupsRememberCwdForTTL(t *testing.T) {
 		t.Fatalf("read %d times within the TTL, want 1", calls)
 	}
 	clk.t += lookupTTL - time.Nanosecond
-	l.cwd(7, counted("/w", &calls))
+	l.cwd(7, 1, counted("/w", &calls))
 	if calls != 1 {
 		t.Fatalf("read again before the TTL was up")
 	}
 	clk.t += time.Nanosecond
-	l.cwd(7, counted("/w", &calls))
+	l.cwd(7, 1, counted("/w", &calls))
 	if calls != 2 {
 		t.Fatalf("not read again once the TTL was up (%d reads)", calls)
 	}
-	l.cwd(8, counted("/x", &calls))
+	l.cwd(8, 1, counted("/x", &calls))
 	if calls != 3 {
 		t.Fatalf("another thread's cwd was answered from thread 7's")
 	}
@@ -54,8 +54,8 @@ func TestLookupsNeverRememberUnnamedCwd(t *testing.T) {
 	l := &lookups{now: (&fakeTime{}).now}
 	for _, dir := range []string{"/w/gone" + deletedSuffix, "pipe:[12]"} {
 		calls := 0
-		l.cwd(1, counted(dir, &calls))
-		l.cwd(1, counted(dir, &calls))
+		l.cwd(1, 1, counted(dir, &calls))
+		l.cwd(1, 1, counted(dir, &calls))
 		if calls != 2 {
 			t.Errorf("cwd %q was remembered", dir)
 		}
@@ -66,23 +66,113 @@ func TestLookupsUnsettleForgetsAndPauses(t *testing.T) {
 	clk := &fakeTime{}
 	l := &lookups{now: clk.now}
 	calls := 0
-	l.cwd(1, counted("/a", &calls))
-	l.unsettle()
-	if got, _ := l.cwd(1, counted("/b", &calls)); got != "/b" || calls != 2 {
+	l.cwd(1, 1, counted("/a", &calls))
+	l.unsettle(5, 0)
+	if got, _ := l.cwd(1, 1, counted("/b", &calls)); got != "/b" || calls != 2 {
 		t.Fatalf("after unsettle cwd = %q after %d reads, want /b read afresh", got, calls)
 	}
-	// Within the quiet window nothing is remembered: the change the
-	// unsettling syscall makes may not have happened yet.
-	clk.t += lookupTTL / 2
-	l.cwd(1, counted("/b", &calls))
-	if calls != 3 {
-		t.Fatalf("remembered during the quiet window (%d reads)", calls)
-	}
-	clk.t += lookupTTL / 2
-	l.cwd(1, counted("/c", &calls))
-	l.cwd(1, counted("/c", &calls))
+	// While thread 5's syscall waits for its answer nothing is
+	// remembered, however long the wait: the change has not happened.
+	clk.t += 10 * lookupTTL
+	l.seen(6) // another thread's notification says nothing of thread 5
+	l.cwd(1, 1, counted("/b", &calls))
+	l.cwd(1, 1, counted("/b", &calls))
 	if calls != 4 {
-		t.Fatalf("not remembered after the quiet window (%d reads)", calls)
+		t.Fatalf("remembered while the unsettling syscall was unanswered (%d reads)", calls)
+	}
+	// Answered: the change happens within lookupTTL.
+	l.answered(5)
+	clk.t += lookupTTL - time.Nanosecond
+	l.cwd(1, 1, counted("/c", &calls))
+	l.cwd(1, 1, counted("/c", &calls))
+	if calls != 6 {
+		t.Fatalf("remembered within lookupTTL of the answer (%d reads)", calls)
+	}
+	clk.t += time.Nanosecond
+	l.cwd(1, 1, counted("/c", &calls))
+	l.cwd(1, 1, counted("/c", &calls))
+	if calls != 7 {
+		t.Fatalf("not remembered lookupTTL after the answer (%d reads)", calls)
+	}
+}
+
+func TestLookupsSettleAtTheThreadsNextNotification(t *testing.T) {
+	clk := &fakeTime{}
+	l := &lookups{now: clk.now}
+	calls := 0
+	l.unsettle(5, 0)
+	l.unsettle(6, 0)
+	l.answered(5)
+	l.answered(6)
+	l.seen(5) // thread 5 is in its next syscall: its change is done
+	l.cwd(1, 1, counted("/a", &calls))
+	l.cwd(1, 1, counted("/a", &calls))
+	if calls != 2 {
+		t.Fatalf("remembered while thread 6's change may be under way (%d reads)", calls)
+	}
+	l.seen(6)
+	l.cwd(1, 1, counted("/a", &calls))
+	l.cwd(1, 1, counted("/a", &calls))
+	if calls != 3 {
+		t.Fatalf("not remembered once both threads moved on (%d reads)", calls)
+	}
+	if n := l.nUnsettled.Load(); n != 0 {
+		t.Fatalf("%d threads still counted as unsettling", n)
+	}
+}
+
+func TestLookupsChdirMovesOnlyItsProcess(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &fakeTime{}
+	l := &lookups{now: clk.now}
+	calls := 0
+	l.cwd(1, 100, counted("/a", &calls))
+	l.symlinkFree(dir)
+	l.unsettle(2, 100) // thread 2 of process 100 changes directory
+	if len(l.cwds) != 0 || len(l.dirs) != 1 {
+		t.Fatalf("chdir left %d working directories and %d directories, want 0 and 1", len(l.cwds), len(l.dirs))
+	}
+	// Process 100's threads read their working directory afresh until
+	// the chdir has happened; process 200's is remembered meanwhile.
+	l.cwd(1, 100, counted("/b", &calls))
+	l.cwd(1, 100, counted("/b", &calls))
+	l.cwd(3, 200, counted("/c", &calls))
+	l.cwd(3, 200, counted("/c", &calls))
+	if calls != 4 {
+		t.Fatalf("%d reads, want 4: process 100 twice, process 200 once", calls)
+	}
+	l.dirs = nil
+	l.symlinkFree(dir)
+	if len(l.dirs) != 1 {
+		t.Fatal("a directory was not remembered while a chdir was under way")
+	}
+	l.answered(2)
+	l.seen(2)
+	l.cwd(1, 100, counted("/b", &calls))
+	l.cwd(1, 100, counted("/b", &calls))
+	if calls != 5 {
+		t.Fatalf("process 100's working directory not remembered after its chdir (%d reads)", calls)
+	}
+}
+
+func TestLookupsForgetAnswerReadAcrossAChange(t *testing.T) {
+	l := &lookups{now: (&fakeTime{}).now}
+	calls := 0
+	// The change begins, and ends, while the answer is being read: what
+	// was read may be from before it.
+	l.cwd(1, 1, func() (string, error) {
+		calls++
+		l.unsettle(5, 1)
+		l.answered(5)
+		l.seen(5)
+		return "/old", nil
+	})
+	l.cwd(1, 1, counted("/new", &calls))
+	if got, _ := l.cwd(1, 1, counted("/new", &calls)); got != "/new" || calls != 2 {
+		t.Fatalf("cwd = %q after %d reads: an answer read across a change was remembered", got, calls)
 	}
 }
 
@@ -128,7 +218,7 @@ func TestLookupsSymlinkFree(t *testing.T) {
 	if !l.symlinkFree(real) {
 		t.Fatal("a no was remembered")
 	}
-	l.unsettle()
+	l.unsettle(1, 0)
 	if got := len(l.dirs); got != 0 {
 		t.Fatalf("unsettle left %d directories", got)
 	}
@@ -138,7 +228,7 @@ func TestLookupsAreBounded(t *testing.T) {
 	l := &lookups{now: (&fakeTime{}).now}
 	calls := 0
 	for tid := range maxLookups + 10 {
-		l.cwd(tid, counted("/w", &calls))
+		l.cwd(tid, 1, counted("/w", &calls))
 	}
 	if n := len(l.cwds); n > maxLookups {
 		t.Fatalf("%d working directories remembered, want at most %d", n, maxLookups)

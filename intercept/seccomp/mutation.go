@@ -36,6 +36,7 @@ func (t *tracee) snapshot(req request) (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
+	t.pid = pid
 	s := snapshot{pid: pid, tid: t.tid, lookups: t.lookups}
 	for _, n := range req.names {
 		r, err := t.readName(n)

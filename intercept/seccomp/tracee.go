@@ -21,7 +21,9 @@ var pageSize = uint64(os.Getpagesize())
 // trustworthy once the notification was found still valid afterwards (see
 // notifValid).
 type tracee struct {
-	tid     int
+	tid int
+	// pid is the thread's process id, once snapshot has read it.
+	pid     int
 	tgids   *tgidCache
 	lookups *lookups
 	// buf is scratch space of at least PATH_MAX bytes for one string at a
@@ -98,11 +100,11 @@ func (t *tracee) readUint64(addr uint64) (uint64, error) {
 func (t *tracee) tgid() (int, error) { return t.tgids.lookup(t.tid) }
 
 // fdLink reads where the tracee's fd points: the cwd for AT_FDCWD (which
-// lookups remembers for a moment), else the /proc/<tid>/fd/<n> magic link. A closed fd is EBADF, as in the
-// kernel.
+// lookups remembers for a moment), else the /proc/<tid>/fd/<n> magic
+// link. A closed fd is EBADF, as in the kernel.
 func (t *tracee) fdLink(fd int) (string, error) {
 	if fd == unix.AT_FDCWD {
-		return t.lookups.cwd(t.tid, func() (string, error) { return t.readlink(t.proc("cwd")) })
+		return t.lookups.cwd(t.tid, t.pid, func() (string, error) { return t.readlink(t.proc("cwd")) })
 	}
 	if fd < 0 {
 		return "", unix.EBADF

@@ -261,17 +261,7 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 }
 
 // autoOwners lists owners with at least one active auto lease, sorted.
-func (c *Coordinator) autoOwners() []string {
-	seen := map[string]bool{}
-	var names []string
-	for _, l := range c.table.Active() {
-		if l.Kind == gate.KindAuto && !seen[l.Owner.Name] {
-			seen[l.Owner.Name] = true
-			names = append(names, l.Owner.Name)
-		}
-	}
-	return names
-}
+func (c *Coordinator) autoOwners() []string { return c.table.HolderNames(gate.KindAuto) }
 
 // judge evaluates an owner. The lease's own owner record is the liveness
 // handle, so a coordinator restarted without registrations still knows

@@ -17,6 +17,7 @@ type record struct {
 	token    uint64
 	more     *recordMore
 	ending   int32 // 1 + the position in Table.endings, or 0
+	live     int32 // 1 + the position in Table.live while active, or 0
 	state    uint8 // index into stateOf
 	kind     uint8 // index into kindOf, or otherCode
 	scope    uint8 // index into scopeOf, or otherCode

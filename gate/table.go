@@ -39,6 +39,7 @@ type Table struct {
 	holders   map[Owner]*holder
 	groups    map[string]*ownerGroup
 	endings   []ending
+	live      []int32 // the slots of active leases, in no order
 	active    int
 	lastToken uint64
 	lastSeq   uint64
@@ -105,6 +106,7 @@ func (t *Table) grant(e *Event) error {
 		return fmt.Errorf("%w: %s holds %s", ErrAlreadyLeased, h.holder.owner.Name, h.leaseID())
 	}
 	s := t.add(l)
+	t.addLive(s)
 	if l.Scope.Type == ScopeFull {
 		t.full = append(t.full, s)
 	} else {
@@ -193,6 +195,7 @@ func (t *Table) end(e *Event) error {
 	r.state = code(stateOf[:], endState[e.Type])
 	*t.endingOf(s) = ending{slot: s, terminated: end, reason: e.Reason, endedBy: e.Actor}
 	t.unindex(s)
+	t.dropLive(s)
 	t.active--
 	return nil
 }
@@ -215,6 +218,23 @@ func (t *Table) activeLease(id LeaseID) (int32, *record, error) {
 		return 0, nil, fmt.Errorf("lease is %s: %w", stateOf[r.state], ErrTerminal)
 	}
 	return s, r, nil
+}
+
+// addLive lists the lease in slot s among the active ones.
+func (t *Table) addLive(s int32) {
+	t.live = append(t.live, s)
+	t.rec(s).live = int32(len(t.live))
+}
+
+// dropLive takes the lease in slot s off the active ones: the last one
+// listed takes its place.
+func (t *Table) dropLive(s int32) {
+	r := t.rec(s)
+	i, last := r.live-1, t.live[len(t.live)-1]
+	t.live[i] = last
+	t.rec(last).live = i + 1
+	t.live = t.live[:len(t.live)-1]
+	r.live = 0
 }
 
 // unindex drops an ended lease from the index.

@@ -39,17 +39,47 @@ func (t *Table) overlapping(s Scope) []int32 {
 }
 
 // Active returns every active lease sorted by fencing token.
-func (t *Table) Active() []Lease { return t.filter((*record).active) }
+func (t *Table) Active() []Lease { return t.leases(t.liveWhere(func(*record) bool { return true })) }
 
 // Expiring returns the active leases that have an expiry (check-outs),
 // sorted by fencing token: the only ones a sweep can expire or remind,
 // found without copying every auto lease as Active would.
 func (t *Table) Expiring() []Lease {
-	return t.filter(func(r *record) bool { return r.active() && !r.expires().IsZero() })
+	return t.leases(t.liveWhere(func(r *record) bool { return !r.expires().IsZero() }))
+}
+
+// HolderNames returns, sorted, the names of the owners holding an active
+// lease of kind k, without copying a lease.
+func (t *Table) HolderNames(k Kind) []string {
+	seen := make(map[*ownerGroup]bool)
+	var names []string
+	for _, s := range t.live {
+		r := t.rec(s)
+		if g := r.holder.group; !seen[g] && r.kindName() == k {
+			seen[g] = true
+			names = append(names, g.name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // All returns every lease the table remembers, sorted by fencing token.
 func (t *Table) All() []Lease { return t.filter(func(*record) bool { return true }) }
+
+// liveWhere returns the slots of the active leases that keep accepts,
+// sorted by fencing token. It looks at active leases only: the ended ones
+// the table remembers for a day can be many more.
+func (t *Table) liveWhere(keep func(*record) bool) []int32 {
+	var ss []int32
+	for _, s := range t.live {
+		if keep(t.rec(s)) {
+			ss = append(ss, s)
+		}
+	}
+	t.sortByToken(ss)
+	return ss
+}
 
 // ByOwner returns the active leases of owner name.
 func (t *Table) ByOwner(name string) []Lease {

@@ -135,6 +135,7 @@ func TestTablePruneKeepsTheRest(t *testing.T) {
 		w.mustApply(gate.Event{Type: gate.EventReleased, At: end, Actor: fmt.Sprint("agent", i%5), LeaseID: id(i)})
 		pruned[i] = i < n/2
 	}
+	checkActive(t, w.table)
 	if got := w.table.Prune(t0.Add(n / 2 * time.Second)); got != countTrue(pruned) {
 		t.Fatalf("Prune() = %d, want %d", got, countTrue(pruned))
 	}
@@ -174,9 +175,11 @@ func TestTablePruneKeepsTheRest(t *testing.T) {
 			}
 		}
 	}
+	checkActive(t, w.table)
 	for _, l := range w.table.Active() {
 		w.mustApply(gate.Event{Type: gate.EventReleased, At: t0, Actor: l.Owner.Name, LeaseID: l.ID})
 	}
+	checkActive(t, w.table)
 	if before, got := w.table.Len(), w.table.Prune(t0.Add(n*time.Second)); got != before || w.table.Len() != 0 {
 		t.Fatalf("Prune(all) = %d of %d, leaving %d", got, before, w.table.Len())
 	}
@@ -235,6 +238,21 @@ func TestTableLargeDirectory(t *testing.T) {
 	}
 }
 
+// checkActive compares Active, which lists active leases only, with a
+// scan of every lease the table remembers.
+func checkActive(tb testing.TB, table *gate.Table) {
+	tb.Helper()
+	var want []gate.LeaseID
+	for _, l := range table.All() {
+		if l.State == gate.StateActive {
+			want = append(want, l.ID)
+		}
+	}
+	if got := leaseIDs(table.Active()); !slices.Equal(got, want) || len(got) != table.ActiveCount() {
+		tb.Fatalf("Active() = %d leases, want the %d of a scan (ActiveCount %d)", len(got), len(want), table.ActiveCount())
+	}
+}
+
 func leaseIDs(ls []gate.Lease) []gate.LeaseID {
 	var ids []gate.LeaseID
 	for _, l := range ls {
@@ -255,6 +273,22 @@ func countTrue(m map[int]bool) int {
 
 // TestTableExpiring checks that Expiring is Active restricted to the leases
 // with an expiry, live or past it.
+func TestTableHolderNames(t *testing.T) {
+	w := newWorld(t)
+	w.grant(write("zed", "a"), t0)
+	w.grant(write("amy", "b"), t0)
+	w.grant(write("amy", "c"), t0)
+	w.grant(checkout("bob", fileScope("d")), t0)
+	ended := w.grant(write("cy", "e"), t0)
+	w.grant(on(gate.OpRelease, "cy", ended), t0)
+	if got, want := w.table.HolderNames(gate.KindAuto), []string{"amy", "zed"}; !slices.Equal(got, want) {
+		t.Fatalf("HolderNames(auto) = %v, want %v", got, want)
+	}
+	if got, want := w.table.HolderNames(gate.KindCheckout), []string{"bob"}; !slices.Equal(got, want) {
+		t.Fatalf("HolderNames(checkout) = %v, want %v", got, want)
+	}
+}
+
 func TestTableExpiring(t *testing.T) {
 	w := newWorld(t)
 	co := w.grant(checkout("alice", sparse("docs/**")), t0)

@@ -24,6 +24,12 @@ const DefaultLivenessEvery = 500 * time.Millisecond
 // them forever.
 const DefaultPruneAfter = 24 * time.Hour
 
+// DefaultKeepEnded bounds the terminal leases the in-memory table holds
+// whatever their age: a worker that writes thousands of new files ends
+// thousands of leases, and a day of those would hold hundreds of
+// megabytes. The ledger keeps them all.
+const DefaultKeepEnded = 10_000
+
 // Config configures a Coordinator.
 type Config struct {
 	// Ledger is the durable event store. Required; the coordinator is its
@@ -48,6 +54,9 @@ type Config struct {
 	LivenessEvery time.Duration
 	// PruneAfter is how long terminal leases stay in memory. Default 24 h.
 	PruneAfter time.Duration
+	// KeepEnded is how many terminal leases stay in memory at most: once
+	// twice as many have ended, the oldest are pruned. Default 10,000.
+	KeepEnded int
 	// Notify, if set, receives every notice for an owner (reminder,
 	// eviction, reclaim, blocker). It must not block for long.
 	Notify func(Notice)
@@ -70,6 +79,7 @@ func DefaultConfig() Config {
 		IdleAfter:     scheduler.DefaultIdleAfter,
 		LivenessEvery: DefaultLivenessEvery,
 		PruneAfter:    DefaultPruneAfter,
+		KeepEnded:     DefaultKeepEnded,
 	}
 }
 
@@ -81,6 +91,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Liveness == nil {
 		errs = append(errs, errors.New("liveness prober is required"))
+	}
+	if c.KeepEnded <= 0 {
+		errs = append(errs, fmt.Errorf("keep-ended must be positive, got %d", c.KeepEnded))
 	}
 	for name, d := range map[string]time.Duration{
 		"retry-after": c.RetryAfter, "idle-after": c.IdleAfter,

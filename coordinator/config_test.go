@@ -26,6 +26,9 @@ func TestDefaultConfig(t *testing.T) {
 			t.Errorf("DefaultConfig().%s = %s, want %s", tt.name, tt.got, tt.want)
 		}
 	}
+	if cfg.KeepEnded != 10_000 {
+		t.Errorf("DefaultConfig().KeepEnded = %d, want 10000", cfg.KeepEnded)
+	}
 }
 
 // TestConfigValidate: a config without a ledger or prober, or with a
@@ -40,6 +43,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "no prober", edit: func(c *coordinator.Config) { c.Liveness = nil }, want: "liveness prober is required"},
 		{name: "zero retry", edit: func(c *coordinator.Config) { c.RetryAfter = 0 }, want: "retry-after must be positive"},
 		{name: "negative idle", edit: func(c *coordinator.Config) { c.IdleAfter = -time.Second }, want: "idle-after must be positive"},
+		{name: "keep no ended", edit: func(c *coordinator.Config) { c.KeepEnded = 0 }, want: "keep-ended must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

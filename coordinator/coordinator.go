@@ -134,6 +134,9 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 			c.noteEnded(evs[i].LeaseID, evs[i].At)
 		}
 	}
+	if c.table.Ended() > 2*c.cfg.KeepEnded {
+		c.table.PruneExcess(c.cfg.KeepEnded)
+	}
 	return c.w.enqueue(evs), nil
 }
 

@@ -13,12 +13,33 @@ const keptEndings = 4096
 // (never the time of the event that ended them). Active leases are never
 // pruned. It returns how many it forgot.
 func (t *Table) Prune(before time.Time) int {
+	return t.pruneWhere(func(e ending) bool { return e.terminated.Before(before) })
+}
+
+// PruneExcess forgets the terminal leases beyond the keep that ended last,
+// in the order their endings were applied, so that a burst of short
+// leases does not hold memory for a day. Active leases are never pruned.
+// It returns how many it forgot.
+func (t *Table) PruneExcess(keep int) int {
+	excess := t.Len() - t.active - max(keep, 0)
+	return t.pruneWhere(func(ending) bool {
+		excess--
+		return excess >= 0
+	})
+}
+
+// Ended returns how many terminal leases the table remembers.
+func (t *Table) Ended() int { return t.Len() - t.active }
+
+// pruneWhere forgets the terminal leases whose ending drop accepts; it is
+// asked about each terminal lease once, oldest ending first.
+func (t *Table) pruneWhere(drop func(ending) bool) int {
 	var freed []int32
 	groups := make(map[*ownerGroup]bool)
 	kept := t.endings[:0]
 	for _, e := range t.endings {
 		r := t.rec(e.slot)
-		if r.active() || !e.terminated.Before(before) {
+		if r.active() || !drop(e) {
 			r.ending = int32(len(kept) + 1)
 			kept = append(kept, e)
 			continue

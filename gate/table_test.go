@@ -273,6 +273,32 @@ func countTrue(m map[int]bool) int {
 
 // TestTableExpiring checks that Expiring is Active restricted to the leases
 // with an expiry, live or past it.
+func TestTablePruneExcessKeepsTheLastEnded(t *testing.T) {
+	w := newWorld(t)
+	var ids []gate.LeaseID
+	for i := range 10 {
+		ids = append(ids, w.grant(write("alice", fmt.Sprint("f", i)), t0).ID)
+	}
+	order := []int{7, 2, 9, 0, 4, 1, 8, 3} // 5 and 6 stay active
+	for k, i := range order {
+		// Ended later, but with an earlier TerminatedAt than the one before:
+		// the order endings were applied in decides, not the times.
+		w.mustApply(gate.Event{Type: gate.EventReleased, At: t0.Add(time.Duration(100-k) * time.Second), Actor: "alice", LeaseID: ids[i]})
+	}
+	if got := w.table.PruneExcess(3); got != 5 || w.table.Ended() != 3 {
+		t.Fatalf("PruneExcess(3) = %d leaving %d ended, want 5 leaving 3", got, w.table.Ended())
+	}
+	for k, i := range order {
+		if _, ok := w.table.Lease(ids[i]); ok != (k >= len(order)-3) {
+			t.Errorf("lease f%d (ended %d of %d) remembered = %v", i, k+1, len(order), ok)
+		}
+	}
+	checkActive(t, w.table)
+	if w.table.ActiveCount() != 2 || w.table.PruneExcess(0) != 3 || w.table.PruneExcess(0) != 0 {
+		t.Fatalf("after PruneExcess(0): %d active, %d ended; want 2 and 0", w.table.ActiveCount(), w.table.Ended())
+	}
+}
+
 func TestTableHolderNames(t *testing.T) {
 	w := newWorld(t)
 	w.grant(write("zed", "a"), t0)

@@ -34,6 +34,7 @@ type Coordinator struct {
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []UngatedWrite
 	ended       *recentEnds // paths of leases ended within ungatedGrace
+	lastLoss    time.Time   // when the watcher's last lost events were recorded
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
 }

@@ -177,6 +177,26 @@ func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error 
 	return durable(ctx, done)
 }
 
+// ObserveLoss records that the workspace watcher lost events (the kernel's
+// queue overflowed): writes anywhere in the workspace may have gone
+// unseen. It is recorded as an ungated write of "." with op "overflow", at
+// most once per grace period however many overflows come in a burst.
+func (c *Coordinator) ObserveLoss(ctx context.Context) error {
+	c.mu.Lock()
+	now := c.clock.Now()
+	if !c.lastLoss.IsZero() && now.Sub(c.lastLoss) < ungatedGrace {
+		c.mu.Unlock()
+		return nil
+	}
+	c.lastLoss = now
+	done, err := c.recordUngated(UngatedWrite{Path: ".", At: now, Op: "overflow", Reporter: "watcher"}, now)
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return durable(ctx, done)
+}
+
 // noteEnded remembers the paths of a lease that just ended. Call with
 // c.mu held.
 func (c *Coordinator) noteEnded(id gate.LeaseID, now time.Time) {

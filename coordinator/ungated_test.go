@@ -62,3 +62,34 @@ func ungatedPaths(e *env) []string {
 	}
 	return out
 }
+
+// TestObserveLoss: lost watch events are recorded as an ungated "overflow"
+// of the whole workspace, in the ledger and in status, once per 5 s grace
+// however many overflows come in a burst.
+func TestObserveLoss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		for range 3 {
+			if err := e.c.ObserveLoss(e.ctx); err != nil {
+				t.Fatalf("ObserveLoss() = %v", err)
+			}
+		}
+		e.advanceTo(6 * time.Second)
+		if err := e.c.ObserveLoss(e.ctx); err != nil {
+			t.Fatalf("ObserveLoss() = %v", err)
+		}
+		evs := e.events(gate.EventUngatedWrite)
+		if len(evs) != 2 {
+			t.Fatalf("%d ungated events after two bursts of lost events, want 2", len(evs))
+		}
+		for _, ev := range evs {
+			if ev.Path != "." || ev.Reason != "overflow" || ev.Actor != "watcher" {
+				t.Errorf("event %+v, want path \".\", reason overflow, actor watcher", ev)
+			}
+		}
+		st := e.c.Status()
+		if n := len(st.Ungated); n != 2 || st.Ungated[1].Op != "overflow" || st.Ungated[1].Path != "." {
+			t.Fatalf("status ungated = %+v, want the two overflows", st.Ungated)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -123,5 +124,21 @@ func (wt *watcher) recheck() {
 			delete(wt.unwatched, dir)
 			wt.addTree(dir, nil)
 		}
+	}
+}
+
+// lose handles an error from the kernel's side. An overflow means events
+// were dropped, perhaps the creation of a directory whose files would then
+// never be seen: the whole tree is walked again for directories to watch
+// (what they hold is not reported, as at start), and cfg.Lost is told.
+func (wt *watcher) lose(err error) {
+	if !errors.Is(err, fsnotify.ErrEventOverflow) {
+		wt.log.Warn("watch error", "error", err)
+		return
+	}
+	wt.log.Warn("the kernel dropped watch events (queue overflow); watching the workspace again", "error", err)
+	wt.addTree(wt.cfg.Workspace.Root, nil)
+	if wt.cfg.Lost != nil {
+		wt.cfg.Lost()
 	}
 }

@@ -82,6 +82,11 @@ type Config struct {
 	// Zero means DefaultWindow; negative means no wait (a batch is what has
 	// already arrived).
 	Window time.Duration
+	// Lost is told when the kernel dropped events because its queue
+	// overflowed: a change made meanwhile may have gone unreported. By then
+	// the whole tree has been walked again for directories to watch. Nil
+	// means no one is told.
+	Lost func()
 	// Clock times the window; nil means the real clock.
 	Clock clock.Clock
 	// Logger; nil means no logging.
@@ -110,7 +115,7 @@ func Run(ctx context.Context, cfg Config) error {
 		case <-recheck.C:
 			wt.recheck()
 		case err := <-w.Errors:
-			wt.log.Warn("watch error", "error", err)
+			wt.lose(err)
 		case ev := <-w.Events:
 			if !wt.gather(ctx, ev) {
 				return nil

@@ -206,13 +206,20 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 		return
 	}
 	defer rule.Close()
-	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), CoveredTree: c.CoversTree, Report: func(chs []watch.Change) {
+	report := func(chs []watch.Change) {
 		for _, ch := range chs {
 			if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
 				log.Warn("ungated write not recorded", "path", ch.Path, "error", err)
 			}
 		}
-	}})
+	}
+	lost := func() {
+		if err := c.ObserveLoss(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("lost watch events not recorded", "error", err)
+		}
+	}
+	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), CoveredTree: c.CoversTree,
+		Report: report, Lost: lost})
 	if err != nil {
 		log.Error("workspace watcher stopped", "error", err)
 	}

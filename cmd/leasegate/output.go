@@ -64,8 +64,11 @@ func printStatus(s coordinator.Status, ws *workspace.Workspace, rule string) {
 		fmt.Printf("\nUNGATED WRITES (last %d)\n", len(s.Ungated))
 		for _, u := range s.Ungated {
 			with := ""
-			if u.Lease != nil {
+			switch {
+			case u.Lease != nil:
 				with = " — collided with the lease of " + u.Lease.Owner.Name
+			case u.Op == "overflow":
+				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
 			}
 			fmt.Printf("  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
 		}

@@ -40,7 +40,6 @@ type Table struct {
 	groups    map[string]*ownerGroup
 	endings   []ending
 	live      []int32 // the slots of active leases, in no order
-	active    int
 	lastToken uint64
 	lastSeq   uint64
 }
@@ -114,7 +113,6 @@ func (t *Table) grant(e *Event) error {
 			t.index.add(refOf(s, i), p)
 		}
 	}
-	t.active++
 	t.lastToken = l.FencingToken
 	return nil
 }
@@ -196,7 +194,6 @@ func (t *Table) end(e *Event) error {
 	*t.endingOf(s) = ending{slot: s, terminated: end, reason: e.Reason, endedBy: e.Actor}
 	t.unindex(s)
 	t.dropLive(s)
-	t.active--
 	return nil
 }
 

@@ -21,7 +21,7 @@ func (t *Table) Prune(before time.Time) int {
 // leases does not hold memory for a day. Active leases are never pruned.
 // It returns how many it forgot.
 func (t *Table) PruneExcess(keep int) int {
-	excess := t.Len() - t.active - max(keep, 0)
+	excess := t.Ended() - max(keep, 0)
 	return t.pruneWhere(func(ending) bool {
 		excess--
 		return excess >= 0
@@ -29,7 +29,7 @@ func (t *Table) PruneExcess(keep int) int {
 }
 
 // Ended returns how many terminal leases the table remembers.
-func (t *Table) Ended() int { return t.Len() - t.active }
+func (t *Table) Ended() int { return t.Len() - len(t.live) }
 
 // pruneWhere forgets the terminal leases whose ending drop accepts; it is
 // asked about each terminal lease once, oldest ending first.

@@ -122,7 +122,7 @@ func (t *Table) sortByToken(ss []int32) {
 }
 
 // ActiveCount is the number of active leases.
-func (t *Table) ActiveCount() int { return t.active }
+func (t *Table) ActiveCount() int { return len(t.live) }
 
 // Len is the number of leases remembered, terminal ones included.
 func (t *Table) Len() int { return t.ids.len() }

@@ -87,14 +87,21 @@ func (h *history) checkout(who string) gate.Request {
 }
 
 // holderOp releases, checks in, renews or evicts a random active lease as
-// its holder (or an admin), with its token.
+// its holder (or an admin), with its token. A renewal is aimed at a live
+// check-out lease, the only kind that renews, so that every history makes
+// some; its TTL is still random and may be refused.
 func (h *history) holderOp() []gate.Event {
-	l, ok := h.pick(func(gate.Lease) bool { return true })
+	op := h.r.IntN(4)
+	keep := func(gate.Lease) bool { return true }
+	if op == 2 {
+		keep = func(l gate.Lease) bool { return l.Kind == gate.KindCheckout && l.Live(h.now) }
+	}
+	l, ok := h.pick(keep)
 	if !ok {
 		return nil
 	}
 	req := gate.Request{Owner: owner(l.Owner.Name), LeaseID: l.ID, Token: l.FencingToken}
-	switch h.r.IntN(4) {
+	switch op {
 	case 0:
 		req.Op = gate.OpRelease
 	case 1:

@@ -73,9 +73,16 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	return c, nil
 }
 
+// replay applies one ledger event at Open. Ended leases past KeepEnded are
+// pruned as they pile up, as commit does, so that a long history does not
+// fill memory before the first commit; no later event names an ended
+// lease, so forgetting one cannot break the replay.
 func (c *Coordinator) replay(e gate.Event) error {
 	if err := c.table.Apply(e); err != nil {
 		return err
+	}
+	if c.table.Ended() > 2*c.cfg.KeepEnded {
+		c.table.PruneExcess(c.cfg.KeepEnded)
 	}
 	if err := c.book.Apply(e); err != nil {
 		return err

@@ -100,11 +100,15 @@ func decodeKey(k []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(k), nil
 }
 
-// decodeEvent reads the event stored under key seq.
+// decodeEvent reads the event stored under key seq: on the fast path
+// when it is in the encoder's layout, else with encoding/json.
 func decodeEvent(seq uint64, v []byte) (gate.Event, error) {
-	var e gate.Event
-	if err := json.Unmarshal(v, &e); err != nil {
-		return e, fmt.Errorf("event %d: %w: %w", seq, store.ErrCorrupt, err)
+	e, ok := parseEvent(v)
+	if !ok {
+		e = gate.Event{}
+		if err := json.Unmarshal(v, &e); err != nil {
+			return e, fmt.Errorf("event %d: %w: %w", seq, store.ErrCorrupt, err)
+		}
 	}
 	if e.Seq != seq {
 		return e, fmt.Errorf("event under key %d has seq %d: %w", seq, e.Seq, store.ErrCorrupt)

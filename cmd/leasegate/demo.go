@@ -112,7 +112,7 @@ func (d *demo) setupRepo() error {
 
 func (d *demo) startServer(ctx context.Context) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, d.self, "serve", "--workspace", d.dir, "--log-level", "warn")
-	cmd.Env, cmd.Dir, cmd.Stderr = d.env, d.dir, os.Stderr
+	cmd.Env, cmd.Dir, cmd.Stderr = d.env, d.dir, &prefixWriter{prefix: "   [coordinator] ", out: d.out}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

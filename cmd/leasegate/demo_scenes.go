@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // sceneRetryGranted: alice writes src/app.go (and so also holds its pair
@@ -20,7 +25,9 @@ func (d *demo) sceneRetryGranted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	time.Sleep(700 * time.Millisecond)
+	if err := d.waitHeld(ctx, "alice", "src/app.go"); err != nil {
+		return err
+	}
 	if err := d.show(ctx, "status"); err != nil {
 		return err
 	}
@@ -32,7 +39,13 @@ func (d *demo) sceneRetryGranted(ctx context.Context) error {
 	_ = alice.Wait()
 	d.say("alice's worker ended: her leases are released; bob's retry finds the file free")
 	_ = bob.Wait()
-	return d.show(ctx, "history", "src/app.go", "--limit", "8")
+	if err := d.show(ctx, "history", "src/app.go", "--limit", "8"); err != nil {
+		return err
+	}
+	if !d.happened(ctx, "src/app.go", gate.EventContention, "bob") || !d.fileHas("src/app.go", "// bob") {
+		return fmt.Errorf("demo: bob's write to src/app.go was not held for its retry and then granted")
+	}
+	return nil
 }
 
 // sceneReclaim: carol's sidecar is killed with SIGKILL; the liveness check
@@ -43,10 +56,16 @@ func (d *demo) sceneReclaim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	time.Sleep(800 * time.Millisecond)
+	if err := d.waitHeld(ctx, "carol", "docs/guide.md"); err != nil {
+		return err
+	}
 	_ = carol.Process.Signal(syscall.SIGKILL)
 	_ = carol.Wait()
-	time.Sleep(time.Second)
+	if err := d.waitFor("the reclaim of carol's lease", func() bool {
+		return d.happened(ctx, "docs/guide.md", gate.EventReclaimed, "")
+	}); err != nil {
+		return err
+	}
 	d.say("a dead owner never keeps a lease: the reclaim and its evidence")
 	if err := d.show(ctx, "history", "docs/guide.md", "--limit", "4"); err != nil {
 		return err
@@ -55,7 +74,10 @@ func (d *demo) sceneReclaim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return dave.Wait()
+	if err := dave.Wait(); err != nil || !d.fileHas("docs/guide.md", "- dave") {
+		return fmt.Errorf("demo: dave could not write docs/guide.md after the reclaim (%v)", err)
+	}
+	return nil
 }
 
 // sceneBlocker: erin holds README.md and keeps working; frank's retry still
@@ -66,7 +88,9 @@ func (d *demo) sceneBlocker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	time.Sleep(700 * time.Millisecond)
+	if err := d.waitHeld(ctx, "erin", "README.md"); err != nil {
+		return err
+	}
 	frank, err := d.worker(ctx, "frank", "if echo frank >> README.md; then echo 'frank: wrote README.md'; else echo 'frank: write failed, moving on'; fi")
 	if err != nil {
 		return err
@@ -86,6 +110,9 @@ func (d *demo) sceneBlocker(ctx context.Context) error {
 	_ = frank.Wait()
 	_ = erin.Process.Signal(syscall.SIGTERM)
 	_ = erin.Wait()
+	if d.fileHas("README.md", "frank") {
+		return fmt.Errorf("demo: frank's denied write reached README.md")
+	}
 	return nil
 }
 
@@ -114,9 +141,63 @@ func (d *demo) sceneCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	time.Sleep(1500 * time.Millisecond)
+	if err := d.waitFor("the release of docs/notes.md on grace's commit", func() bool {
+		return d.happened(ctx, "docs/notes.md", gate.EventReleased, "grace")
+	}); err != nil {
+		return err
+	}
 	if err := d.show(ctx, "history", "docs/notes.md", "--limit", "4"); err != nil {
 		return err
 	}
 	return grace.Wait()
+}
+
+// demoWait bounds every wait for a step of the story; the slowest, the
+// blocker, comes one retry window after its contention.
+const demoWait = demoRetryAfter + 15*time.Second
+
+// waitFor polls cond until it holds, or fails naming what did not happen.
+func (d *demo) waitFor(what string, cond func() bool) error {
+	deadline := time.Now().Add(demoWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("demo: %s did not happen within %s", what, demoWait)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
+// waitHeld waits until owner holds a lease on path.
+func (d *demo) waitHeld(ctx context.Context, owner, path string) error {
+	return d.waitFor(owner+"'s lease on "+path, func() bool {
+		out, err := d.output(ctx, "status", "--json", "--no-start")
+		var st coordinator.Status
+		if err != nil || json.Unmarshal([]byte(out), &st) != nil {
+			return false
+		}
+		for _, l := range st.Leases {
+			if l.Owner.Name == owner && slices.Contains(l.Scope.Paths, path) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// happened reports whether path's history holds an event of type typ (by
+// actor, unless actor is empty).
+func (d *demo) happened(ctx context.Context, path string, typ gate.EventType, actor string) bool {
+	out, err := d.output(ctx, "history", path, "--json", "--limit", "0", "--no-start")
+	var evs []gate.Event
+	if err != nil || json.Unmarshal([]byte(out), &evs) != nil {
+		return false
+	}
+	return slices.ContainsFunc(evs, func(e gate.Event) bool { return e.Type == typ && (actor == "" || e.Actor == actor) })
+}
+
+// fileHas reports whether the demo repository's file at path contains s.
+func (d *demo) fileHas(path, s string) bool {
+	b, err := os.ReadFile(filepath.Join(d.dir, path))
+	return err == nil && strings.Contains(string(b), s)
 }

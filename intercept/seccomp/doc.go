@@ -15,8 +15,11 @@
 // Decider says yes or no; this package only reports faithfully what a
 // syscall is about to change and carries out the answer.
 //
-// Limits the caller should know (also in DESIGN.md): io_uring bypasses
-// seccomp; a hostile worker can swap a path between the check and the use
+// What cannot be gated is refused in the kernel: io_uring (its rings
+// change files where no filter looks) fails with ENOSYS, a write open by
+// file handle (open_by_handle_at names no path) with EPERM.
+//
+// Limits the caller should know (also in DESIGN.md): a hostile worker can swap a path between the check and the use
 // (SECCOMP_USER_NOTIF_FLAG_CONTINUE is not a security boundary); the
 // filter sets no_new_privs, so setuid programs (sudo) gain no privileges
 // inside a worker; paths are read with the ptrace access check, so an

@@ -28,10 +28,25 @@ const writeOpenFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
 // changes no path until a later linkat names it, so the filter lets it run.
 const tmpfileFlag = unix.O_TMPFILE &^ unix.O_DIRECTORY
 
+// noRingSyscalls are io_uring's. A ring performs opens, renames, unlinks
+// and writes from a submission queue that no filter sees, so a worker could
+// change the tree past the gate through one. The filter fails them with
+// ENOSYS, as a kernel without io_uring would; runtimes that try io_uring
+// (libuv, liburing, tokio-uring) fall back to plain syscalls on ENOSYS.
+var noRingSyscalls = []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}
+
+// openByHandleFlagsArg is the flags argument of open_by_handle_at. Its file
+// handle names an inode, not a path, so a write open through it cannot be
+// gated; the filter fails those with EPERM (what the kernel answers a
+// caller without CAP_DAC_READ_SEARCH) and lets read opens through.
+const openByHandleFlagsArg = 2
+
 // buildFilter assembles the classic BPF program installed in the worker:
 //
 //	arch != native          -> kill the process (foreign syscall numbers)
 //	nr has the x32 bit      -> kill the process (amd64 only; nr -1 is allowed)
+//	nr is io_uring's        -> fail with ENOSYS
+//	nr is open_by_handle_at -> fail with EPERM if the flags have a write flag
 //	nr is gated always      -> notify
 //	nr is open/openat       -> notify if the flags argument has a write flag
 //	anything else           -> allow, in the kernel
@@ -49,6 +64,10 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 		b.jump(unix.BPF_JEQ, 0xffffffff, "allow", "")
 		b.jump(unix.BPF_JGE, x32Bit, "kill", "")
 	}
+	for _, nr := range noRingSyscalls {
+		b.jump(unix.BPF_JEQ, nr, "nosys", "")
+	}
+	b.jump(unix.BPF_JEQ, unix.SYS_OPEN_BY_HANDLE_AT, "byhandle", "")
 	var flagArgs []int
 	for _, e := range table {
 		target := "notify"
@@ -69,6 +88,14 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 		b.label("allow" + strconv.Itoa(arg))
 		b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 	}
+	b.label("byhandle")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, uint32(offArgs+8*openByHandleFlagsArg))
+	b.jump(unix.BPF_JSET, writeOpenFlags, "", "readbyhandle")
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
+	b.label("readbyhandle")
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
+	b.label("nosys")
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
 	b.label("notify")
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_USER_NOTIF)
 	b.label("kill")

@@ -180,6 +180,23 @@ var portableCases = []syscallCase{
 	{name: "mknodat", want: mut(seccomp.OpMknod, "p"), run: func(d int) error {
 		return unix.Mknodat(d, "p", unix.S_IFIFO|0o644, 0)
 	}},
+	{name: "io_uring_setup refused", err: unix.ENOSYS, run: func(d int) error {
+		var params [120]byte // struct io_uring_params, zeroed
+		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params)), 0)
+		return closeFD(int(fd), errnoOrNil(errno))
+	}},
+	{name: "io_uring_enter refused", err: unix.ENOSYS, run: func(d int) error {
+		return rawErr(unix.SYS_IO_URING_ENTER, 999, 1, 0, 0, 0, 0)
+	}},
+	{name: "io_uring_register refused", err: unix.ENOSYS, run: func(d int) error {
+		return rawErr(unix.SYS_IO_URING_REGISTER, 999, 0, 0, 0)
+	}},
+	{name: "open_by_handle_at write refused", err: unix.EPERM, run: func(d int) error {
+		return openByHandle(d, unix.O_WRONLY)
+	}},
+	{name: "open_by_handle_at read", err: byHandleReadErr(), run: func(d int) error {
+		return openByHandle(d, unix.O_RDONLY)
+	}},
 	{name: "bad pointer", err: unix.EFAULT, run: func(d int) error {
 		return rawErr(unix.SYS_OPENAT, uintptr(d), 8, unix.O_WRONLY|unix.O_CREAT, 0o644)
 	}},
@@ -267,13 +284,40 @@ func reopen(prefix string) error {
 }
 
 // rawErr makes a raw syscall and returns its errno (nil if none).
-func rawErr(nr uintptr, a ...uintptr) error {
-	a = append(a, 0, 0, 0, 0, 0, 0)
-	_, _, errno := unix.Syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+// openByHandle opens f through its file handle with flags.
+func openByHandle(dirfd, flags int) error {
+	h, _, err := unix.NameToHandleAt(dirfd, "f", 0)
+	if err != nil {
+		return err
+	}
+	mount, err := unix.Open(".", unix.O_RDONLY|unix.O_DIRECTORY, 0) // not O_PATH: the kernel wants an open file
+	if err != nil {
+		return err
+	}
+	defer unix.Close(mount)
+	return closeFD(unix.OpenByHandleAt(mount, h, flags))
+}
+
+// byHandleReadErr is what a read open by handle gives: it needs
+// CAP_DAC_READ_SEARCH, which root has.
+func byHandleReadErr() unix.Errno {
+	if os.Geteuid() == 0 {
+		return 0
+	}
+	return unix.EPERM
+}
+
+func errnoOrNil(errno unix.Errno) error {
 	if errno != 0 {
 		return errno
 	}
 	return nil
+}
+
+func rawErr(nr uintptr, a ...uintptr) error {
+	a = append(a, 0, 0, 0, 0, 0, 0)
+	_, _, errno := unix.Syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+	return errnoOrNil(errno)
 }
 
 // ptr returns a pointer to a NUL-terminated copy of s. The strings live

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,9 +216,15 @@ type worker struct {
 
 func (r *repo) worker(name, script string) *worker {
 	r.t.Helper()
+	return r.workerEnv(name, script)
+}
+
+// workerEnv starts a worker with env added to the repo's.
+func (r *repo) workerEnv(name, script string, env ...string) *worker {
+	r.t.Helper()
 	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
 	w.cmd = exec.Command(bin, "run", "--as", name, "--", "sh", "-c", script)
-	w.cmd.Dir, w.cmd.Env = r.dir, r.env
+	w.cmd.Dir, w.cmd.Env = r.dir, append(slices.Clone(r.env), env...)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	w.cmd.WaitDelay = time.Second // a killed sidecar's orphans may keep the pipe open
 	if err := w.cmd.Start(); err != nil {

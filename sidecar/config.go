@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -41,6 +42,11 @@ type Config struct {
 	Workspace *workspace.Workspace
 	// Client talks to the workspace's coordinator. Required.
 	Client *api.Client
+	// Restart starts the workspace's coordinator when a heartbeat finds
+	// it gone, and returns once it answers. Nil leaves that to someone
+	// else; gated writes wait and retry until a coordinator answers either
+	// way.
+	Restart func(ctx context.Context) error
 	// HeartbeatEvery is the owner heartbeat interval. Default
 	// liveness.DefaultHeartbeatInterval (2 s).
 	HeartbeatEvery time.Duration

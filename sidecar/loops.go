@@ -2,9 +2,11 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -17,17 +19,39 @@ const endTimeout = 10 * time.Second
 // runs, so git has finished writing the commit.
 const commitSettle = 300 * time.Millisecond
 
+// heartbeats beats for the owner, and starts the coordinator again (with
+// Config.Restart) when a beat finds it gone: a crashed or killed
+// coordinator is back within a beat or two, and the writes it left held,
+// which wait and retry meanwhile, go on.
 func (s *Sidecar) heartbeats(ctx context.Context) {
 	t := time.NewTicker(s.cfg.HeartbeatEvery)
 	defer t.Stop()
+	down := false // the coordinator was found gone and has not answered since
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.cfg.Client.Heartbeat(ctx, s.cfg.Name); err != nil && ctx.Err() == nil {
-				s.log.Warn("heartbeat failed", "error", err)
+		}
+		err := s.cfg.Client.Heartbeat(ctx, s.cfg.Name)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			if down {
+				s.notef("the coordinator answers again")
 			}
+			down = false
+		case errors.Is(err, api.ErrUnavailable) && s.cfg.Restart != nil:
+			if !down {
+				s.notef("the coordinator is gone (%v); starting it again, gated writes wait meanwhile", err)
+			}
+			down = true
+			if err := s.cfg.Restart(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("starting the coordinator failed", "error", err)
+			}
+		default:
+			s.log.Warn("heartbeat failed", "error", err)
 		}
 	}
 }

@@ -32,10 +32,14 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	code, err := sidecar.Run(ctx, sidecar.Config{
+	cfg := sidecar.Config{
 		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Workspace: ws, Client: cl, Logger: f.logger("leasegate"),
-	})
+	}
+	if !f.noStart {
+		cfg.Restart = func(ctx context.Context) error { return f.startServer(ctx, ws, cl) }
+	}
+	code, err := sidecar.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,10 @@
 package integration_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +51,48 @@ func TestDemo(t *testing.T) {
 	if t.Failed() {
 		t.Fatalf("output:\n%s", out)
 	}
+	checkNothingLeft(t, tmp)
+}
+
+// TestDemoEndsWithItsReader: `leasegate demo | head -1` ends the demo
+// early, and it still removes its repository and stops its workers and
+// coordinator.
+func TestDemoEndsWithItsReader(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "demo")
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = append(cleanEnv(), "TMPDIR="+tmp), tmp, w, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "leasegate demo in ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("the demo went on for 30 s after its reader left")
+	}
+	checkNothingLeft(t, tmp)
+}
+
+// checkNothingLeft fails if a demo left a file in tmp or a process that
+// names it.
+func checkNothingLeft(t *testing.T, tmp string) {
+	t.Helper()
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("the demo left %s in its temporary directory", left[0].Name())
 	}

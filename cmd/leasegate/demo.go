@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,6 +39,21 @@ func cmdDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.cleanup(keep)
+	// A reader that goes away (`leasegate demo | head`) ends the demo
+	// early, its workers and coordinator with it, instead of killing it
+	// by SIGPIPE with the repository and coordinator left behind.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	go func() {
+		select {
+		case <-pipe:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	return d.play(ctx)
 }
 

@@ -61,7 +61,7 @@ func (d *demo) sceneReclaim(ctx context.Context) error {
 	}
 	_ = carol.Process.Signal(syscall.SIGKILL)
 	_ = carol.Wait()
-	if err := d.waitFor("the reclaim of carol's lease", func() bool {
+	if err := d.waitFor(ctx, "the reclaim of carol's lease", func() bool {
 		return d.happened(ctx, "docs/guide.md", gate.EventReclaimed, "")
 	}); err != nil {
 		return err
@@ -124,7 +124,11 @@ func (d *demo) waitBlocker(ctx context.Context) (string, error) {
 		if err == nil && json.Unmarshal([]byte(out), &reps) == nil && len(reps) > 0 {
 			return reps[0].ID, nil
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	return "", fmt.Errorf("demo: no blocker appeared")
 }
@@ -141,7 +145,7 @@ func (d *demo) sceneCommit(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := d.waitFor("the release of docs/notes.md on grace's commit", func() bool {
+	if err := d.waitFor(ctx, "the release of docs/notes.md on grace's commit", func() bool {
 		return d.happened(ctx, "docs/notes.md", gate.EventReleased, "grace")
 	}); err != nil {
 		return err
@@ -157,20 +161,24 @@ func (d *demo) sceneCommit(ctx context.Context) error {
 const demoWait = demoRetryAfter + 15*time.Second
 
 // waitFor polls cond until it holds, or fails naming what did not happen.
-func (d *demo) waitFor(what string, cond func() bool) error {
+func (d *demo) waitFor(ctx context.Context, what string, cond func() bool) error {
 	deadline := time.Now().Add(demoWait)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("demo: %s did not happen within %s", what, demoWait)
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	return nil
 }
 
 // waitHeld waits until owner holds a lease on path.
 func (d *demo) waitHeld(ctx context.Context, owner, path string) error {
-	return d.waitFor(owner+"'s lease on "+path, func() bool {
+	return d.waitFor(ctx, owner+"'s lease on "+path, func() bool {
 		out, err := d.output(ctx, "status", "--json", "--no-start")
 		var st coordinator.Status
 		if err != nil || json.Unmarshal([]byte(out), &st) != nil {

@@ -42,6 +42,7 @@ func TestDemo(t *testing.T) {
 		"# BLOCKED: frank cannot write README.md",
 		"write denied with EBUSY",
 		"[frank] frank: write failed, moving on",
+		"by henry  — stop-idle",
 		"by grace  — committed in",
 	} {
 		if !bytes.Contains(out, []byte(want)) {

@@ -133,6 +133,34 @@ func (d *demo) waitBlocker(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("demo: no blocker appeared")
 }
 
+// sceneStopIdle: henry edits docs/todo.md, then his agent ends its turn
+// (here `leasegate stop`, as an agent's Stop hook or a stopped process
+// tree would); with no write for the stop-idle window his lease is
+// released, though his worker still runs.
+func (d *demo) sceneStopIdle(ctx context.Context) error {
+	d.say("henry edits docs/todo.md, then his agent ends its turn: leasegate stop --as henry; %s without a write releases his lease", demoIdleAfter)
+	henry, err := d.worker(ctx, "henry", "echo '- henry' >> docs/todo.md; echo 'henry: wrote docs/todo.md, now idle'; sleep 30")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_ = henry.Process.Signal(syscall.SIGTERM)
+		_ = henry.Wait()
+	}()
+	if err := d.waitHeld(ctx, "henry", "docs/todo.md"); err != nil {
+		return err
+	}
+	if err := d.show(ctx, "stop", "--as", "henry"); err != nil {
+		return err
+	}
+	if err := d.waitFor(ctx, "the stop-idle release of henry's lease", func() bool {
+		return d.happened(ctx, "docs/todo.md", gate.EventReleased, "henry")
+	}); err != nil {
+		return err
+	}
+	return d.show(ctx, "history", "docs/todo.md", "--limit", "4")
+}
+
 // sceneCommit: grace edits docs/notes.md and commits it while still running:
 // the committed, clean file's lease is released at once.
 func (d *demo) sceneCommit(ctx context.Context) error {

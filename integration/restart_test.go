@@ -12,21 +12,39 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// outageScript waits for the trigger file, then appends to a.txt: the
-// write comes while the test has the coordinator down.
-func outageScript(trigger string) string {
-	return fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger)
+// outage starts a worker whose one write, to a.txt, comes after the test
+// has killed the coordinator, and returns the last ledger seq before it.
+func outage(t *testing.T, env ...string) (*repo, *worker, uint64) {
+	t.Helper()
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	trigger := filepath.Join(t.TempDir(), "go")
+	w := r.workerEnv("alice", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger), env...)
+	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
+	seq := r.status().LastSeq
+	r.killServer()
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return r, w, seq
 }
 
-// grantedAfter reports whether a.txt's history holds a grant to owner
-// with a sequence number above seq.
-func grantedAfter(evs []gate.Event, owner string, seq uint64) bool {
-	for _, e := range evs {
-		if e.Type == gate.EventGranted && e.Seq > seq && e.Lease.Owner.Name == owner {
-			return true
+// checkGatedAfter waits for the worker to end well and checks that its
+// write landed with a grant to alice after seq, by a coordinator that
+// answered after the outage.
+func checkGatedAfter(t *testing.T, r *repo, w *worker, seq uint64, within time.Duration) {
+	t.Helper()
+	if code := w.wait(t, within); code != 0 {
+		t.Fatalf("worker exit %d:\n%s", code, w.out)
+	}
+	if got := r.read("a.txt"); got != "a\nx\n" {
+		t.Fatalf("a.txt is %q after the coordinator came back", got)
+	}
+	for _, e := range r.history("a.txt") {
+		if e.Type == gate.EventGranted && e.Seq > seq && e.Lease.Owner.Name == "alice" {
+			return
 		}
 	}
-	return false
+	t.Fatalf("no grant of a.txt to alice after the outage: the write was not gated")
 }
 
 // TestWritesWaitForTheCoordinator: with the coordinator killed, and the
@@ -34,15 +52,7 @@ func grantedAfter(evs []gate.Event, owner string, seq uint64) bool {
 // let through; once a coordinator answers again the write is gated by it
 // and goes on.
 func TestWritesWaitForTheCoordinator(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	trigger := filepath.Join(t.TempDir(), "go")
-	w := r.workerEnv("alice", outageScript(trigger), "LEASEGATE_NO_START=1")
-	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
-	seq := r.status().LastSeq
-	r.killServer()
-	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	r, w, seq := outage(t, "LEASEGATE_NO_START=1")
 	eventually(t, 15*time.Second, "the notice that the write waits", func() bool {
 		return strings.Contains(w.out.String(), "coordinator unavailable")
 	})
@@ -55,40 +65,16 @@ func TestWritesWaitForTheCoordinator(t *testing.T) {
 	default:
 	}
 	r.startServer(retryAfter, idleAfter)
-	if code := w.wait(t, 15*time.Second); code != 0 {
-		t.Fatalf("worker exit %d:\n%s", code, w.out)
-	}
-	if got := r.read("a.txt"); got != "a\nx\n" {
-		t.Fatalf("a.txt is %q after the coordinator came back", got)
-	}
-	if !grantedAfter(r.history("a.txt"), "alice", seq) {
-		t.Fatalf("no grant of a.txt to alice after the outage: the write was not gated")
-	}
+	checkGatedAfter(t, r, w, seq, 15*time.Second)
 }
 
 // TestSidecarRestartsTheCoordinator: a coordinator killed while workers
 // run is started again by a sidecar's next heartbeat; the write that came
 // meanwhile is gated by the new coordinator and goes on.
 func TestSidecarRestartsTheCoordinator(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	trigger := filepath.Join(t.TempDir(), "go")
-	w := r.worker("alice", outageScript(trigger))
-	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
-	seq := r.status().LastSeq
-	r.killServer()
-	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { killServe(t, r.dir) })
-	if code := w.wait(t, 20*time.Second); code != 0 {
-		t.Fatalf("worker exit %d:\n%s", code, w.out)
-	}
-	if got := r.read("a.txt"); got != "a\nx\n" {
-		t.Fatalf("a.txt is %q after the restart", got)
-	}
-	if !grantedAfter(r.history("a.txt"), "alice", seq) {
-		t.Fatalf("no grant of a.txt to alice by the restarted coordinator")
-	}
+	r, w, seq := outage(t)
+	t.Cleanup(func() { killServe(r.dir) })
+	checkGatedAfter(t, r, w, seq, 20*time.Second)
 	if !strings.Contains(w.out.String(), "the coordinator is gone") {
 		t.Fatalf("the worker was not told the coordinator was started again:\n%s", w.out)
 	}
@@ -96,7 +82,7 @@ func TestSidecarRestartsTheCoordinator(t *testing.T) {
 
 // killServe kills every `leasegate serve` process of the workspace dir,
 // such as one a sidecar started.
-func killServe(t *testing.T, dir string) {
+func killServe(dir string) {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)

@@ -50,6 +50,8 @@ func parseEvent(v []byte) (e gate.Event, ok bool) {
 	return e, !p.bad
 }
 
+// lease reads a lease as jsonenc.Lease writes it. A field the encoder does
+// not know of yet makes the whole event go to encoding/json.
 func (p *parser) lease() *gate.Lease {
 	l := new(gate.Lease)
 	p.lit(`{"id":`)

@@ -65,7 +65,7 @@ func TestWritesWaitForTheCoordinator(t *testing.T) {
 	default:
 	}
 	r.startServer(retryAfter, idleAfter)
-	checkGatedAfter(t, r, w, seq, 15*time.Second)
+	checkGatedAfter(t, r, w, seq, 30*time.Second)
 }
 
 // TestSidecarRestartsTheCoordinator: a coordinator killed while workers
@@ -74,7 +74,7 @@ func TestWritesWaitForTheCoordinator(t *testing.T) {
 func TestSidecarRestartsTheCoordinator(t *testing.T) {
 	r, w, seq := outage(t)
 	t.Cleanup(func() { killServe(r.dir) })
-	checkGatedAfter(t, r, w, seq, 20*time.Second)
+	checkGatedAfter(t, r, w, seq, 30*time.Second)
 	if !strings.Contains(w.out.String(), "the coordinator is gone") {
 		t.Fatalf("the worker was not told the coordinator was started again:\n%s", w.out)
 	}

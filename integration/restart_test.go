@@ -28,12 +28,13 @@ func outage(t *testing.T, env ...string) (*repo, *worker, uint64) {
 	return r, w, seq
 }
 
-// checkGatedAfter waits for the worker to end well and checks that its
+// checkGatedAfter waits (up to 30 s: a retry backoff, a heartbeat and a
+// replay) for the worker to end well and checks that its
 // write landed with a grant to alice after seq, by a coordinator that
 // answered after the outage.
-func checkGatedAfter(t *testing.T, r *repo, w *worker, seq uint64, within time.Duration) {
+func checkGatedAfter(t *testing.T, r *repo, w *worker, seq uint64) {
 	t.Helper()
-	if code := w.wait(t, within); code != 0 {
+	if code := w.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("worker exit %d:\n%s", code, w.out)
 	}
 	if got := r.read("a.txt"); got != "a\nx\n" {
@@ -65,7 +66,7 @@ func TestWritesWaitForTheCoordinator(t *testing.T) {
 	default:
 	}
 	r.startServer(retryAfter, idleAfter)
-	checkGatedAfter(t, r, w, seq, 30*time.Second)
+	checkGatedAfter(t, r, w, seq)
 }
 
 // TestSidecarRestartsTheCoordinator: a coordinator killed while workers
@@ -74,7 +75,7 @@ func TestWritesWaitForTheCoordinator(t *testing.T) {
 func TestSidecarRestartsTheCoordinator(t *testing.T) {
 	r, w, seq := outage(t)
 	t.Cleanup(func() { killServe(r.dir) })
-	checkGatedAfter(t, r, w, seq, 30*time.Second)
+	checkGatedAfter(t, r, w, seq)
 	if !strings.Contains(w.out.String(), "the coordinator is gone") {
 		t.Fatalf("the worker was not told the coordinator was started again:\n%s", w.out)
 	}

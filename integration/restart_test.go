@@ -29,9 +29,9 @@ func outage(t *testing.T, env ...string) (*repo, *worker, uint64) {
 }
 
 // checkGatedAfter waits (up to 30 s: a retry backoff, a heartbeat and a
-// replay) for the worker to end well and checks that its
-// write landed with a grant to alice after seq, by a coordinator that
-// answered after the outage.
+// replay) for the worker to end well, and checks that its write landed
+// with a grant to alice after seq, by a coordinator that answered after
+// the outage.
 func checkGatedAfter(t *testing.T, r *repo, w *worker, seq uint64) {
 	t.Helper()
 	if code := w.wait(t, 30*time.Second); code != 0 {

@@ -26,8 +26,10 @@ func printJSON(v any) error {
 
 func cmdStatus(ctx context.Context, args []string) error {
 	var f common
+	var all bool
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	f.register(fs, false)
+	fs.BoolVar(&all, "all", false, fmt.Sprintf("list every lease (without it, at most %d of each owner)", statusLeasesPerOwner))
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 			Rule      string `json:"rule"`
 		}{s, ws.Root, rule})
 	}
-	printStatus(s, ws, rule)
+	printStatus(os.Stdout, s, ws, rule, all)
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
-	"os"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,10 +29,17 @@ func scopeString(s gate.Scope) string {
 	return strings.Join(s.Paths, " ")
 }
 
-func printStatus(s coordinator.Status, ws *workspace.Workspace, rule string) {
-	fmt.Printf("workspace %s  (retry after %s, stop-idle %s)\n", ws.Root, s.RetryAfter, s.IdleAfter)
-	fmt.Printf("gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+// statusLeasesPerOwner is how many leases of one owner status lists
+// without --all; a worker that cloned or generated thousands of files
+// would otherwise bury everyone else's.
+const statusLeasesPerOwner = 10
+
+// printStatus writes status as text: leases grouped by owner, oldest
+// first, at most statusLeasesPerOwner of each unless all.
+func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rule string, all bool) {
+	fmt.Fprintf(w, "workspace %s  (retry after %s, stop-idle %s)\n", ws.Root, s.RetryAfter, s.IdleAfter)
+	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\n", len(s.Owners))
 	for _, o := range s.Owners {
 		st := string(o.Liveness.Status)
@@ -40,28 +49,43 @@ func printStatus(s coordinator.Status, ws *workspace.Workspace, rule string) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity))
 	}
 	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))
-	for _, l := range s.Leases {
-		exp := "-"
-		if !l.ExpiresAt.IsZero() {
-			exp = l.ExpiresAt.UTC().Format(time.RFC3339)
+	leases := slices.Clone(s.Leases)
+	slices.SortStableFunc(leases, func(a, b gate.Lease) int {
+		return cmp.Or(cmp.Compare(a.Owner.Name, b.Owner.Name), cmp.Compare(a.FencingToken, b.FencingToken))
+	})
+	for i := 0; i < len(leases); {
+		owner := leases[i].Owner.Name
+		n := 0
+		for ; i < len(leases) && leases[i].Owner.Name == owner; i++ {
+			if n++; n > statusLeasesPerOwner && !all {
+				continue
+			}
+			l := leases[i]
+			exp := "-"
+			if !l.ExpiresAt.IsZero() {
+				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", scopeString(l.Scope), owner, l.Kind, l.FencingToken, ago(s.Now, l.AcquiredAt), exp)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", scopeString(l.Scope), l.Owner.Name, l.Kind, l.FencingToken, ago(s.Now, l.AcquiredAt), exp)
+		if more := n - statusLeasesPerOwner; more > 0 && !all {
+			fmt.Fprintf(tw, "... %d more\t%s\t\t\t\t(status --all lists them)\n", more, owner)
+		}
 	}
 	tw.Flush()
 	if len(s.Contentions) > 0 {
-		fmt.Printf("\nCONTENTION (%d)\n", len(s.Contentions))
+		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
 		for _, c := range s.Contentions {
-			fmt.Printf("  %s waits for %s held by %s; retry at %s\n", c.Requester, strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s\n", c.Requester, strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339))
 		}
 	}
 	if len(s.Blockers) > 0 {
-		fmt.Printf("\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
+		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
 		for _, b := range s.Blockers {
-			fmt.Printf("  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Name)
+			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Name)
 		}
 	}
 	if len(s.Ungated) > 0 {
-		fmt.Printf("\nUNGATED WRITES (last %d)\n", len(s.Ungated))
+		fmt.Fprintf(w, "\nUNGATED WRITES (last %d)\n", len(s.Ungated))
 		for _, u := range s.Ungated {
 			with := ""
 			switch {
@@ -70,7 +94,7 @@ func printStatus(s coordinator.Status, ws *workspace.Workspace, rule string) {
 			case u.Op == "overflow":
 				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
 			}
-			fmt.Printf("  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
+			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
 		}
 	}
 }

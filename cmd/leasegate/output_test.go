@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// TestStatusCapsLeasesPerOwner: the text status lists at most
+// statusLeasesPerOwner leases of each owner, oldest first, grouped by
+// owner, with a line saying how many more; --all lists every one.
+func TestStatusCapsLeasesPerOwner(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	var leases []gate.Lease
+	add := func(owner string, n int) {
+		for i := range n {
+			leases = append(leases, gate.Lease{Owner: gate.Owner{Name: owner}, Kind: gate.KindAuto, State: gate.StateActive,
+				Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("%s/f%04d", owner, i)}},
+				FencingToken: uint64(len(leases) + 1), AcquiredAt: now})
+		}
+	}
+	add("zed", 3)
+	add("alice", statusLeasesPerOwner+25)
+	add("bob", statusLeasesPerOwner)
+	st := coordinator.Status{Now: now, Leases: leases}
+	ws := &workspace.Workspace{Root: "/w"}
+
+	var capped bytes.Buffer
+	printStatus(&capped, st, ws, "rule", false)
+	out := capped.String()
+	for _, want := range []string{"LEASES (48)", "alice/f0000 ", "alice/f0009 ", "... 25 more  alice", "bob/f0009 ", "zed/f0002 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	for _, absent := range []string{"alice/f0010 ", "more  bob", "more  zed"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("status has %q:\n%s", absent, out)
+		}
+	}
+	if a, b, z := strings.Index(out, "alice/f0000"), strings.Index(out, "bob/f0000"), strings.Index(out, "zed/f0000"); !(a < b && b < z) {
+		t.Errorf("leases not grouped by owner in name order:\n%s", out)
+	}
+
+	var full bytes.Buffer
+	printStatus(&full, st, ws, "rule", true)
+	if out := full.String(); !strings.Contains(out, "alice/f0034 ") || strings.Contains(out, "more") {
+		t.Errorf("status --all does not list every lease:\n%s", out)
+	}
+}

@@ -21,7 +21,7 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 	add := func(owner string, n int) {
 		for i := range n {
 			leases = append(leases, gate.Lease{Owner: gate.Owner{Name: owner}, Kind: gate.KindAuto, State: gate.StateActive,
-				Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("%s/f%04d", owner, i)}},
+				Scope:        gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("%s/f%04d", owner, i)}},
 				FencingToken: uint64(len(leases) + 1), AcquiredAt: now})
 		}
 	}

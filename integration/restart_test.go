@@ -76,7 +76,7 @@ func TestSidecarRestartsTheCoordinator(t *testing.T) {
 	r, w, seq := outage(t)
 	t.Cleanup(func() { killServe(r.dir) })
 	checkGatedAfter(t, r, w, seq)
-	if !strings.Contains(w.out.String(), "the coordinator is gone") {
+	if !strings.Contains(w.out.String(), "starting the coordinator again") {
 		t.Fatalf("the worker was not told the coordinator was started again:\n%s", w.out)
 	}
 }

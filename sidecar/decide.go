@@ -190,8 +190,8 @@ func (s *Sidecar) observer(paths []string, halted *bool) api.Observer {
 			return true
 		},
 		Unavailable: func(err error, attempt int) {
-			if attempt == 1 || attempt%10 == 0 {
-				s.notef("coordinator unavailable (%v); the write to %s is held and retried", err, strings.Join(paths, " "))
+			if attempt == 1 || attempt%10 == 0 { // err reads "coordinator unavailable at SOCKET: why"
+				s.notef("%v; the write to %s is held and retried", err, strings.Join(paths, " "))
 			}
 		},
 	}

@@ -44,7 +44,7 @@ func (s *Sidecar) heartbeats(ctx context.Context) {
 			down = false
 		case errors.Is(err, api.ErrUnavailable) && s.cfg.Restart != nil:
 			if !down {
-				s.notef("the coordinator is gone (%v); starting it again, gated writes wait meanwhile", err)
+				s.notef("%v; starting the coordinator again, gated writes wait meanwhile", err)
 			}
 			down = true
 			if err := s.cfg.Restart(ctx); err != nil && ctx.Err() == nil {

@@ -73,17 +73,23 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	return c, nil
 }
 
-// replay applies one ledger event at Open. Ended leases past KeepEnded are
-// pruned as they pile up, as commit does, so that a long history does not
-// fill memory before the first commit; no later event names an ended
-// lease, so forgetting one cannot break the replay.
+// boundEnded forgets the oldest ended leases once twice KeepEnded have
+// piled up, keeping KeepEnded of them.
+func (c *Coordinator) boundEnded() {
+	if c.table.Ended() > 2*c.cfg.KeepEnded {
+		c.table.PruneExcess(c.cfg.KeepEnded)
+	}
+}
+
+// replay applies one ledger event at Open. Ended leases are bounded as
+// they pile up, as commit does, so that a long history does not fill
+// memory before the first commit; no later event names an ended lease, so
+// forgetting one cannot break the replay.
 func (c *Coordinator) replay(e gate.Event) error {
 	if err := c.table.Apply(e); err != nil {
 		return err
 	}
-	if c.table.Ended() > 2*c.cfg.KeepEnded {
-		c.table.PruneExcess(c.cfg.KeepEnded)
-	}
+	c.boundEnded()
 	if err := c.book.Apply(e); err != nil {
 		return err
 	}
@@ -142,9 +148,7 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 			c.noteEnded(evs[i].LeaseID, evs[i].At)
 		}
 	}
-	if c.table.Ended() > 2*c.cfg.KeepEnded {
-		c.table.PruneExcess(c.cfg.KeepEnded)
-	}
+	c.boundEnded()
 	return c.w.enqueue(evs), nil
 }
 

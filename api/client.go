@@ -19,6 +19,7 @@ import (
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/unixsock"
 )
 
 // ClientConfig configures a Client.
@@ -69,8 +70,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.Socket != "" {
 		sock := cfg.Socket
 		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
+			return unixsock.Dial(ctx, sock)
 		}
 		base = "http://leasegate"
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/unixsock"
 )
 
 // handshakeTimeout bounds dialing and upgrading a stream. A coordinator
@@ -91,8 +93,7 @@ func (d *streamDialer) open(ctx context.Context) (*clientStream, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
-	var dialer net.Dialer
-	conn, err := dialer.DialContext(ctx, network, addr)
+	conn, err := dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +107,15 @@ func (d *streamDialer) open(ctx context.Context) (*clientStream, error) {
 	}
 	_ = conn.SetDeadline(time.Time{})
 	return newClientStream(conn, br), nil
+}
+
+// dial connects to a unix socket at any path length, or over TCP.
+func dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "unix" {
+		return unixsock.Dial(ctx, addr)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
 }
 
 // address is where the stream dials: the socket, or the host of an

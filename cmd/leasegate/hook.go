@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -106,8 +106,7 @@ func answers(ctx context.Context, cl *api.Client, path string, health bool) bool
 // listening reports whether something accepts connections on the unix
 // socket at path.
 func listening(ctx context.Context, path string) bool {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	c, err := unixsock.Dial(ctx, path)
 	if err != nil {
 		return false
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
 	"github.com/leasegate/leasegate/store/bolt"
@@ -168,12 +169,11 @@ func listenUnix(ctx context.Context, path string) (net.Listener, error) {
 		_ = os.Remove(path)
 	}
 	old := umask(0o177)
-	ln, err := net.Listen("unix", path)
+	ln, err := unixsock.Listen(path)
 	umask(old)
 	if err != nil {
 		return nil, err
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(true)
 	return ln, os.Chmod(path, 0o600)
 }
 

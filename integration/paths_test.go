@@ -1,0 +1,95 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// deepRepo is a git repository, with no coordinator running, at a path of
+// at least n bytes. Cleanup stops any coordinator a command started in it.
+func deepRepo(t *testing.T, n int) *repo {
+	t.Helper()
+	r := bareRepo(t)
+	dir := r.dir
+	for len(dir) < n {
+		dir = filepath.Join(dir, strings.Repeat("d", 48))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.dir = dir
+	r.write("README.md", "# deep\n")
+	r.write("a.txt", "a\n")
+	r.git("init", "-q", "-b", "main")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "initial")
+	t.Cleanup(func() { killServe(dir) })
+	return r
+}
+
+// TestLongWorkspacePath: a workspace whose socket path is far past the
+// kernel's 108 bytes works with every command: the coordinator starts on
+// demand, and acquire, run, the agent hook and status reach it.
+func TestLongWorkspacePath(t *testing.T) {
+	r := deepRepo(t, 200)
+	if n := len(filepath.Join(r.dir, ".git", "leasegate", "coord.sock")); n < 200 {
+		t.Fatalf("socket path is %d bytes, want at least 200", n)
+	}
+	r.mustLG("acquire", "README.md", "--as", "carol")
+	w := r.worker("alice", "echo x > a.txt")
+	if code := w.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("run exited %d:\n%s", code, w.out)
+	}
+	if got := r.read("a.txt"); got != "x\n" {
+		t.Fatalf("a.txt = %q after the worker's write", got)
+	}
+	ev := filepath.Join(t.TempDir(), "pre-write.json")
+	body := `{"session_id":"s1","cwd":"` + r.dir + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` +
+		filepath.Join(r.dir, "b.txt") + `","content":"x"}}`
+	if err := os.WriteFile(ev, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := r.lgStdin(ev, "hook", "claude-code")
+	if code != 0 {
+		t.Fatalf("hook claude-code exited %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	st := r.mustLG("status", "--json")
+	for _, want := range []string{`"README.md"`, `"b.txt"`, `"carol"`} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status does not show %s:\n%s", want, st)
+		}
+	}
+}
+
+// lgStdin runs the leasegate CLI in the repo with the file at stdin as its
+// input and returns stdout, stderr and the exit code.
+func (r *repo) lgStdin(stdin string, args ...string) (string, string, int) {
+	r.t.Helper()
+	in, err := os.Open(stdin)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer in.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = r.dir, r.env, in
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return out.String(), errb.String(), ee.ExitCode()
+	case err != nil:
+		r.t.Fatalf("leasegate %v: %v", args, err)
+	}
+	return out.String(), errb.String(), 0
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package unixsock
+
+// reach calls use with path, which must fit as it is: there is no short
+// name of a directory to bind or dial through.
+func reach(path string, use func(addr string) error) error {
+	if !fits(path) {
+		return tooLong(path, "this system has no short name for its directory")
+	}
+	return use(path)
+}

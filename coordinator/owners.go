@@ -17,20 +17,24 @@ type owner struct {
 	registeredAt  time.Time
 	lastHeartbeat time.Time // zero until the first beat since this coordinator started
 	lastActivity  time.Time
-	stoppedAt     time.Time // non-zero while a stop-idle window is open
-	gone          bool      // worker ended or reclaimed; kept for status until pruned
+	stoppedAt     time.Time  // non-zero while a stop-idle window is open
+	stoppedBy     stopSource // what opened the window
+	gone          bool       // worker ended or reclaimed; kept for status until pruned
 	liveness      gate.Liveness
 }
 
 // OwnerView is an owner as status shows it.
 type OwnerView struct {
 	gate.Owner
-	RegisteredAt  time.Time     `json:"registered_at"`
-	LastHeartbeat time.Time     `json:"last_heartbeat,omitzero"`
-	LastActivity  time.Time     `json:"last_activity,omitzero"`
-	StoppedAt     time.Time     `json:"stopped_at,omitzero"`
-	Liveness      gate.Liveness `json:"liveness"`
-	Leases        int           `json:"leases"`
+	RegisteredAt  time.Time `json:"registered_at"`
+	LastHeartbeat time.Time `json:"last_heartbeat,omitzero"`
+	LastActivity  time.Time `json:"last_activity,omitzero"`
+	StoppedAt     time.Time `json:"stopped_at,omitzero"`
+	// StoppedBy says what opened the stop-idle window: "reported" (the
+	// owner said so) or "liveness" (its process was seen stopped).
+	StoppedBy string        `json:"stopped_by,omitempty"`
+	Liveness  gate.Liveness `json:"liveness"`
+	Leases    int           `json:"leases"`
 }
 
 func (c *Coordinator) replayOwner(e gate.Event) {
@@ -95,10 +99,7 @@ func (c *Coordinator) Stop(ctx context.Context, name string, why string) (time.T
 		c.mu.Unlock()
 		return time.Time{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
 	}
-	now := c.clock.Now()
-	o.stoppedAt = now
-	at := c.sched.StopIdle(name, func(now time.Time) { c.stopIdle(name) })
-	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerStopped, At: now, Actor: name, Reason: why}})
+	at, done, err := c.openStopIdle(o, c.clock.Now(), stopReported, why, nil)
 	c.mu.Unlock()
 	if err != nil {
 		return time.Time{}, err
@@ -115,7 +116,7 @@ func (c *Coordinator) activity(name string, now time.Time) {
 	}
 	o.lastActivity = now
 	if !o.stoppedAt.IsZero() {
-		o.stoppedAt = time.Time{}
+		o.stoppedAt, o.stoppedBy = time.Time{}, ""
 		c.sched.Activity(name)
 	}
 }
@@ -135,7 +136,7 @@ func (c *Coordinator) stopIdle(name string) {
 		c.mu.Unlock()
 		return
 	}
-	o.stoppedAt = time.Time{}
+	o.stoppedAt, o.stoppedBy = time.Time{}, ""
 	done, n, err := c.releaseOwner(name, "stop-idle", c.clock.Now(), func(l gate.Lease) bool { return l.Kind == gate.KindAuto })
 	c.mu.Unlock()
 	c.finish("stop-idle release", done, err, "owner", name, "leases", n)
@@ -243,6 +244,9 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 	for _, name := range c.autoOwners() {
 		v := c.judge(name, now)
 		if v.Status != gate.Dead {
+			if done := c.followStop(name, v, now); done != nil {
+				dones = append(dones, done)
+			}
 			continue
 		}
 		done, err := c.reclaim(name, v, now)

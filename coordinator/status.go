@@ -55,7 +55,7 @@ func (c *Coordinator) Status() Status {
 		}
 		v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat}, now)
 		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
-			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, Liveness: v, Leases: counts[o.Name]})
+			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Liveness: v, Leases: counts[o.Name]})
 	}
 	sort.Slice(s.Owners, func(i, j int) bool { return s.Owners[i].Name < s.Owners[j].Name })
 	for _, con := range c.contentions {

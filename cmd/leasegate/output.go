@@ -44,7 +44,7 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 	for _, o := range s.Owners {
 		st := string(o.Liveness.Status)
 		if !o.StoppedAt.IsZero() {
-			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ")"
+			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity))
 	}

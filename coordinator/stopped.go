@@ -1,0 +1,66 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// stopSource is what opened an owner's stop-idle window.
+type stopSource string
+
+const (
+	// stopReported: the owner said it stopped (`leasegate stop`, an
+	// agent's Stop hook, a sidecar that saw its worker's tree stopped).
+	// Only activity ends such a window.
+	stopReported stopSource = "reported"
+	// stopObserved: the liveness check found the owner's own process
+	// stopped (state T), as when a job is stopped with its sidecar, which
+	// can then report nothing. The owner's process running again ends it.
+	stopObserved stopSource = "liveness"
+)
+
+// openStopIdle opens (or opens again) the stop-idle window of o and records
+// the stop with why and, for an observed stop, the liveness verdict that
+// showed it. Call with c.mu held.
+func (c *Coordinator) openStopIdle(o *owner, now time.Time, by stopSource, why string, v *gate.Liveness) (time.Time, <-chan error, error) {
+	name := o.Name
+	o.stoppedAt, o.stoppedBy = now, by
+	at := c.sched.StopIdle(name, func(time.Time) { c.stopIdle(name) })
+	ev := gate.Event{Type: gate.EventOwnerStopped, At: now, Actor: name, Reason: why}
+	if v != nil {
+		ev.Data, _ = json.Marshal(v)
+	}
+	done, err := c.commit([]gate.Event{ev})
+	return at, done, err
+}
+
+// followStop opens the stop-idle window of an owner whose process the
+// liveness check found stopped, and closes a window it opened that way
+// once the process runs again. A window the owner reported stays until
+// activity: its process runs while its worker is stopped. It returns the
+// commit of a recorded stop, or nil. Call with c.mu held.
+func (c *Coordinator) followStop(name string, v gate.Liveness, now time.Time) <-chan error {
+	o := c.owners[name]
+	if o == nil || o.gone {
+		return nil
+	}
+	switch {
+	case v.Status == gate.Stopped && o.stoppedAt.IsZero():
+		why := "owner process stopped, seen by the liveness check: " + strings.Join(v.Evidence, "; ")
+		at, done, err := c.openStopIdle(o, now, stopObserved, why, &v)
+		if err != nil {
+			c.log.Error("recording an observed stop failed", "owner", name, "error", err)
+			return nil
+		}
+		c.log.Info("owner process stopped: stop-idle window open", "owner", name, "release-at", at, "evidence", why)
+		return done
+	case v.Status == gate.Alive && o.stoppedBy == stopObserved:
+		o.stoppedAt, o.stoppedBy = time.Time{}, ""
+		c.sched.Activity(name)
+		c.log.Info("owner process runs again: stop-idle window closed", "owner", name, "evidence", strings.Join(v.Evidence, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package integration_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// jobWorker starts `leasegate run` with run's flags args as a job of its
+// own, the way a shell with job control does: the sidecar leads a process
+// group, and the worker (in its own group, as the sidecar puts it) is its
+// child.
+func (r *repo) jobWorker(name, script string, args ...string) *worker {
+	r.t.Helper()
+	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
+	argv := append(append([]string{"run", "--as", name}, args...), "--", "sh", "-c", script)
+	w.cmd = exec.Command(bin, argv...)
+	w.cmd.Dir, w.cmd.Env = r.dir, r.env
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	w.cmd.WaitDelay = time.Second
+	if err := w.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	go func() {
+		_ = w.cmd.Wait()
+		w.code = w.cmd.ProcessState.ExitCode()
+		close(w.done)
+	}()
+	r.t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGCONT)
+		<-w.done
+	})
+	return w
+}
+
+// childrenOf lists the children of process pid.
+func childrenOf(t testing.TB, pid int) []int {
+	t.Helper()
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	var out []int
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, s := range strings.Fields(string(b)) {
+			n, _ := strconv.Atoi(s)
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// jobGroups lists the process groups of the job whose sidecar is pid: its
+// own and its children's.
+func jobGroups(t testing.TB, pid int) []int {
+	t.Helper()
+	groups := []int{pid}
+	for _, c := range childrenOf(t, pid) {
+		if pg, err := syscall.Getpgid(c); err == nil && !slices.Contains(groups, pg) {
+			groups = append(groups, pg)
+		}
+	}
+	return groups
+}
+
+// ownerView returns the status of owner name, if listed.
+func (r *repo) ownerView(name string) (coordinator.OwnerView, bool) {
+	r.t.Helper()
+	for _, o := range r.status().Owners {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return coordinator.OwnerView{}, false
+}
+
+// ownerEvents returns the ledger's events whose actor is name.
+func (r *repo) ownerEvents(name string, typ gate.EventType) []gate.Event {
+	r.t.Helper()
+	var out []gate.Event
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := r.client.Events(ctx, 0, false, func(e gate.Event) error {
+		if e.Actor == name && e.Type == typ {
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
+}
+
+// TestStopIdleFromAnyStop: a worker stopped together with its sidecar
+// (kill -STOP of the job's process groups) cannot report the stop; the
+// coordinator sees the owner's process stopped, opens the stop-idle window
+// itself and records that evidence, and a waiting write is granted at its
+// retry.
+func TestStopIdleFromAnyStop(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	holder := r.jobWorker("holder", "echo h >> a.txt; sleep 60", "--idle-after", idleAfter.String())
+	eventually(t, 10*time.Second, "holder to lease a.txt", func() bool { return r.holders()["a.txt"] == "holder" })
+	sidecar := holder.cmd.Process.Pid
+	for _, pg := range jobGroups(t, sidecar) {
+		if err := syscall.Kill(-pg, syscall.SIGSTOP); err != nil {
+			t.Fatalf("kill -STOP -- -%d: %v", pg, err)
+		}
+	}
+	eventually(t, 10*time.Second, "the coordinator to open the holder's stop-idle window", func() bool {
+		o, ok := r.ownerView("holder")
+		return (ok && !o.StoppedAt.IsZero()) || r.holders()["a.txt"] == ""
+	})
+	waiter := r.jobWorker("waiter", "echo w >> a.txt", "--retry-after", retryAfter.String())
+	if code := waiter.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("waiter exit %d:\n%s", code, waiter.out)
+	}
+	if !strings.HasSuffix(r.read("a.txt"), "w\n") {
+		t.Fatalf("waiter's write missing: %q", r.read("a.txt"))
+	}
+	if len(r.openBlockers()) != 0 {
+		t.Fatal("the waiter was blocked: the stopped holder was not released by its retry")
+	}
+	stops := r.ownerEvents("holder", gate.EventOwnerStopped)
+	if len(stops) == 0 || !strings.Contains(stops[0].Reason, "liveness check") || !strings.Contains(stops[0].Reason, "state T") {
+		t.Fatalf("owner.stopped events of holder %+v, want one naming the liveness check and state T", stops)
+	}
+	released := slices.ContainsFunc(r.history("a.txt"), func(e gate.Event) bool {
+		return e.Type == gate.EventReleased && e.Actor == "holder" && e.Reason == "stop-idle"
+	})
+	if !released {
+		t.Fatal("no stop-idle release of the holder's a.txt in the history")
+	}
+}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
 // ReleaseCommitted releases owner's auto leases on the files of the HEAD
@@ -60,7 +60,7 @@ func gitCommitted(ctx context.Context, dir string) (string, map[string]bool, err
 		return "", nil, err
 	}
 	head := strings.TrimSpace(string(out))
-	out, err = git(ctx, dir, "diff-tree", "--root", "--no-commit-id", "--name-only", "-r", "-z", "HEAD")
+	out, err = git(ctx, dir, "diff-tree", "--no-ext-diff", "--no-textconv", "--root", "--no-commit-id", "--name-only", "-r", "-z", "HEAD")
 	if err != nil {
 		return "", nil, err
 	}
@@ -103,7 +103,7 @@ func nulSet(out []byte) map[string]bool {
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd := gitrun.Command(ctx, dir, nil, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
 // checkIgnoreTimeout bounds one answer from git check-ignore. Git answers in
@@ -180,7 +182,7 @@ func (c *ignoreChecker) stopProc(kill bool) string {
 // kills a git that does not answer in time, which ends the read. As
 // *os.File values, exec hands them to git without copying goroutines.
 type checkIgnoreProc struct {
-	cmd    *exec.Cmd
+	cmd    *gitrun.Cmd
 	in     *os.File // git's stdin
 	out    *os.File // git's stdout
 	r      *bufio.Reader
@@ -200,8 +202,7 @@ func startCheckIgnore(root string, env []string) (*checkIgnoreProc, error) {
 		return nil, err
 	}
 	p := &checkIgnoreProc{in: inW, out: outR, stderr: &tailBuffer{max: 2048}}
-	p.cmd = exec.Command("git", "check-ignore", "--no-index", "--stdin", "-z", "--verbose", "--non-matching")
-	p.cmd.Dir = root
+	p.cmd = gitrun.Command(context.Background(), root, nil, "check-ignore", "--no-index", "--stdin", "-z", "--verbose", "--non-matching")
 	p.cmd.Env = env
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	err = p.cmd.Start()

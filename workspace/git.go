@@ -2,34 +2,18 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"slices"
 	"strings"
+
+	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
-// strippedVars are environment variables that would make git look
-// somewhere other than where it is run (git sets some of them for hooks;
-// leasegate always names the repository itself), or read paths differently
-// (GIT_LITERAL_PATHSPECS=1 makes check-ignore refuse every path).
-var strippedVars = []string{
-	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_PREFIX",
-	"GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS",
-}
-
-// gitEnv is the current environment without strippedVars, plus extra.
-func gitEnv(extra ...string) []string {
-	env := make([]string, 0, len(os.Environ())+len(extra))
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(strippedVars, name) {
-			env = append(env, kv)
-		}
-	}
-	return append(env, extra...)
-}
+// gitEnv is the environment of leasegate's git commands (gitrun.Env:
+// nothing that points git at programs or at another repository), plus
+// extra.
+func gitEnv(extra ...string) []string { return gitrun.Env(extra...) }
 
 // errNotRepo means the directory is not inside a git checkout.
 var errNotRepo = errors.New("not a git repository")
@@ -38,8 +22,7 @@ var errNotRepo = errors.New("not a git repository")
 // git says dir is not in a repository, and an error wrapping
 // exec.ErrNotFound when there is no git.
 func runGit(dir string, env []string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd := gitrun.Command(context.Background(), dir, nil, args...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

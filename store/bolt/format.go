@@ -41,6 +41,9 @@ func prepare(db *bbolt.DB, path string) (last uint64, err error) {
 			return 0, err
 		}
 	}
+	if last, ok, err := readLast(db); ok || err != nil {
+		return last, err
+	}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		meta, err := tx.CreateBucketIfNotExists(metaBucket)
 		if err != nil {
@@ -57,6 +60,22 @@ func prepare(db *bbolt.DB, path string) (last uint64, err error) {
 		return err
 	})
 	return last, err
+}
+
+// readLast returns the last Seq of a file in the current format, without
+// writing to it (a refused Open changes nothing); ok is false when the
+// file needs its buckets or its format mark.
+func readLast(db *bbolt.DB) (last uint64, ok bool, err error) {
+	err = db.View(func(tx *bbolt.Tx) error {
+		meta, events := tx.Bucket(metaBucket), tx.Bucket(eventsBucket)
+		if meta == nil || events == nil || string(meta.Get(formatKey)) != formatVersion {
+			return nil
+		}
+		ok = true
+		last, err = lastKey(events)
+		return err
+	})
+	return last, ok, err
 }
 
 // isNew reports whether db has not been marked with a format yet.

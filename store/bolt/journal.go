@@ -124,6 +124,18 @@ func (j *journal) rotate() {
 	j.rotations++
 }
 
+// all reads every segment whole.
+func (j *journal) all() ([][]byte, error) {
+	segs := make([][]byte, len(j.segs))
+	for i := range j.segs {
+		var err error
+		if segs[i], err = j.contents(i); err != nil {
+			return nil, err
+		}
+	}
+	return segs, nil
+}
+
 // contents reads segment i whole.
 func (j *journal) contents(i int) ([]byte, error) {
 	fi, err := j.segs[i].Stat()

@@ -3,6 +3,9 @@ package bolt
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -69,12 +72,12 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("ledger config: %w", err)
 	}
 	cfg = cfg.withDefaults()
-	db, err := bbolt.Open(path, fileMode, &bbolt.Options{Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
-	if errors.Is(err, bbolt.ErrTimeout) {
-		return nil, fmt.Errorf("open ledger %s: %w after %s: %w", path, store.ErrLocked, cfg.LockTimeout, err)
-	}
-	if err != nil {
+	if err := checkFile(path); err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	db, err := openBolt(path, cfg)
+	if err != nil {
+		return nil, err
 	}
 	l := &Ledger{
 		db: db, path: path, cfg: cfg, log: cfg.Logger.Named("ledger"),
@@ -82,7 +85,7 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		copyReq: make(chan struct{}, 1), copied: make(chan struct{}),
 		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(),
 	}
-	if err := l.load(); err != nil {
+	if err := guard(path, l.load); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open ledger %s: %w", path, err)
 	}
@@ -93,6 +96,50 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		l.log.Warn("fsync disabled: a crash of the machine can lose acknowledged events", "path", path)
 	}
 	return l, nil
+}
+
+// checkFile refuses what bbolt would crash on or silently start over
+// from: a file shorter than its meta pages say, or a missing or empty
+// file whose journal still holds events.
+func checkFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && fi.Size() == 0:
+		return checkOrphanJournal(path)
+	case err != nil:
+		return err
+	}
+	return checkMeta(path, fi.Size())
+}
+
+// openBolt opens the bbolt file; a file that is locked fails with
+// store.ErrLocked.
+func openBolt(path string, cfg Config) (*bbolt.DB, error) {
+	var db *bbolt.DB
+	err := guard(path, func() error {
+		var err error
+		db, err = bbolt.Open(path, fileMode, &bbolt.Options{Timeout: cfg.LockTimeout, NoSync: cfg.NoSync, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
+		return err
+	})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		return nil, fmt.Errorf("open ledger %s: %w after %s: %w", path, store.ErrLocked, cfg.LockTimeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// guard runs f, turning a panic or a memory fault inside bbolt (a damaged
+// page it trusted) into a *CorruptError naming path.
+func guard(path string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = &CorruptError{File: path, Offset: -1, Cause: fmt.Sprintf("bbolt cannot read it: %v", r)}
+		}
+	}()
+	return f()
 }
 
 // Path is the file the ledger lives in.

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 
@@ -76,26 +77,60 @@ func cut(buf []byte, spans []span) []entry {
 }
 
 // unframe reads the records at the start of a segment as long as they
-// check out and continue one sequence, and returns their events.
-func unframe(seg []byte) []entry {
+// check out and continue one sequence, and returns their events and the
+// offset where they end.
+func unframe(seg []byte) ([]entry, int) {
 	var out []entry
-	for len(seg) >= recordHead {
-		n := int64(binary.BigEndian.Uint32(seg))
-		if n < bodyHead || n > int64(len(seg)-recordHead) {
-			break
-		}
-		body := seg[recordHead : recordHead+n]
-		if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(seg[4:]) {
-			break
-		}
-		ents, ok := unframeBody(body)
-		if !ok || (len(out) > 0 && len(ents) > 0 && ents[0].seq != out[len(out)-1].seq+1) {
-			break
+	off := 0
+	for {
+		ents, n, err := readRecord(seg, off)
+		if err != nil || (len(out) > 0 && ents[0].seq != out[len(out)-1].seq+1) {
+			return out, off
 		}
 		out = append(out, ents...)
-		seg = seg[recordHead+n:]
+		off += n
 	}
-	return out
+}
+
+// readRecord reads the record at off: its events and its length, or what
+// keeps it from being read.
+func readRecord(seg []byte, off int) ([]entry, int, error) {
+	rest := seg[off:]
+	if len(rest) < recordHead+bodyHead {
+		return nil, 0, errors.New("end of segment")
+	}
+	n := int64(binary.BigEndian.Uint32(rest))
+	if n < bodyHead || n > int64(len(rest)-recordHead) {
+		return nil, 0, fmt.Errorf("record length %d does not fit", n)
+	}
+	body := rest[recordHead : recordHead+n]
+	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(rest[4:]) {
+		return nil, 0, errors.New("record checksum mismatch")
+	}
+	ents, ok := unframeBody(body)
+	if !ok || len(ents) == 0 {
+		return nil, 0, errors.New("record body malformed")
+	}
+	return ents, recordHead + int(n), nil
+}
+
+// newerRecord looks for a record that checks out and holds events after
+// seq anywhere in seg from byte from on, and returns its offset and first
+// Seq.
+func newerRecord(seg []byte, from int, seq uint64) (int, uint64, bool) {
+	for off := from; off+recordHead+bodyHead <= len(seg); off++ {
+		n := binary.BigEndian.Uint32(seg[off:])
+		if n < bodyHead || int64(n) > int64(len(seg)-off-recordHead) {
+			continue
+		}
+		if first := binary.BigEndian.Uint64(seg[off+recordHead:]); first <= seq {
+			continue
+		}
+		if ents, _, err := readRecord(seg, off); err == nil {
+			return off, ents[0].seq, true
+		}
+	}
+	return 0, 0, false
 }
 
 // unframeBody splits a checked record body into its events.

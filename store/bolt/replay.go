@@ -79,19 +79,21 @@ func decodeEntries(ents []entry) ([]gate.Event, error) {
 func (l *Ledger) readFile(from, end uint64) ([]gate.Event, error) {
 	n := min(end-from+1, replayChunk)
 	evs := make([]gate.Event, 0, n)
-	err := l.db.View(func(tx *bbolt.Tx) error {
-		c := tx.Bucket(eventsBucket).Cursor()
-		for k, v := c.Seek(encodeKey(from)); k != nil && uint64(len(evs)) < n; k, v = c.Next() {
-			e, err := decodeAt(from+uint64(len(evs)), k, v)
-			if err != nil {
-				return err
+	err := guard(l.path, func() error {
+		return l.db.View(func(tx *bbolt.Tx) error {
+			c := tx.Bucket(eventsBucket).Cursor()
+			for k, v := c.Seek(encodeKey(from)); k != nil && uint64(len(evs)) < n; k, v = c.Next() {
+				e, err := decodeAt(from+uint64(len(evs)), k, v)
+				if err != nil {
+					return err
+				}
+				evs = append(evs, e)
 			}
-			evs = append(evs, e)
-		}
-		if uint64(len(evs)) < n {
-			return fmt.Errorf("event %d missing: %w", from+uint64(len(evs)), store.ErrCorrupt)
-		}
-		return nil
+			if uint64(len(evs)) < n {
+				return fmt.Errorf("event %d missing: %w", from+uint64(len(evs)), store.ErrCorrupt)
+			}
+			return nil
+		})
 	})
 	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
 		return nil, store.ErrClosed

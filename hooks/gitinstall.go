@@ -174,3 +174,19 @@ func uninstallGitHook(path string) (string, error) {
 	}
 	return "no leasegate hook at " + path, nil
 }
+
+// GitInstalled lists the git hooks of dir's repository that run
+// leasegate.
+func GitInstalled(ctx context.Context, dir string) ([]string, error) {
+	hd, err := GitHooksDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, h := range gitHooks {
+		if data, err := os.ReadFile(filepath.Join(hd, h.name)); err == nil && isOurWrapper(data) {
+			names = append(names, h.name)
+		}
+	}
+	return names, nil
+}

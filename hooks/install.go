@@ -331,12 +331,21 @@ func isOurs(a Agent, raw json.RawMessage) bool {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	if json.Unmarshal(raw, &h) != nil || h.Command == "" {
+	if json.Unmarshal(raw, &h) != nil {
 		return false
 	}
-	prog, argv := h.Command, h.Args
+	return isOursCommand(a, h.Command, h.Args)
+}
+
+// isOursCommand reports whether command (a program with args, or a shell
+// line when args is nil) runs `leasegate hook AGENT` for a.
+func isOursCommand(a Agent, command string, args []string) bool {
+	if command == "" {
+		return false
+	}
+	prog, argv := command, args
 	if argv == nil {
-		words := shellWords(h.Command)
+		words := shellWords(command)
 		if len(words) == 0 {
 			return false
 		}
@@ -420,3 +429,6 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 	}
 	return err
 }
+
+// InstalledCount is how many handlers install writes for a.
+func InstalledCount(a Agent) int { return len(settingsOf[a].entries) }

@@ -187,10 +187,13 @@ func cmdUninstall(ctx context.Context, args []string) error { return install(ctx
 // install runs install or uninstall for one agent or git.
 func install(ctx context.Context, name string, args []string) error {
 	var f hookFlags
-	var user bool
+	var user, trust bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	f.common.register(fs, false)
 	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
+	if name == "install" {
+		fs.BoolVar(&trust, "trust", false, "codex: also record in Codex's config that you trust this project and leasegate's hooks (Codex skips untrusted hooks)")
+	}
 	pos, err := f.parse(fs, args)
 	if err != nil {
 		return err
@@ -198,11 +201,17 @@ func install(ctx context.Context, name string, args []string) error {
 	if len(pos) != 1 {
 		return usagef("%s: want one of claude-code, codex, gemini, cursor, git", name)
 	}
+	if trust && pos[0] != string(hooks.Codex) {
+		return usagef("install %s: --trust is for codex only (the other agents run installed hooks as they are)", pos[0])
+	}
 	lines, err := f.install(ctx, name, pos[0], user)
 	for _, l := range lines {
 		fmt.Println(l)
 	}
-	return err
+	if err != nil || name != "install" || pos[0] != string(hooks.Codex) {
+		return err
+	}
+	return f.codexTrust(ctx, user, trust)
 }
 
 func (f *hookFlags) install(ctx context.Context, name, target string, user bool) ([]string, error) {

@@ -54,6 +54,7 @@ func commands() []command {
 		{"hook", "agent and git hook entry point (called by the agent, not by you)", cmdHook},
 		{"install", "wire hooks into claude-code, codex, gemini, cursor or git", cmdInstall},
 		{"uninstall", "remove exactly what install added", cmdUninstall},
+		{"doctor", "are each agent's hooks installed, trusted and answering", cmdDoctor},
 		{"demo", "the whole story on a temporary repository, no setup", cmdDemo},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println("leasegate", version); return nil }},
 	}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/leasegate/leasegate/hooks"
+)
+
+// cmdDoctor reports, for each agent, whether leasegate's hooks are
+// installed (in the workspace's settings and the user's), whether the
+// agent will run them, and whether the installed command answers. It
+// exits 1 when some installed hooks would not gate, or none are
+// installed.
+func cmdDoctor(ctx context.Context, args []string) error {
+	var f hookFlags
+	var codex string
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.StringVar(&f.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
+	fs.StringVar(&codex, "codex", envOr("LEASEGATE_CODEX", "codex"), "the codex program to ask what it trusts (env LEASEGATE_CODEX)")
+	pos, err := parseMixed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("doctor: takes no arguments")
+	}
+	ws, err := f.workspace()
+	if err != nil {
+		return err
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	var ds []hooks.Diagnosis
+	for _, a := range hooks.Agents() {
+		for _, base := range []string{ws.Root, home} {
+			cfg := hooks.DoctorConfig{Root: ws.Root, File: hooks.SettingsPath(a, base), Codex: codex}
+			ds = append(ds, hooks.Diagnose(ctx, a, cfg))
+		}
+	}
+	git, gitErr := hooks.GitInstalled(ctx, ws.Root)
+	if f.jsonOut {
+		return printDoctorJSON(ds, git, gitErr)
+	}
+	printDoctor(ds, git, gitErr)
+	return doctorVerdict(ds)
+}
+
+func printDoctor(ds []hooks.Diagnosis, git []string, gitErr error) {
+	for _, d := range ds {
+		switch {
+		case d.Installed == 0 && len(d.Problems) == 0:
+			continue
+		case d.OK():
+			fmt.Printf("%s: ok: %d hooks in %s", d.Agent, d.Installed, d.File)
+			for _, n := range d.Notes {
+				fmt.Printf("; %s", n)
+			}
+			fmt.Println()
+		default:
+			fmt.Printf("%s: NOT GATING: %d of %d hooks in %s\n", d.Agent, d.Installed, d.Want, d.File)
+			for _, p := range d.Problems {
+				fmt.Printf("  - %s\n", p)
+			}
+		}
+	}
+	for _, a := range hooks.Agents() {
+		if !installedAnywhere(ds, a) {
+			fmt.Printf("%s: not installed (`leasegate install %s`)\n", a, a)
+		}
+	}
+	switch {
+	case gitErr != nil:
+		fmt.Printf("git: cannot tell: %v\n", gitErr)
+	case len(git) == 0:
+		fmt.Println("git: not installed (`leasegate install git`)")
+	default:
+		fmt.Printf("git: installed: %v\n", git)
+	}
+}
+
+func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
+	for _, d := range ds {
+		if d.Agent == a && (d.Installed > 0 || len(d.Problems) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func printDoctorJSON(ds []hooks.Diagnosis, git []string, gitErr error) error {
+	type agent struct {
+		hooks.Diagnosis
+		OK bool `json:"ok"`
+	}
+	out := struct {
+		Agents   []agent  `json:"agents"`
+		Git      []string `json:"git_hooks"`
+		GitError string   `json:"git_error,omitempty"`
+	}{Git: git}
+	if gitErr != nil {
+		out.GitError = gitErr.Error()
+	}
+	for _, d := range ds {
+		if d.Installed > 0 || len(d.Problems) > 0 {
+			out.Agents = append(out.Agents, agent{Diagnosis: d, OK: d.OK()})
+		}
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	return doctorVerdict(ds)
+}
+
+// doctorVerdict fails when installed hooks would not gate, or none are
+// installed.
+func doctorVerdict(ds []hooks.Diagnosis) error {
+	any := false
+	for _, d := range ds {
+		if d.Installed > 0 || len(d.Problems) > 0 {
+			any = true
+			if !d.OK() {
+				return &exitStatus{code: exitError}
+			}
+		}
+	}
+	if !any {
+		fmt.Fprintln(os.Stderr, "leasegate doctor: no agent hooks installed")
+		return &exitStatus{code: exitError}
+	}
+	return nil
+}
+
+// codexTrust says, after `install codex`, whether Codex will run the
+// hooks and what remains if not; with trust it first records the user's
+// trust through Codex, saying what it wrote.
+func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
+	ws, err := f.workspace()
+	if err != nil {
+		return err
+	}
+	base, err := f.settingsBase(user)
+	if err != nil {
+		return err
+	}
+	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
+	codex := envOr("LEASEGATE_CODEX", "codex")
+	var t hooks.CodexTrust
+	if trust {
+		var did []string
+		did, t, err = hooks.TrustCodex(ctx, codex, ws.Root, file)
+		for _, l := range did {
+			fmt.Println(l)
+		}
+		if err != nil {
+			return fmt.Errorf("install codex --trust: %w", err)
+		}
+	} else if t, err = hooks.AskCodexTrust(ctx, codex, ws.Root, file); err != nil {
+		if errors.Is(err, hooks.ErrCodexMissing) {
+			fmt.Printf("NOT ACTIVE YET: could not ask Codex whether it runs these hooks (%v). Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review; then `leasegate doctor`\n", err, ws.Root)
+			return nil
+		}
+		return fmt.Errorf("asking Codex whether it runs the hooks: %w", err)
+	}
+	if p := t.Problem(want); p != "" {
+		fmt.Println("NOT ACTIVE YET: " + p)
+		return nil
+	}
+	fmt.Printf("Codex trusts the project and all %d of leasegate's hooks: they run\n", len(t.Hooks))
+	return nil
+}

@@ -1,0 +1,178 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// answerTimeout bounds the trial call of an installed hook command.
+const answerTimeout = 30 * time.Second
+
+// Diagnosis is what doctor finds of one agent's settings file.
+type Diagnosis struct {
+	Agent Agent
+	File  string
+	// Installed counts leasegate's handlers in File; Want is how many
+	// install writes.
+	Installed, Want int
+	// Problems says what keeps the hooks from gating, each with its fix;
+	// none means they are installed, trusted and answering.
+	Problems []string
+	// Notes are what was checked and found well.
+	Notes []string
+}
+
+// OK reports whether the hooks are installed, trusted and answering.
+func (d Diagnosis) OK() bool { return d.Installed > 0 && len(d.Problems) == 0 }
+
+// DoctorConfig says how to check an agent.
+type DoctorConfig struct {
+	// Root is the workspace; File the agent's settings file.
+	Root, File string
+	// Codex is the codex program to ask about trust: a name looked up in
+	// PATH, or a path. Empty means "codex".
+	Codex string
+}
+
+// Diagnose reports whether leasegate's hooks for a in cfg.File are
+// installed, whether the agent will run them (for Codex, whether it
+// trusts them), and whether the installed command answers a call that
+// asks nothing of the coordinator.
+func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
+	s := settingsOf[a]
+	d := Diagnosis{Agent: a, File: cfg.File, Want: len(s.entries)}
+	if _, err := os.Stat(cfg.File); errors.Is(err, fs.ErrNotExist) {
+		return d
+	}
+	hs, err := installedHandlers(a, cfg.File)
+	if err != nil {
+		d.Problems = append(d.Problems, err.Error())
+		return d
+	}
+	d.Installed = len(hs)
+	if d.Installed == 0 {
+		return d
+	}
+	if d.Installed < d.Want {
+		d.Problems = append(d.Problems, fmt.Sprintf("%d of %d hooks installed; run `leasegate install %s` again", d.Installed, d.Want, a))
+	}
+	if a == Codex {
+		d.diagnoseCodex(ctx, cfg)
+	}
+	if err := answers(ctx, a, hs[0], cfg.Root); err != nil {
+		d.Problems = append(d.Problems, err.Error())
+	} else {
+		d.Notes = append(d.Notes, "the installed command answers")
+	}
+	return d
+}
+
+func (d *Diagnosis) diagnoseCodex(ctx context.Context, cfg DoctorConfig) {
+	codex := cfg.Codex
+	if codex == "" {
+		codex = "codex"
+	}
+	t, err := AskCodexTrust(ctx, codex, cfg.Root, cfg.File)
+	if err != nil {
+		d.Problems = append(d.Problems, fmt.Sprintf("cannot tell whether Codex runs these hooks: %v. Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review", err, cfg.Root))
+		return
+	}
+	if p := t.Problem(d.Want); p != "" {
+		d.Problems = append(d.Problems, p)
+		return
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("Codex trusts the project and all %d hooks", len(t.Hooks)))
+}
+
+// handlerCmd is an installed handler's command: a program with args, or
+// a shell line (args nil).
+type handlerCmd struct {
+	command string
+	args    []string
+}
+
+// installedHandlers lists leasegate's handlers for a in the file.
+func installedHandlers(a Agent, path string) ([]handlerCmd, error) {
+	root, _, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := root.childObject("hooks")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []handlerCmd
+	for _, ev := range hooks.keys {
+		arr, err := hooks.childArray(ev)
+		if err != nil {
+			continue
+		}
+		for _, raw := range arr {
+			out = append(out, oursIn(a, raw)...)
+			g, err := parseObject(raw)
+			if err != nil {
+				continue
+			}
+			hs, _ := g.childArray("hooks")
+			for _, h := range hs {
+				out = append(out, oursIn(a, h)...)
+			}
+		}
+	}
+	return out, nil
+}
+
+func oursIn(a Agent, raw json.RawMessage) []handlerCmd {
+	var h struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(raw, &h) != nil || !isOursCommand(a, h.Command, h.Args) {
+		return nil
+	}
+	return []handlerCmd{{command: h.Command, args: h.Args}}
+}
+
+// harmless is a call of each agent's hook that asks nothing of the
+// coordinator: a read-only tool, which the hook allows at once.
+var harmless = map[Agent]string{
+	ClaudeCode: `{"session_id":"leasegate-doctor","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"README.md"},"cwd":%q}`,
+	Codex:      `{"session_id":"leasegate-doctor","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{},"cwd":%q}`,
+	Gemini:     `{"session_id":"leasegate-doctor","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"README.md"},"cwd":%q}`,
+	Cursor:     `{"conversation_id":"leasegate-doctor","hook_event_name":"preToolUse","tool_name":"Read","tool_input":{"file_path":"README.md"},"cwd":%q}`,
+}
+
+// answers runs the installed command as the agent would, on a harmless
+// call, and wants it to allow the call (exit 0).
+func answers(ctx context.Context, a Agent, h handlerCmd, root string) error {
+	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	shown := h.command
+	if h.args != nil {
+		cmd = exec.CommandContext(ctx, h.command, h.args...)
+		shown = strings.Join(append([]string{h.command}, h.args...), " ")
+	} else {
+		cmd = exec.CommandContext(ctx, "sh", "-c", h.command)
+	}
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(fmt.Sprintf(harmless[a], root))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		why := strings.TrimSpace(stderr.String())
+		if why == "" {
+			why = "no message"
+		}
+		return fmt.Errorf("the installed command `%s` does not answer a harmless call: %v (%s); the agent then lets every write through. Run `leasegate install %s` again", shown, err, why, a)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// codexProgram is the real Codex CLI the Codex tests drive: the path in
+// LEASEGATE_TEST_CODEX (which .ci/run sets after installing the pinned
+// npm package), else codex on PATH.
+func codexProgram(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("LEASEGATE_TEST_CODEX"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("LEASEGATE_TEST_CODEX=%s: %v", p, err)
+		}
+		return p
+	}
+	p, err := exec.LookPath("codex")
+	if err != nil {
+		t.Skip("the real Codex CLI is not installed (.ci/run installs it and sets LEASEGATE_TEST_CODEX)")
+	}
+	return p
+}
+
+// codexPatch is the patch the mock model asks Codex to apply.
+const codexPatch = "*** Begin Patch\n*** Update File: f.txt\n@@\n-old\n+new\n*** End Patch\n"
+
+// responsesMock is a loopback stand-in for the Responses API: a request
+// without a tool result is answered with a custom_tool_call of apply_patch
+// (gpt-5.5's tool list offers it as a freeform tool), one with a result by
+// a plain message, and the tool results are kept.
+type responsesMock struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	outputs []string // the custom_tool_call_output items Codex sent back
+}
+
+func newResponsesMock(t *testing.T) *responsesMock {
+	m := &responsesMock{}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		http.NotFound(w, r)
+		return
+	}
+	var req struct {
+		Input []json.RawMessage `json:"input"`
+	}
+	_ = json.Unmarshal(body, &req)
+	answered := false
+	for _, in := range req.Input {
+		var item struct {
+			Type   string          `json:"type"`
+			Output json.RawMessage `json:"output"`
+		}
+		if json.Unmarshal(in, &item) == nil && item.Type == "custom_tool_call_output" {
+			answered = true
+			m.mu.Lock()
+			m.outputs = append(m.outputs, string(item.Output))
+			m.mu.Unlock()
+		}
+	}
+	item := map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch",
+		"input": codexPatch, "status": "completed"}
+	if answered {
+		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
+			"content": []any{map[string]any{"type": "output_text", "text": "done"}}}
+	}
+	events := []map[string]any{
+		{"type": "response.created", "response": map[string]any{"id": "resp_1"}},
+		{"type": "response.output_item.done", "item": item},
+		{"type": "response.completed", "response": map[string]any{"id": "resp_1",
+			"usage": map[string]any{"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}},
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, ev := range events {
+		data, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], data)
+	}
+}
+
+func (m *responsesMock) toolOutputs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.outputs...)
+}
+
+// codexEnv is the environment of a Codex run with its own home, whose
+// config points the model at the mock.
+func codexEnv(t *testing.T, r *repo, codex string, m *responsesMock) []string {
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = %q\nwire_api = \"responses\"\n",
+		m.srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return append(append([]string(nil), r.env...), "HOME="+home, "CODEX_HOME="+codexHome,
+		"PATH="+filepath.Dir(codex)+string(os.PathListSeparator)+os.Getenv("PATH"), "LEASEGATE_CODEX="+codex)
+}
+
+// runCodex runs `codex exec` once in the repo: the mock makes it apply
+// codexPatch to f.txt.
+func runCodex(t *testing.T, r *repo, codex string, env []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "-s", "workspace-write", "change f.txt")
+	cmd.Dir, cmd.Env = r.dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// TestCodexRealHooksTrust drives the real Codex CLI through a mock model:
+// after `install codex`, Codex skips the hooks until the project and each
+// hook are trusted, and install and doctor say so; once trusted (here by
+// `install codex --trust`, through Codex's own app server), Codex's
+// apply_patch of a file another owner holds is denied and the file is
+// unchanged.
+func TestCodexRealHooksTrust(t *testing.T) {
+	codex := codexProgram(t)
+	r := newRepo(t, map[string]string{"f.txt": "old\n"})
+	m := newResponsesMock(t)
+	env := codexEnv(t, r, codex, m)
+	lg := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = r.dir, env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("leasegate %v: %v", args, err)
+		}
+		return string(out), code
+	}
+
+	out, code := lg("install", "codex")
+	if code != 0 || !strings.Contains(out, "NOT ACTIVE YET") || !strings.Contains(out, "does not trust the project") {
+		t.Fatalf("install codex: exit %d, want a word on the untrusted project:\n%s", code, out)
+	}
+	out, code = lg("doctor")
+	if code != 1 || !strings.Contains(out, "codex: NOT GATING") || !strings.Contains(out, "does not trust the project") {
+		t.Fatalf("doctor before trust: exit %d, want exit 1 naming the untrusted project:\n%s", code, out)
+	}
+	r.mustLG("acquire", "f.txt", "--as", "alice")
+
+	// Untrusted, Codex writes the held file: the hooks never ran.
+	runCodex(t, r, codex, env)
+	if got := r.read("f.txt"); got != "new\n" {
+		t.Fatalf("untrusted hooks: f.txt = %q; Codex was expected to skip the hooks and write it", got)
+	}
+	r.write("f.txt", "old\n")
+
+	out, code = lg("install", "codex", "--trust")
+	if code != 0 || !strings.Contains(out, "trusted the project") || !strings.Contains(out, "all 5 of leasegate's hooks: they run") {
+		t.Fatalf("install codex --trust: exit %d:\n%s", code, out)
+	}
+	out, code = lg("doctor")
+	if code != 0 || !strings.Contains(out, "codex: ok") {
+		t.Fatalf("doctor after trust: exit %d, want codex ok:\n%s", code, out)
+	}
+
+	log := runCodex(t, r, codex, env)
+	if got := r.read("f.txt"); got != "old\n" {
+		t.Fatalf("trusted hooks: f.txt = %q, want it unchanged (held by alice)\ncodex:\n%s", got, log)
+	}
+	outs := m.toolOutputs()
+	if len(outs) == 0 || !strings.Contains(outs[len(outs)-1], "alice") {
+		t.Fatalf("Codex did not tell the model who holds f.txt; tool outputs: %q\ncodex:\n%s", outs, log)
+	}
+}

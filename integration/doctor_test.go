@@ -1,0 +1,41 @@
+package integration_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDoctorAnswering: doctor runs each installed hook command on a
+// harmless call; a command that cannot run (a moved binary: the agent
+// would take exit 127 as "allow") is reported, with exit 1.
+func TestDoctorAnswering(t *testing.T) {
+	r := newRepo(t, nil)
+	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir())
+	lg := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = r.dir, env
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("leasegate %v: %v", args, err)
+		}
+		return string(out), 0
+	}
+	if out, code := lg("doctor"); code != 1 || !strings.Contains(out, "claude-code: not installed") {
+		t.Fatalf("doctor with nothing installed: exit %d:\n%s", code, out)
+	}
+	lg("install", "claude-code")
+	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, "claude-code: ok: 7 hooks") || !strings.Contains(out, "answers") {
+		t.Fatalf("doctor after install: exit %d:\n%s", code, out)
+	}
+	settings := filepath.Join(".claude", "settings.json")
+	r.write(settings, strings.ReplaceAll(r.read(settings), bin, "/nonexistent/leasegate"))
+	out, code := lg("doctor")
+	if code != 1 || !strings.Contains(out, "claude-code: NOT GATING") || !strings.Contains(out, "does not answer a harmless call") {
+		t.Fatalf("doctor with a moved binary: exit %d:\n%s", code, out)
+	}
+}

@@ -16,21 +16,33 @@ import (
 // at least n bytes. Cleanup stops any coordinator a command started in it.
 func deepRepo(t *testing.T, n int) *repo {
 	t.Helper()
-	r := bareRepo(t)
-	dir := r.dir
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for len(dir) < n {
 		dir = filepath.Join(dir, strings.Repeat("d", 48))
 	}
+	r := bareRepoAt(t, dir)
+	t.Cleanup(func() { killServe(dir) })
+	return r
+}
+
+// bareRepoAt makes a git repository with README.md and a.txt at dir, with
+// no coordinator running.
+func bareRepoAt(t *testing.T, dir string) *repo {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r.dir = dir
-	r.write("README.md", "# deep\n")
+	r := &repo{t: t, dir: dir}
+	r.env = append(cleanEnv(), "GIT_AUTHOR_NAME=it", "GIT_AUTHOR_EMAIL=it@example.com",
+		"GIT_COMMITTER_NAME=it", "GIT_COMMITTER_EMAIL=it@example.com")
+	r.write("README.md", "# it\n")
 	r.write("a.txt", "a\n")
 	r.git("init", "-q", "-b", "main")
 	r.git("add", "-A")
 	r.git("commit", "-qm", "initial")
-	t.Cleanup(func() { killServe(dir) })
 	return r
 }
 

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -102,54 +99,6 @@ func (c *common) client(ctx context.Context) (*api.Client, *workspace.Workspace,
 		return nil, nil, err
 	}
 	return cl, ws, nil
-}
-
-// startServer starts `leasegate serve` for ws in the background and waits
-// until it answers. Racing starters are fine: the ledger file lock lets one
-// coordinator win and the others exit.
-func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *api.Client) error {
-	if err := ws.EnsureStateDir(); err != nil {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	logPath := filepath.Join(ws.StateDir, "serve.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--retry-after", c.retryAfter.String(),
-		"--idle-after", c.idleAfter.String(), "--log-level", "info")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD")
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start coordinator: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	return waitHealthy(ctx, cl, exited, logPath)
-}
-
-func waitHealthy(ctx context.Context, cl *api.Client, exited <-chan struct{}, logPath string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := cl.Health(ctx); err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-exited:
-			// Another starter's coordinator may have won the ledger lock.
-			exited = nil
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("%w: started a coordinator but it did not answer within 10s; see %s", api.ErrUnavailable, logPath)
 }
 
 func withoutEnv(env []string, key string) []string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -44,6 +45,7 @@ type serveFlags struct {
 	idleExit  time.Duration
 	noWatch   bool
 	memLimit  string
+	readyFD   int
 }
 
 func cmdServe(ctx context.Context, args []string) error {
@@ -55,9 +57,24 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch the workspace for writes that no gate saw")
 	fs.DurationVar(&f.idleExit, "idle-exit", defaultIdleExit, "stop after this long with no owners, leases or held mutations (0 = never)")
 	fs.StringVar(&f.memLimit, "memory-limit", "", "soft memory limit of the coordinator, e.g. 48MiB or 1GiB; 0 = none (default: $GOMEMLIMIT if set, else 48MiB)")
+	fs.IntVar(&f.readyFD, "ready-fd", 0, "report the start, or why it failed, as one JSON line on this descriptor (set by the command that starts a coordinator)")
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
 	}
+	rep := newReporter(f.readyFD)
+	err := startServe(ctx, f, rep)
+	var ue *usageError
+	if err != nil && !rep.served && !errors.As(err, &ue) {
+		rep.done(err)
+		return &startError{err}
+	}
+	rep.done(err)
+	return err
+}
+
+// startServe serves the workspace until ctx ends, and tells rep once it
+// serves.
+func startServe(ctx context.Context, f serveFlags, rep *reporter) error {
 	if err := applyMemoryLimit(f.memLimit, os.Getenv("GOMEMLIMIT")); err != nil {
 		return usagef("serve: %v", err)
 	}
@@ -65,21 +82,26 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, f, ws)
+	return serve(ctx, f, ws, rep)
 }
 
-func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
+func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *reporter) error {
 	log := f.logger("leasegate")
 	if err := ws.EnsureStateDir(); err != nil {
 		return err
 	}
+	lock, err := ws.LockServe()
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	token, err := ws.AdminToken()
 	if err != nil {
 		return err
 	}
 	ledger, err := bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
 	if err != nil {
-		return fmt.Errorf("open ledger (is another coordinator running for %s?): %w", ws.Root, err)
+		return err
 	}
 	live, err := liveness.New(liveness.Config{TTL: liveness.DefaultTTL, Logger: log})
 	if err != nil {
@@ -120,23 +142,19 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
 		return err
 	}
 	srv := api.NewServer(c, token, api.Health{Version: version, Workspace: ws.Root, PID: os.Getpid()}, log)
-	ln, err := listenUnix(ctx, ws.SocketPath())
+	ln, tl, err := listen(ctx, ws.SocketPath(), f.listen)
 	if err != nil {
 		cancel()
 		_ = c.Run(ctx) // closes the ledger
 		return err
 	}
 	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", f.retryAfter, "idle-after", f.idleAfter)
+	rep.ready()
 	errc := make(chan error, 4)
 	wg.Add(2)
 	go func() { defer wg.Done(); errc <- c.Run(ctx) }()
 	go func() { defer wg.Done(); errc <- srv.Serve(ctx, ln, false) }()
-	if f.listen != "" {
-		tl, err := net.Listen("tcp", f.listen)
-		if err != nil {
-			cancel()
-			return fmt.Errorf("listen %s: %w", f.listen, err)
-		}
+	if tl != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); errc <- srv.Serve(ctx, tl, true) }()
 	}
@@ -155,6 +173,20 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace) error {
 		cancel()
 		return err
 	}
+}
+
+// listen listens on the workspace socket and, when tcp is set, on TCP.
+func listen(ctx context.Context, sock, tcp string) (net.Listener, net.Listener, error) {
+	ln, err := listenUnix(ctx, sock)
+	if err != nil || tcp == "" {
+		return ln, nil, err
+	}
+	tl, err := net.Listen("tcp", tcp)
+	if err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("listen %s: %w", tcp, err)
+	}
+	return ln, tl, nil
 }
 
 // listenUnix listens on the workspace socket (0600). A socket file left by

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// startWait bounds how long a starting command waits for the coordinator
+// to serve or to say why it cannot.
+const startWait = 10 * time.Second
+
+// startServer starts `leasegate serve` for ws in the background and waits
+// until it serves. A coordinator that cannot start says why over a pipe
+// (see startReport), and the cause is returned at once as a *startError.
+// Racing starters are fine: one coordinator takes the workspace's serve
+// lock, the others say so and their starters wait for it.
+func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *api.Client) error {
+	if err := ws.EnsureStateDir(); err != nil {
+		return &startError{err}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(ws.StateDir, "serve.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return &startError{fmt.Errorf("open its log: %w", err)}
+	}
+	defer logf.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--retry-after", c.retryAfter.String(),
+		"--idle-after", c.idleAfter.String(), "--log-level", "info", "--ready-fd", "3")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
+	cmd.ExtraFiles = []*os.File{pw}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD")
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return fmt.Errorf("start coordinator: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }() // ends with the coordinator; reaps it
+	stop := context.AfterFunc(ctx, func() { _ = pr.SetReadDeadline(time.Now()) })
+	defer stop()
+	rep, err := readStartReport(pr, startWait)
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("%w: started a coordinator (pid %d) but %v; see %s", api.ErrUnavailable, cmd.Process.Pid, err, logPath)
+	case rep.Ready:
+		return waitHealthy(ctx, cl, fmt.Sprintf("the coordinator (pid %d)", rep.PID), logPath)
+	case rep.Serving:
+		// Another starter's coordinator won the workspace; it may still be
+		// replaying its ledger.
+		return waitHealthy(ctx, cl, serving(rep.ServingPID), logPath)
+	case rep.Error != "":
+		return &startError{fmt.Errorf("%s; see %s", rep.Error, logPath)}
+	}
+	select {
+	case <-exited:
+		return &startError{fmt.Errorf("it exited (%v) before serving; see %s", cmd.ProcessState, logPath)}
+	case <-time.After(time.Second):
+		return &startError{fmt.Errorf("it closed its start report without a word; see %s", logPath)}
+	}
+}
+
+func serving(pid int) string {
+	if pid == 0 {
+		return "the coordinator another command started"
+	}
+	return fmt.Sprintf("the coordinator (pid %d) another command started", pid)
+}
+
+// waitHealthy waits until the coordinator answers its health check.
+func waitHealthy(ctx context.Context, cl *api.Client, who, logPath string) error {
+	deadline := time.Now().Add(startWait)
+	for {
+		if _, err := cl.Health(ctx); err == nil {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w: %s did not answer within %s; see %s", api.ErrUnavailable, who, startWait, logPath)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,4 +106,29 @@ func (r *repo) lgStdin(stdin string, args ...string) (string, string, int) {
 		r.t.Fatalf("leasegate %v: %v", args, err)
 	}
 	return out.String(), errb.String(), 0
+}
+
+// servePIDs lists the `leasegate serve` processes of the workspace dir.
+func servePIDs(dir string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		args := strings.Split(string(b), "\x00")
+		if err != nil || len(args) < 2 || args[0] != bin || args[1] != "serve" || !slices.Contains(args, dir) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(p, "/proc/%d/cmdline", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stopServe kills the coordinators of dir and waits until they are gone.
+func stopServe(t *testing.T, dir string) {
+	t.Helper()
+	killServe(dir)
+	eventually(t, 10*time.Second, "the coordinator of "+dir+" to end", func() bool { return len(servePIDs(dir)) == 0 })
 }

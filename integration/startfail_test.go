@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,8 +89,10 @@ func TestStartFailureFullDisk(t *testing.T) {
 	if err := os.Remove(fill); err != nil {
 		t.Fatal(err)
 	}
+	r.log = &bytes.Buffer{}
+	r.startServer(retryAfter, idleAfter)
 	r.mustLG("acquire", "README.md", "--as", "alice")
-	killServe(r.dir)
+	r.stopServer() // waits for it: its files are closed
 	state := filepath.Join(r.dir, ".git", "leasegate")
 	ledgers, _ := filepath.Glob(filepath.Join(state, "ledger.db*"))
 	for _, p := range ledgers {

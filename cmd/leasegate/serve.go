@@ -64,12 +64,11 @@ func cmdServe(ctx context.Context, args []string) error {
 	rep := newReporter(f.readyFD)
 	err := startServe(ctx, f, rep)
 	var ue *usageError
-	if err != nil && !rep.served && !errors.As(err, &ue) {
+	if err == nil || rep.served || errors.As(err, &ue) {
 		rep.done(err)
-		return &startError{err}
+		return err
 	}
-	rep.done(err)
-	return err
+	return rep.failed(&startError{err})
 }
 
 // startServe serves the workspace until ctx ends, and tells rep once it

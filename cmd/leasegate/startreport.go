@@ -70,6 +70,18 @@ func (r *reporter) done(err error) {
 	}
 }
 
+// failed says why the start failed: in the log (stderr) first, so that
+// the log holds the cause by the time the starter reads it, then to the
+// starter. It returns what the command returns.
+func (r *reporter) failed(err *startError) error {
+	if r.f == nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "leasegate:", err)
+	r.done(err.cause)
+	return &exitStatus{code: exitUnavailable}
+}
+
 func (r *reporter) send(rep startReport) {
 	if r.f == nil {
 		return

@@ -55,6 +55,7 @@ func commands() []command {
 		{"install", "wire hooks into claude-code, codex, gemini, cursor or git", cmdInstall},
 		{"uninstall", "remove exactly what install added", cmdUninstall},
 		{"doctor", "are each agent's hooks installed, trusted and answering", cmdDoctor},
+		{"ledger", "check or recover a stopped coordinator's ledger: `ledger check`, `ledger recover`", cmdLedger},
 		{"demo", "the whole story on a temporary repository, no setup", cmdDemo},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println("leasegate", version); return nil }},
 	}

@@ -34,9 +34,6 @@ func Frame(evs []gate.Event, first uint64) []byte {
 	return buf
 }
 
-// SegmentPath names journal segment i of the ledger at path.
-func SegmentPath(path string, i int) string { return segmentPath(path, i) }
-
 // Rotations is how many times l's commits moved to the other journal
 // segment. Call it after Close.
 func Rotations(l *Ledger) int { return l.j.rotations }

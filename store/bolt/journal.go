@@ -29,6 +29,9 @@ type journal struct {
 	rotations int   // how many times commits moved to the other segment
 }
 
+// SegmentPath names journal segment i (0 or 1) of the ledger at path.
+func SegmentPath(path string, i int) string { return segmentPath(path, i) }
+
 // segmentPath names segment i of the ledger at path.
 func segmentPath(path string, i int) string {
 	return fmt.Sprintf("%s.journal.%d", path, i)

@@ -1,0 +1,143 @@
+package integration_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/store/bolt"
+)
+
+// ledgerRepo checks out n files as alice, one acquire each, then stops
+// the coordinator: with kill -9 the events are only in the journal, with
+// a clean stop they are in the bbolt file too. It returns the ledger path
+// and a copy of its files to restore between cases.
+func ledgerRepo(t *testing.T, n int, kill bool) (*repo, string, map[string][]byte) {
+	t.Helper()
+	r := newRepo(t, nil)
+	for i := range n {
+		r.mustLG("acquire", fmt.Sprintf("f%d.txt", i), "--as", "alice")
+	}
+	path := filepath.Join(r.dir, ".git", "leasegate", "ledger.db")
+	if _, errs, code := r.lg("ledger", "check"); code == 0 || !strings.Contains(errs, "locked") {
+		t.Errorf("ledger check while the coordinator runs: exit %d, %q; want a refusal naming the lock", code, errs)
+	}
+	if kill {
+		r.killServer()
+	} else {
+		r.stopServer()
+	}
+	saved := map[string][]byte{}
+	for _, name := range []string{path, bolt.SegmentPath(path, 0), bolt.SegmentPath(path, 1)} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[name] = b
+	}
+	return r, path, saved
+}
+
+// restore puts the saved files back and removes what recover set aside.
+func restore(t *testing.T, path string, saved map[string][]byte) {
+	t.Helper()
+	aside, _ := filepath.Glob(path + "*.damaged-*")
+	for _, a := range aside {
+		os.Remove(a)
+	}
+	for name, b := range saved {
+		if err := os.WriteFile(name, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// damage changes the file at name: flips the first byte of every
+// occurrence of marker (bbolt may keep stale copies of a page), or
+// truncates it to size when marker is empty.
+func damage(t *testing.T, name, marker string, size int64) {
+	t.Helper()
+	if marker == "" {
+		if err := os.Truncate(name, size); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(marker)) {
+		t.Fatalf("%q not in %s", marker, name)
+	}
+	b = bytes.ReplaceAll(b, []byte(marker), append([]byte{marker[0] ^ 0x20}, marker[1:]...))
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLedgerCheckAndRecover: on copies of a real ledger damaged in its
+// journal or its bbolt file (a flipped byte, a truncation), `ledger
+// check` says where it breaks (exit 1 when the coordinator would refuse
+// it), `ledger recover` keeps the originals aside, rebuilds from every
+// readable event of both and says what was lost, and the coordinator
+// starts on the result with exactly the leases that survived.
+func TestLedgerCheckAndRecover(t *testing.T) {
+	const n = 20
+	type ledgerCase struct {
+		name      string
+		file      func(path string) string
+		marker    string
+		size      int64
+		checkExit int
+		checkSays string
+		lostSays  string
+		leases    int
+	}
+	journal := func(path string) string { return bolt.SegmentPath(path, 0) }
+	file := func(path string) string { return path }
+	run := func(t *testing.T, kill bool, cases []ledgerCase) {
+		r, path, saved := ledgerRepo(t, n, kill)
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				restore(t, path, saved)
+				damage(t, tc.file(path), tc.marker, tc.size)
+				out, errs, code := r.lg("ledger", "check")
+				if code != tc.checkExit || !strings.Contains(out, tc.checkSays) {
+					t.Fatalf("ledger check: exit %d, want %d and %q in:\n%s%s", code, tc.checkExit, tc.checkSays, out, errs)
+				}
+				out = r.mustLG("ledger", "recover")
+				if !strings.Contains(out, tc.lostSays) || !strings.Contains(out, "original kept as") {
+					t.Fatalf("ledger recover said:\n%s\nwant %q and where the originals are", out, tc.lostSays)
+				}
+				if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) != 1 {
+					t.Fatalf("originals set aside: %v, want the ledger file", aside)
+				}
+				if _, _, code := r.lg("ledger", "check"); code != 0 {
+					t.Fatalf("ledger check after recover: exit %d", code)
+				}
+				r.startServer(retryAfter, idleAfter)
+				defer r.stopServer()
+				if got := len(r.status().Leases); got != tc.leases {
+					t.Fatalf("after recover the coordinator has %d leases, want %d", got, tc.leases)
+				}
+			})
+		}
+	}
+	t.Run("killed", func(t *testing.T) {
+		run(t, true, []ledgerCase{
+			{name: "journal byte", file: journal, marker: `"f7.txt"`, checkExit: 1, checkSays: "ledger corrupt at event 8", lostSays: "lost: events 8 to 8", leases: n - 1},
+			{name: "journal truncated", file: journal, size: 4000, checkExit: 0, checkSays: "torn tail", lostSays: "kept", leases: 9},
+		})
+	})
+	t.Run("stopped", func(t *testing.T) {
+		run(t, false, []ledgerCase{
+			// The journal still holds what the bbolt file lost: nothing is.
+			{name: "file byte", file: file, marker: `"f7.txt"`, checkExit: 1, checkSays: "event 8", lostSays: fmt.Sprintf("%d events kept", n), leases: n},
+			{name: "file truncated", file: file, size: 12 << 10, checkExit: 1, checkSays: "truncated", lostSays: fmt.Sprintf("%d events kept", n), leases: n},
+		})
+	})
+}

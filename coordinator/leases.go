@@ -132,9 +132,10 @@ func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
 	return c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}), nil
 }
 
-// CoversTree reports whether one active lease covers the directory dir
-// (workspace-relative) and everything beneath it: a full-scope lease, or a
-// pattern "P/**" with P dir or a directory above it.
+// CoversTree reports whether one active auto lease covers the directory
+// dir (workspace-relative) and everything beneath it: a full-scope lease,
+// or a pattern "P/**" with P dir or a directory above it. A check-out does
+// not count: writes under it may come from anyone and are watched.
 func (c *Coordinator) CoversTree(dir string) bool {
 	cp, err := gate.CleanPath(dir)
 	if err != nil || gate.IsGlob(cp) {
@@ -143,6 +144,9 @@ func (c *Coordinator) CoversTree(dir string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{gate.Subtree(cp)}}) {
+		if l.Kind == gate.KindCheckout {
+			continue
+		}
 		if l.Scope.Type == gate.ScopeFull {
 			return true
 		}

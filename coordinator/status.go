@@ -160,21 +160,41 @@ const ungatedGrace = 5 * time.Second
 
 // ObserveChange judges a change the workspace watcher saw on a gated
 // path: when no lease covers the path and none ended there within the
-// grace period, no gate saw the write, and it is recorded as ungated.
+// grace period, no gate saw the write, and it is recorded as ungated. A
+// path covered only by a check-out is recorded too, naming the lease:
+// the holder may have written it (a check-out gates no process), or
+// anyone else; an auto lease means a gate granted its holder the write.
 func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
 	c.mu.Lock()
 	now := c.clock.Now()
-	if len(c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{path}})) > 0 || c.ended.covers(path, now) {
+	checkout, covered := c.watchedCover(path)
+	if covered || c.ended.covers(path, now) {
 		c.mu.Unlock()
 		return nil
 	}
 	c.ended.note(path, now) // one report per path per grace period
-	done, err := c.recordUngated(UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher"}, now)
+	done, err := c.recordUngated(UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}, now)
 	c.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	return durable(ctx, done)
+}
+
+// watchedCover returns the check-out lease covering path when only
+// check-outs cover it, and whether an auto lease does. Call with c.mu
+// held.
+func (c *Coordinator) watchedCover(path string) (*gate.Lease, bool) {
+	var checkout *gate.Lease
+	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{path}}) {
+		if l.Kind != gate.KindCheckout {
+			return nil, true
+		}
+		if checkout == nil {
+			checkout = &l
+		}
+	}
+	return checkout, false
 }
 
 // ObserveLoss records that the workspace watcher lost events (the kernel's

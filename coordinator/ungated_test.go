@@ -38,6 +38,30 @@ func TestObserveChange(t *testing.T) {
 	})
 }
 
+// TestObserveChangeOnCheckout: a change to a path covered only by a
+// check-out is recorded as ungated and names the lease (its holder may
+// have made it, or anyone); a path an auto lease covers is its holder's
+// gated write.
+func TestObserveChangeOnCheckout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		co := e.checkout("alice", 0, "co.txt", "dir/**")
+		e.mutate("bob", "auto.txt")
+		observe(t, e, "co.txt", "dir/x.txt", "auto.txt")
+		if got, want := ungatedPaths(e), []string{"co.txt", "dir/x.txt"}; !slices.Equal(got, want) {
+			t.Fatalf("ungated writes recorded = %q, want %q", got, want)
+		}
+		for _, ev := range e.events(gate.EventUngatedWrite) {
+			if ev.LeaseID != co.ID {
+				t.Errorf("ungated write of %s names lease %q, want alice's check-out %s", ev.Path, ev.LeaseID, co.ID)
+			}
+		}
+		if e.c.CoversTree("dir") {
+			t.Errorf("a check-out of dir/** leaves dir unwatched")
+		}
+	})
+}
+
 func release(t *testing.T, e *env, l gate.Lease) {
 	t.Helper()
 	_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})

@@ -316,3 +316,25 @@ func TestUngatedWritesReported(t *testing.T) {
 		t.Fatal("no write.ungated event for sneaky.txt")
 	}
 }
+
+// TestUngatedWriteOnCheckout: a write to a file alice has checked out,
+// made by a process no gate sees, is reported as ungated naming alice's
+// lease (she, or anyone, may have made it), not taken silently for hers.
+func TestUngatedWriteOnCheckout(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "f\n"})
+	r.mustLG("acquire", "f.txt", "--as", "alice")
+	i := 0
+	eventually(t, 20*time.Second, "the ungated write of alice's check-out in status", func() bool {
+		i++
+		r.write("f.txt", fmt.Sprintf("written by no gated process, %d\n", i))
+		for _, u := range r.status().Ungated {
+			if u.Path == "f.txt" && u.Lease != nil && u.Lease.Owner.Name == "alice" {
+				return true
+			}
+		}
+		return false
+	})
+	if out := r.mustLG("status"); !strings.Contains(out, "checked out by alice") {
+		t.Fatalf("status does not name alice's check-out:\n%s", out)
+	}
+}

@@ -3,8 +3,9 @@
 // (and held none a moment ago) was made by a process that no sidecar or
 // hook gates — an editor, an unwrapped agent.
 //
-// It cannot tell who wrote a file, so a change to a path that is leased
-// is taken to be the holder's; it reports, it never blocks. Events are
+// It cannot tell who wrote a file, so a change to a path that a gate
+// leased to its writer (Config.Covered) is taken to be the holder's; it
+// reports, it never blocks. Events are
 // handled in batches: after the first event of a batch the watcher lets
 // more gather for a short window, then takes all of them, so a tool that
 // writes thousands of files wakes it some fifty times a second at most,

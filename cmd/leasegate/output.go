@@ -89,6 +89,8 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 		for _, u := range s.Ungated {
 			with := ""
 			switch {
+			case u.Lease != nil && u.Lease.Kind == gate.KindCheckout && u.Reporter == "watcher":
+				with = " — checked out by " + u.Lease.Owner.Name + " (no gate saw it: " + u.Lease.Owner.Name + " or anyone else may have made it)"
 			case u.Lease != nil:
 				with = " — collided with the lease of " + u.Lease.Owner.Name
 			case u.Op == "overflow":

@@ -256,16 +256,25 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 	}
 }
 
-// leased reports whether an active lease covers a path the watcher saw. A
-// name with glob characters is left to ObserveChange: Covering would read
-// it as a glob.
+// leased reports whether an active auto lease covers a path the watcher
+// saw: a gate granted its holder the write. A check-out gates nothing, so
+// its paths go to ObserveChange, as does a name with glob characters
+// (Covering would read it as a glob).
 func leased(c *coordinator.Coordinator) func(rel string) bool {
 	return func(rel string) bool {
 		if gate.IsGlob(rel) {
 			return false
 		}
 		ls, err := c.Covering(rel)
-		return err == nil && len(ls) > 0
+		if err != nil {
+			return false
+		}
+		for _, l := range ls {
+			if l.Kind != gate.KindCheckout {
+				return true
+			}
+		}
+		return false
 	}
 }
 

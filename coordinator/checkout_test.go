@@ -245,13 +245,20 @@ func TestCoversTree(t *testing.T) {
 		if e.c.CoversTree("docs") || e.c.CoversTree("src") {
 			t.Fatal("CoversTree true for a directory only partly leased")
 		}
-		l := e.checkout("cat", 0, "vendor/**")
+		e.checkout("dan", 0, "lib/**")
+		if e.c.CoversTree("lib") {
+			t.Fatal("CoversTree(lib) true for a check-out: a check-out gates no process, its tree must stay watched")
+		}
+		e.register("cat")
+		if _, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "cat", Op: "mkdir", Paths: []string{"vendor/**"}, Try: true}); err != nil {
+			t.Fatal(err)
+		}
 		for dir, want := range map[string]bool{"vendor": true, "vendor/x/y": true, "vendorx": false, "docs": false} {
 			if got := e.c.CoversTree(dir); got != want {
 				t.Errorf("CoversTree(%q) with vendor/** leased = %v, want %v", dir, got, want)
 			}
 		}
-		if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "cat"}, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+		if _, err := e.c.End(e.ctx, "cat", "test"); err != nil {
 			t.Fatal(err)
 		}
 		if e.c.CoversTree("vendor") {

@@ -142,3 +142,60 @@ func TestStopIdleFromAnyStop(t *testing.T) {
 		t.Fatal("no stop-idle release of the holder's a.txt in the history")
 	}
 }
+
+// processesWith lists the processes whose command line holds marker.
+func processesWith(marker string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmd), marker) && !isZombie(stat) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// sleeps counts the sleep processes among pids.
+func sleeps(pids []int) int {
+	n := 0
+	for _, pid := range pids {
+		if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); string(comm) == "sleep\n" {
+			n++
+		}
+	}
+	return n
+}
+
+// isZombie reports whether a /proc/PID/stat says the process has exited.
+func isZombie(stat []byte) bool {
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || strings.HasPrefix(string(stat[i+1:]), " Z") || strings.HasPrefix(string(stat[i+1:]), " X")
+}
+
+// TestWorkerTreeEndsWithSidecar: kill -9 of the sidecar ends its worker
+// and every descendant, a setsid'd grandchild in another session and a
+// child in another process group included, within a second.
+func TestWorkerTreeEndsWithSidecar(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	const marker = "61.4142"
+	w := r.worker("alice", "echo x >> a.txt; setsid sleep "+marker+" & "+
+		"(set -m; sleep "+marker+") & sleep "+marker+"; wait")
+	eventually(t, 10*time.Second, "the worker's three sleeps", func() bool { return sleeps(processesWith(marker)) == 3 })
+	eventually(t, 10*time.Second, "alice's lease", func() bool { return r.holders()["a.txt"] == "alice" })
+	killed := time.Now()
+	_ = w.cmd.Process.Kill()
+	eventually(t, 10*time.Second, "the worker's processes to end", func() bool { return len(processesWith(marker)) == 0 })
+	took := time.Since(killed)
+	t.Logf("every process of the worker ended %s after kill -9 of its sidecar", took.Round(time.Millisecond))
+	// The contract's second, with slack for a loaded machine.
+	if took > 3*time.Second {
+		t.Fatalf("the worker's processes outlived their sidecar by %s", took)
+	}
+	eventually(t, 10*time.Second, "reclaim of a.txt", func() bool { return r.holders()["a.txt"] == "" })
+}

@@ -85,8 +85,10 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	sc.Argv, sc.Env, sc.Dir, sc.Decider, sc.Logger = s.cfg.Argv, env, s.cfg.Dir, s, s.cfg.Logger
 	sc.Stdin, sc.Stdout, sc.Stderr = s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr
 	// A worker whose sidecar dies could not write anyway (its gated
-	// syscalls fail with ENOSYS once the listener is gone): end it.
-	sc.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// syscalls fail with ENOSYS once the listener is gone): its whole tree
+	// ends with the sidecar, even one killed with SIGKILL, through the
+	// reaper between them.
+	sc.Reap = true
 	// The gate outlives ctx: a cancelled run (SIGINT, SIGTERM) forwards the
 	// signal and keeps gating until the worker has gone.
 	sup, err := seccomp.Start(context.WithoutCancel(ctx), sc)
@@ -143,7 +145,7 @@ func (s *Sidecar) terminate() {
 	select {
 	case <-s.sup.Exited():
 	case <-t.C:
-		_ = syscall.Kill(pg, syscall.SIGKILL)
+		s.sup.KillTree()
 		<-s.sup.Exited()
 	}
 }
@@ -207,7 +209,7 @@ func (s *Sidecar) abort() {
 	s.haltMu.Lock()
 	defer s.haltMu.Unlock()
 	s.aborted = true
-	_ = syscall.Kill(-s.sup.Pid(), syscall.SIGKILL)
+	s.sup.KillTree()
 }
 
 func (s *Sidecar) notef(format string, args ...any) {

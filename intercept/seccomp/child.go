@@ -23,8 +23,9 @@ const (
 	helperArg0 = "leasegate-seccomp-helper"
 )
 
-// MaybeRunChild turns the process into the gate's helper if it was started
-// as one by Start, and otherwise returns at once. Call it first thing in
+// MaybeRunChild turns the process into the gate's helper (or, with
+// Config.Reap, its reaper) if it was started as one by Start, and
+// otherwise returns at once. Call it first thing in
 // main (and in TestMain of tests that use Start), before any goroutines or
 // flag parsing.
 //
@@ -32,6 +33,9 @@ const (
 // the listener to the supervisor, waits for its go-ahead, and execs the
 // worker; on any failure it prints why on stderr and exits with 127.
 func MaybeRunChild() {
+	if os.Getenv(reaperEnv) == "1" {
+		runReaper(os.Args[1:])
+	}
 	if os.Getenv(childEnv) != "1" {
 		return
 	}

@@ -62,6 +62,17 @@ type Config struct {
 	// process group so that the caller can stop, continue or kill the
 	// whole group with Pid(). Nil means only that.
 	SysProcAttr *syscall.SysProcAttr
+	// Reap puts a reaper between the supervisor and the worker: a process
+	// (Self re-executed) that is a child subreaper, so that every orphan
+	// of the worker's tree is re-parented to it, and that kills the whole
+	// tree, setsid'd and daemonized descendants included, when the
+	// supervisor's process dies, even by SIGKILL (its parent-death
+	// signal), or on KillTree. Without it only the worker itself can be
+	// given a parent-death signal (SysProcAttr.Pdeathsig) and its
+	// descendants outlive the supervisor. With it, SysProcAttr is not
+	// used, the worker still leads its own process group (Pid), and Wait
+	// and Exited report the worker's status once its whole tree has ended.
+	Reap bool
 	// Self is the executable re-executed as the helper. Default
 	// DefaultSelf (/proc/self/exe).
 	Self string

@@ -29,53 +29,63 @@ const (
 )
 
 // socketPair makes the connected pair the listener fd travels over.
-// SOCK_SEQPACKET keeps the message and its fd together.
+// SOCK_SEQPACKET keeps the message and its fd together. The parent's end
+// receives the sender's credentials with each message (SO_PASSCRED), so
+// the supervisor learns the helper's pid from the kernel, whoever started
+// it.
 func socketPair() (parent, child *os.File, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("socketpair: %w", err)
 	}
+	if err := unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
+		closeAll(fds[:])
+		return nil, nil, fmt.Errorf("socketpair: SO_PASSCRED: %w", err)
+	}
 	return os.NewFile(uintptr(fds[0]), "seccomp-parent"), os.NewFile(uintptr(fds[1]), "seccomp-child"), nil
 }
 
 // receiveListener waits for the helper's first message and returns the
-// listener fd, or the helper's failure as an error.
-func receiveListener(ctx context.Context, conn *net.UnixConn, timeout time.Duration, argv0 string) (int, error) {
+// listener fd and the helper's pid (the worker's, once it execs), or the
+// helper's failure as an error.
+func receiveListener(ctx context.Context, conn *net.UnixConn, timeout time.Duration, argv0 string) (listener, pid int, err error) {
 	conn.SetDeadline(time.Now().Add(timeout))
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	buf := make([]byte, 4096)
-	oob := make([]byte, unix.CmsgSpace(4))
+	oob := make([]byte, unix.CmsgSpace(4)+unix.CmsgSpace(unix.SizeofUcred))
 	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
 	if err != nil {
 		if ctx.Err() != nil {
-			return -1, fmt.Errorf("%w: %w", ErrHandshake, ctx.Err())
+			return -1, 0, fmt.Errorf("%w: %w", ErrHandshake, ctx.Err())
 		}
-		return -1, fmt.Errorf("read helper message: %v: %w", err, ErrHandshake)
+		return -1, 0, fmt.Errorf("read helper message: %v: %w", err, ErrHandshake)
 	}
-	fds := parseRights(oob[:oobn])
+	fds, pid := parseControl(oob[:oobn])
 	kind, detail, _ := strings.Cut(string(buf[:n]), "\x00")
-	if kind != kindOK || len(fds) != 1 {
+	if kind != kindOK || len(fds) != 1 || pid <= 0 {
 		closeAll(fds)
-		return -1, helperError(kind, detail, argv0)
+		return -1, 0, helperError(kind, detail, argv0)
 	}
 	unix.CloseOnExec(fds[0])
-	return fds[0], nil
+	return fds[0], pid, nil
 }
 
-// parseRights extracts the fds of SCM_RIGHTS control messages.
-func parseRights(oob []byte) []int {
+// parseControl extracts the fds of SCM_RIGHTS control messages and the
+// sender's pid from SCM_CREDENTIALS.
+func parseControl(oob []byte) (fds []int, pid int) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
-	var fds []int
 	for _, m := range msgs {
 		if got, err := unix.ParseUnixRights(&m); err == nil {
 			fds = append(fds, got...)
+		} else if cred, err := unix.ParseUnixCredentials(&m); err == nil {
+			pid = int(cred.Pid)
 		}
 	}
-	return fds
+	return fds, pid
 }
 
 // helperError turns the helper's failure message into the error Start

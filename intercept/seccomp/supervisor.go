@@ -26,7 +26,8 @@ import (
 type Supervisor struct {
 	cfg      Config
 	log      hclog.Logger
-	cmd      *exec.Cmd
+	cmd      *exec.Cmd // the helper (the worker after its exec), or the reaper
+	worker   int       // the worker's pid, as the kernel gave it in the handshake
 	listener int
 	waker    *waker
 	tgids    tgidCache
@@ -102,10 +103,18 @@ func helperCommand(cfg Config, sock *os.File) *exec.Cmd {
 		*attr = *cfg.SysProcAttr
 	}
 	attr.Setpgid = true
+	arg0, marker := helperArg0, childEnv
+	if cfg.Reap {
+		// The reaper stays in the caller's process group (a blocker's
+		// SIGSTOP of the worker's group must not stop it) and starts the
+		// helper in a group of its own.
+		arg0, marker = reaperArg0, reaperEnv
+		attr = &syscall.SysProcAttr{Pdeathsig: parentDeathSignal}
+	}
 	return &exec.Cmd{
 		Path:        cfg.Self,
-		Args:        append([]string{helperArg0}, cfg.Argv...),
-		Env:         append(env[:len(env):len(env)], childEnv+"=1"),
+		Args:        append([]string{arg0}, cfg.Argv...),
+		Env:         append(env[:len(env):len(env)], marker+"=1"),
 		Dir:         cfg.Dir,
 		Stdin:       cfg.Stdin,
 		Stdout:      cfg.Stdout,
@@ -125,23 +134,23 @@ func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File) (*
 	}
 	defer fc.Close()
 	conn := fc.(*net.UnixConn)
-	listener, err := receiveListener(ctx, conn, cfg.HandshakeTimeout, cfg.Argv[0])
+	listener, worker, err := receiveListener(ctx, conn, cfg.HandshakeTimeout, cfg.Argv[0])
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSupervisor(ctx, cfg, cmd, listener)
+	s, err := newSupervisor(ctx, cfg, cmd, listener, worker)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := conn.Write([]byte(ackMessage)); err != nil {
 		return s, fmt.Errorf("send go-ahead: %v: %w", err, ErrHandshake)
 	}
-	s.log.Debug("worker gated", "pid", cmd.Process.Pid, "argv", cfg.Argv)
+	s.log.Debug("worker gated", "pid", worker, "argv", cfg.Argv)
 	return s, nil
 }
 
 // newSupervisor takes over the listener and starts serving and reaping.
-func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener int) (*Supervisor, error) {
+func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, worker int) (*Supervisor, error) {
 	w, err := newWaker()
 	if err != nil {
 		closeAll([]int{listener})
@@ -151,7 +160,7 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener int)
 		cfg.Logger.Debug("synchronous wake-up unavailable", "error", err)
 	}
 	s := &Supervisor{
-		cfg: cfg, log: cfg.Logger, cmd: cmd, listener: listener, waker: w,
+		cfg: cfg, log: cfg.Logger, cmd: cmd, worker: worker, listener: listener, waker: w,
 		done: make(chan struct{}), exited: make(chan struct{}), ended: make(chan struct{}),
 	}
 	s.instant, _ = cfg.Decider.(InstantDecider)
@@ -178,19 +187,33 @@ func (s *Supervisor) reap() {
 
 // Pid is the worker's process id, which is also its process group id: the
 // caller can stop, continue or kill the whole group with -Pid().
-func (s *Supervisor) Pid() int { return s.cmd.Process.Pid }
+func (s *Supervisor) Pid() int { return s.worker }
 
-// Wait waits for the worker itself to exit and returns its state. err is
-// only set when waiting failed (or copying a non-file stream did); a
-// non-zero exit is in the state. Descendants may still run and be gated:
-// see Done.
+// KillTree sends SIGKILL to the worker's whole tree: with Config.Reap,
+// every process below the reaper (descendants that left the worker's
+// process group or session included); without it, the worker's process
+// group.
+func (s *Supervisor) KillTree() {
+	if s.cfg.Reap {
+		_ = s.cmd.Process.Signal(killTreeSignal)
+		return
+	}
+	_ = syscall.Kill(-s.worker, syscall.SIGKILL)
+}
+
+// Wait waits for the worker itself to exit and returns its state; with
+// Config.Reap, for its whole tree to end, and the state is the worker's
+// as the reaper reports it by ending the same way. err is only set when
+// waiting failed (or copying a non-file stream did); a non-zero exit is in
+// the state. Without Reap, descendants may still run and be gated: see
+// Done.
 func (s *Supervisor) Wait() (*os.ProcessState, error) {
 	<-s.exited
 	return s.state, s.waitErr
 }
 
-// Exited is closed once the worker itself has exited and Wait will not
-// block.
+// Exited is closed once the worker itself has exited (with Config.Reap,
+// its whole tree) and Wait will not block.
 func (s *Supervisor) Exited() <-chan struct{} { return s.exited }
 
 // Done is closed when serving has stopped: every gated process is gone,

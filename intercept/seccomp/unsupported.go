@@ -45,3 +45,6 @@ func closed() <-chan struct{} {
 	close(c)
 	return c
 }
+
+// KillTree does nothing on this platform.
+func (s *Supervisor) KillTree() {}

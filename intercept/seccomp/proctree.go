@@ -1,0 +1,54 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// descendantsOf lists every process below root, read from /proc. A
+// process that exits during the walk is left out.
+func descendantsOf(root int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, ok := parentOf(pid); ok {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		out = append(out, children[p]...)
+		queue = append(queue, children[p]...)
+	}
+	return out
+}
+
+// parentOf reads a process's parent pid from /proc/PID/stat: the fourth
+// field, after the command name in parentheses (which may itself hold
+// spaces and parentheses, so the last ')' ends it).
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	return ppid, err == nil
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +27,9 @@ import (
 type Supervisor struct {
 	cfg      Config
 	log      hclog.Logger
-	cmd      *exec.Cmd // the helper (the worker after its exec), or the reaper
-	worker   int       // the worker's pid, as the kernel gave it in the handshake
+	cmd      *exec.Cmd    // the helper (the worker after its exec), or the reaper
+	waited   <-chan error // cmd.Wait's error, from the thread that started it
+	worker   int          // the worker's pid, as the kernel gave it in the handshake
 	listener int
 	waker    *waker
 	tgids    tgidCache
@@ -66,25 +68,46 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 	}
 	defer parent.Close()
 	cmd := helperCommand(cfg, child)
-	err = cmd.Start()
+	waited, err := startLocked(cmd)
 	child.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start helper %s: %w", cfg.Self, err)
 	}
-	s, err := handshake(ctx, cfg, cmd, parent)
+	s, err := handshake(ctx, cfg, cmd, parent, waited)
 	if err != nil {
-		abandon(cmd, s)
+		abandon(cmd, s, waited)
 		return nil, err
 	}
 	return s, nil
 }
 
+// startLocked starts cmd from a thread that stays locked to its goroutine
+// until cmd is reaped; the channel gets cmd.Wait's error. The kernel sends
+// a child's Pdeathsig when the thread that forked it ends, not the
+// process, and a Go thread ends when a goroutine locked to it exits
+// (internal/gitrun does that on purpose): a worker forked from an ordinary
+// thread could be killed the moment another goroutine threw that thread
+// away.
+func startLocked(cmd *exec.Cmd) (<-chan error, error) {
+	started, waited := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			waited <- cmd.Wait()
+		}
+	}()
+	return waited, <-started
+}
+
 // abandon kills and reaps a helper whose start failed, through the
 // supervisor if one was already serving it.
-func abandon(cmd *exec.Cmd, s *Supervisor) {
+func abandon(cmd *exec.Cmd, s *Supervisor, waited <-chan error) {
 	_ = cmd.Process.Kill()
 	if s == nil {
-		_ = cmd.Wait()
+		<-waited
 		return
 	}
 	s.Close()
@@ -127,7 +150,7 @@ func helperCommand(cfg Config, sock *os.File) *exec.Cmd {
 // handshake receives the listener, starts serving and reaping, and sends
 // the helper its go-ahead. If it fails after serving started, it returns
 // the Supervisor with the error, for abandon.
-func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File) (*Supervisor, error) {
+func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File, waited <-chan error) (*Supervisor, error) {
 	fc, err := net.FileConn(sock)
 	if err != nil {
 		return nil, fmt.Errorf("helper socket: %w", err)
@@ -138,7 +161,7 @@ func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := newSupervisor(ctx, cfg, cmd, listener, worker)
+	s, err := newSupervisor(ctx, cfg, cmd, listener, worker, waited)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +173,7 @@ func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File) (*
 }
 
 // newSupervisor takes over the listener and starts serving and reaping.
-func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, worker int) (*Supervisor, error) {
+func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, worker int, waited <-chan error) (*Supervisor, error) {
 	w, err := newWaker()
 	if err != nil {
 		closeAll([]int{listener})
@@ -160,7 +183,7 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, wor
 		cfg.Logger.Debug("synchronous wake-up unavailable", "error", err)
 	}
 	s := &Supervisor{
-		cfg: cfg, log: cfg.Logger, cmd: cmd, worker: worker, listener: listener, waker: w,
+		cfg: cfg, log: cfg.Logger, cmd: cmd, waited: waited, worker: worker, listener: listener, waker: w,
 		done: make(chan struct{}), exited: make(chan struct{}), ended: make(chan struct{}),
 	}
 	s.instant, _ = cfg.Decider.(InstantDecider)
@@ -175,7 +198,7 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, wor
 
 // reap waits for the worker (the helper, after its exec) to exit.
 func (s *Supervisor) reap() {
-	err := s.cmd.Wait()
+	err := <-s.waited
 	s.state = s.cmd.ProcessState
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {

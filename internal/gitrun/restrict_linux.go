@@ -14,13 +14,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// startRestricted starts cmd from the spawner thread, which Landlock
-// allows to execute only git: its binary, its exec-path (git's own
-// helpers) and its ELF interpreter. A repository's filter driver,
-// fsmonitor hook or any other configured command then fails to start
-// (EACCES) instead of running outside the gate with leasegate's rights.
-// The restriction is inherited by git and everything it starts, and by
-// nothing else in this process.
+// startRestricted starts cmd from a thread that Landlock allows to execute
+// only git: its binary, its exec-path (git's own helpers) and its ELF
+// interpreter. A repository's filter driver, fsmonitor hook or any other
+// configured command then fails to start (EACCES) instead of running
+// outside the gate with leasegate's rights. The restriction is inherited
+// by git and everything it starts, and by nothing else: the thread ends
+// with the goroutine, which never unlocks it. (A thread that ends sends
+// the parent-death signal to the children it forked: a process started
+// with Pdeathsig must be started from a thread locked until it is reaped,
+// as seccomp.Start does.)
 //
 // Without Landlock (Linux before 5.13, or not enabled), git starts
 // unrestricted and only the neutralized settings apply.
@@ -28,72 +31,57 @@ func startRestricted(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return cmd.Start() // git not found: exec's own error
 	}
-	reqs, err := theSpawner(cmd.Path)
+	rs, err := rulesetFor(cmd.Path)
 	if errors.Is(err, errNoLandlock) {
 		return cmd.Start()
 	}
 	if err != nil {
 		return fmt.Errorf("restrict git: %w", err)
 	}
-	done := make(chan error, 1)
-	reqs <- spawnRequest{cmd: cmd, done: done}
-	return <-done
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread is thrown away
+		if err := restrictThread(rs); err != nil {
+			errc <- fmt.Errorf("restrict git: %w", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }
 
 // errNoLandlock means the kernel has no Landlock to restrict git with.
 var errNoLandlock = errors.New("landlock unavailable")
 
-// spawnRequest asks the spawner thread to start cmd.
-type spawnRequest struct {
-	cmd  *exec.Cmd
-	done chan<- error
+// rulesets caches, per git binary, the Landlock ruleset fd allowing it.
+var rulesets struct {
+	sync.Mutex
+	byPath map[string]int
+	err    error // errNoLandlock once found missing
 }
 
-// spawner is the one thread git is started from. It lives as long as the
-// process: a thread carrying a Landlock domain cannot shed it, and a
-// thread may never end either, since a child started with Pdeathsig (the
-// worker) is killed when the thread that forked it ends, and any thread
-// may have.
-var spawner struct {
-	once sync.Once
-	reqs chan spawnRequest
-	err  error
-}
-
-// theSpawner starts the spawner thread on first use, restricted to the git
-// binary at path.
-func theSpawner(path string) (chan<- spawnRequest, error) {
-	spawner.once.Do(func() {
-		rs, err := newRuleset(path)
-		if err != nil {
-			spawner.err = err
-			return
-		}
-		ready := make(chan error, 1)
-		spawner.reqs = make(chan spawnRequest)
-		go spawn(rs, ready, spawner.reqs)
-		spawner.err = <-ready
-	})
-	return spawner.reqs, spawner.err
-}
-
-// spawn is the spawner thread's loop; it serves for the life of the
-// process (see spawner).
-func spawn(ruleset int, ready chan<- error, reqs <-chan spawnRequest) {
-	runtime.LockOSThread()
-	err := restrictThread(ruleset)
-	unix.Close(ruleset)
-	ready <- err
+// rulesetFor returns the ruleset for the git binary at path.
+func rulesetFor(path string) (int, error) {
+	rulesets.Lock()
+	defer rulesets.Unlock()
+	if rulesets.err != nil {
+		return -1, rulesets.err
+	}
+	if fd, ok := rulesets.byPath[path]; ok {
+		return fd, nil
+	}
+	fd, err := newRuleset(path)
+	if errors.Is(err, errNoLandlock) {
+		rulesets.err = err
+	}
 	if err != nil {
-		// No Landlock domain was applied (at most no_new_privs, which
-		// leasegate's own children may well have): the thread can go
-		// back to the pool, and must not end.
-		runtime.UnlockOSThread()
-		return
+		return -1, err
 	}
-	for r := range reqs {
-		r.done <- r.cmd.Start()
+	if rulesets.byPath == nil {
+		rulesets.byPath = map[string]int{}
 	}
+	rulesets.byPath[path] = fd
+	return fd, nil
 }
 
 // rulesetAttr is struct landlock_ruleset_attr as of Landlock ABI 1.

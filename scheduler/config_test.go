@@ -9,16 +9,16 @@ import (
 	"github.com/leasegate/leasegate/scheduler"
 )
 
-// TestContractDefaults pins the contract's numbers: retry after 180 s,
-// stop-idle after 30 s, a sweep every minute, a reminder 2 h before expiry
-// (the lease model's own constant).
+// TestContractDefaults pins the contract's numbers: retry after 180 s and
+// stop-idle after 30 s (the lease model's windows), a sweep every minute,
+// a reminder 2 h before expiry (the lease model's own constant).
 func TestContractDefaults(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		got, want time.Duration
 	}{
-		{"DefaultRetryAfter", scheduler.DefaultRetryAfter, 180 * time.Second},
-		{"DefaultIdleAfter", scheduler.DefaultIdleAfter, 30 * time.Second},
+		{"gate.DefaultRetryAfter", gate.DefaultRetryAfter, 180 * time.Second},
+		{"gate.DefaultIdleAfter", gate.DefaultIdleAfter, 30 * time.Second},
 		{"DefaultSweepEvery", scheduler.DefaultSweepEvery, time.Minute},
 		{"DefaultRemindBefore", scheduler.DefaultRemindBefore, 2 * time.Hour},
 		{"DefaultRemindBefore vs gate", scheduler.DefaultRemindBefore, gate.DefaultRemindBefore},
@@ -28,7 +28,7 @@ func TestContractDefaults(t *testing.T) {
 		}
 	}
 	cfg := scheduler.DefaultConfig()
-	want := scheduler.Config{RetryAfter: 180 * time.Second, IdleAfter: 30 * time.Second, SweepEvery: time.Minute, RemindBefore: 2 * time.Hour}
+	want := scheduler.Config{SweepEvery: time.Minute, RemindBefore: 2 * time.Hour}
 	if cfg != want {
 		t.Errorf("DefaultConfig() = %+v, want %+v", cfg, want)
 	}
@@ -41,14 +41,6 @@ func TestValidate(t *testing.T) {
 		valid bool
 	}{
 		{name: "defaults", edit: func(*scheduler.Config) {}, valid: true},
-		{name: "demo windows", edit: func(c *scheduler.Config) { c.RetryAfter, c.IdleAfter = 3*time.Second, 2*time.Second }, valid: true},
-		{name: "one-nanosecond windows", edit: func(c *scheduler.Config) { c.RetryAfter, c.IdleAfter = 1, 1 }, valid: true},
-		{name: "zero retry-after", edit: func(c *scheduler.Config) { c.RetryAfter = 0 }},
-		{name: "negative retry-after", edit: func(c *scheduler.Config) { c.RetryAfter = -time.Second }},
-		{name: "retry-after longer than the contract", edit: func(c *scheduler.Config) { c.RetryAfter = 181 * time.Second }},
-		{name: "zero idle-after", edit: func(c *scheduler.Config) { c.IdleAfter = 0 }},
-		{name: "negative idle-after", edit: func(c *scheduler.Config) { c.IdleAfter = -time.Second }},
-		{name: "idle-after longer than the contract", edit: func(c *scheduler.Config) { c.IdleAfter = time.Minute }},
 		{name: "zero sweep-every", edit: func(c *scheduler.Config) { c.SweepEvery = 0 }},
 		{name: "negative remind-before", edit: func(c *scheduler.Config) { c.RemindBefore = -time.Hour }},
 		{name: "zero config", edit: func(c *scheduler.Config) { *c = scheduler.Config{} }},

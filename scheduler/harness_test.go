@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/scheduler"
 )
 
@@ -135,6 +136,18 @@ func (h *harness) advanceTo(at time.Duration) {
 	}
 	h.move(d)
 	synctest.Wait()
+}
+
+// retry schedules key's retry from the clock's now with the contract's
+// window.
+func (h *harness) retry(key string, fn func(time.Time)) (time.Time, bool) {
+	return h.s.ScheduleRetry(key, h.clock.Now(), gate.DefaultRetryAfter, fn)
+}
+
+// idle opens owner's stop-idle window from the clock's now with the
+// contract's window.
+func (h *harness) idle(owner string, fn func(time.Time)) time.Time {
+	return h.s.StopIdle(owner, h.clock.Now(), gate.DefaultIdleAfter, fn)
 }
 
 // now is the clock's offset from start.

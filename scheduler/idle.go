@@ -2,16 +2,16 @@ package scheduler
 
 import "time"
 
-// StopIdle opens the stop-idle window of owner, who has just stopped: fn
-// runs once, IdleAfter from now, unless Activity or CancelIdle comes first.
-// A pending window is replaced, so the release comes IdleAfter after the
-// latest stop, with the latest fn. It returns when fn will run.
-func (s *Scheduler) StopIdle(owner string, fn func(now time.Time)) (releaseAt time.Time) {
-	now := s.clock.Now()
+// StopIdle opens the stop-idle window of owner, who stopped at now: fn
+// runs once, at now+after (after is the owner's own idle window), unless
+// Activity or CancelIdle comes first. A pending window is replaced, so the
+// release comes after the latest stop, with the latest window and fn. It
+// returns when fn will run.
+func (s *Scheduler) StopIdle(owner string, now time.Time, after time.Duration, fn func(now time.Time)) (releaseAt time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cancel(s.idles, owner)
-	e := &entry{kind: kindIdle, key: owner, due: now.Add(s.cfg.IdleAfter), fn: fn}
+	e := &entry{kind: kindIdle, key: owner, due: now.Add(after), fn: fn}
 	s.idles[owner] = e
 	s.push(e)
 	s.log.Debug("stop-idle armed", "owner", owner, "release-at", e.due)

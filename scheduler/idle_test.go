@@ -11,7 +11,7 @@ import (
 func TestStopIdleFiresAtExactlyIdleAfter(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		at := h.s.StopIdle("alice", c.fn)
+		at := h.idle("alice", c.fn)
 		if want := h.start.Add(30 * time.Second); !at.Equal(want) {
 			t.Fatalf("StopIdle(%q) = %s, want %s", "alice", at, want)
 		}
@@ -32,7 +32,7 @@ func TestStopIdleFiresAtExactlyIdleAfter(t *testing.T) {
 func TestActivityCancelsStopIdle(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.StopIdle("alice", c.fn)
+		h.idle("alice", c.fn)
 		h.advanceTo(29 * time.Second)
 		if !h.s.Activity("alice") {
 			t.Fatalf("Activity(%q) = false with a stop-idle pending, want true", "alice")
@@ -53,11 +53,11 @@ func TestActivityCancelsStopIdle(t *testing.T) {
 func TestReStopAfterActivity(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.StopIdle("alice", c.fn)
+		h.idle("alice", c.fn)
 		h.advanceTo(29 * time.Second)
 		h.s.Activity("alice")
 		h.advanceTo(45 * time.Second)
-		if at, want := h.s.StopIdle("alice", c.fn), h.start.Add(75*time.Second); !at.Equal(want) {
+		if at, want := h.idle("alice", c.fn), h.start.Add(75*time.Second); !at.Equal(want) {
 			t.Fatalf("StopIdle(%q) = %s, want %s", "alice", at, want)
 		}
 		h.advanceTo(75*time.Second - time.Nanosecond)
@@ -76,9 +76,9 @@ func TestReStopAfterActivity(t *testing.T) {
 func TestStopIdleRearmsFromLatestStop(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		old, latest := h.calls(), h.calls()
-		h.s.StopIdle("alice", old.fn)
+		h.idle("alice", old.fn)
 		h.advanceTo(10 * time.Second)
-		h.s.StopIdle("alice", latest.fn)
+		h.idle("alice", latest.fn)
 		h.advanceTo(time.Hour)
 		if old.count() != 0 {
 			t.Fatalf("replaced stop-idle callback ran %d times, want 0", old.count())
@@ -93,8 +93,8 @@ func TestStopIdleRearmsFromLatestStop(t *testing.T) {
 func TestCancelIdle(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.StopIdle("alice", c.fn)
-		h.s.StopIdle("bob", c.fn)
+		h.idle("alice", c.fn)
+		h.idle("bob", c.fn)
 		if !h.s.CancelIdle("alice") {
 			t.Fatalf("CancelIdle(%q) = false with a stop-idle pending, want true", "alice")
 		}

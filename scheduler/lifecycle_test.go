@@ -16,8 +16,8 @@ import (
 
 // armAll schedules one of every kind of timer, each recording into c.
 func armAll(h *harness, c *calls) {
-	h.s.ScheduleRetry("m1", c.fn)
-	h.s.StopIdle("alice", c.fn)
+	h.retry("m1", c.fn)
+	h.idle("alice", c.fn)
 	h.s.RemindAt("L1", h.start.Add(3*time.Hour), c.fn)
 	h.s.OnSweep(c.fn)
 }
@@ -70,8 +70,8 @@ func TestContextEndStopsEverything(t *testing.T) {
 func TestCloseFromCallback(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		later := h.calls()
-		h.s.ScheduleRetry("a", func(time.Time) { h.s.Close() })
-		h.s.ScheduleRetry("b", later.fn)
+		h.retry("a", func(time.Time) { h.s.Close() })
+		h.retry("b", later.fn)
 		h.advanceTo(time.Hour)
 		if !h.returned() {
 			t.Fatalf("Run still running after a callback called Close")
@@ -87,16 +87,16 @@ func TestCloseFromCallback(t *testing.T) {
 func TestCallbackReentersScheduler(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c, idle := h.calls(), h.calls()
-		h.s.ScheduleRetry("m1", func(now time.Time) {
+		h.retry("m1", func(now time.Time) {
 			c.fn(now)
 			if c.count() > 1 {
 				return
 			}
-			at, first := h.s.ScheduleRetry("m1", c.fn)
+			at, first := h.retry("m1", c.fn)
 			if want := now.Add(180 * time.Second); !at.Equal(want) || !first {
 				t.Errorf("ScheduleRetry(%q) from its own callback = %s, %v, want %s, true", "m1", at, first, want)
 			}
-			h.s.StopIdle("alice", idle.fn)
+			h.idle("alice", idle.fn)
 			h.s.CancelReminder("L1")
 			h.s.Pending()
 		})
@@ -126,7 +126,7 @@ func TestScheduledBeforeRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, clock.New(), time.Sleep)
 		retry, sweep := h.calls(), h.calls()
-		h.s.ScheduleRetry("m1", retry.fn)
+		h.retry("m1", retry.fn)
 		h.s.OnSweep(sweep.fn)
 		h.advanceTo(200 * time.Second)
 		if n := retry.count(); n != 0 {
@@ -148,9 +148,9 @@ func TestScheduledBeforeRun(t *testing.T) {
 func TestPending(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
-		h.s.ScheduleRetry("m2", c.fn)
-		h.s.StopIdle("alice", c.fn)
+		h.retry("m1", c.fn)
+		h.retry("m2", c.fn)
+		h.idle("alice", c.fn)
 		h.s.RemindAt("L1", h.start.Add(3*time.Hour), c.fn)
 		h.s.RemindAt("L2", h.start.Add(4*time.Hour), c.fn)
 		h.s.RemindAt("L3", h.start.Add(5*time.Hour), c.fn)
@@ -167,15 +167,15 @@ func TestPending(t *testing.T) {
 }
 
 // TestRealClockOutsideBubble: with the real clock and real time, a retry
-// fires no earlier than RetryAfter and Close leaves no goroutine behind.
+// fires no earlier than its window and Close leaves no goroutine behind.
 func TestRealClockOutsideBubble(t *testing.T) {
-	s := MustNew(t, nil, func(c *scheduler.Config) { c.RetryAfter = 20 * time.Millisecond })
+	s := MustNew(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	fired := make(chan time.Time, 1)
-	retryAt, _ := s.ScheduleRetry("m1", func(now time.Time) { fired <- now })
+	retryAt, _ := s.ScheduleRetry("m1", time.Now(), 20*time.Millisecond, func(now time.Time) { fired <- now })
 	if now := <-fired; now.Before(retryAt) {
 		t.Fatalf("retry ran at %s, before its retryAt %s", now, retryAt)
 	}
@@ -192,8 +192,8 @@ func TestRealClockOutsideBubble(t *testing.T) {
 func TestCloseDuringCallback(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		release, later := make(chan struct{}), h.calls()
-		h.s.ScheduleRetry("a", func(time.Time) { <-release })
-		h.s.ScheduleRetry("b", later.fn)
+		h.retry("a", func(time.Time) { <-release })
+		h.retry("b", later.fn)
 		h.advanceTo(180 * time.Second)
 		h.s.Close()
 		close(release)

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/leasegate/leasegate/scheduler"
 )
 
 // TestRetryFiresAtExactlyRetryAfter: the one retry runs at +180 s to the
@@ -15,7 +13,7 @@ import (
 func TestRetryFiresAtExactlyRetryAfter(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		retryAt, first := h.s.ScheduleRetry("m1", c.fn)
+		retryAt, first := h.retry("m1", c.fn)
 		if want := h.start.Add(180 * time.Second); !retryAt.Equal(want) || !first {
 			t.Fatalf("ScheduleRetry(%q) = %s, %v, want %s, true", "m1", retryAt, first, want)
 		}
@@ -37,9 +35,9 @@ func TestRetryFiresAtExactlyRetryAfter(t *testing.T) {
 func TestSecondScheduleRetryWhilePending(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		first, second := h.calls(), h.calls()
-		want, _ := h.s.ScheduleRetry("m1", first.fn)
+		want, _ := h.retry("m1", first.fn)
 		h.advanceTo(100 * time.Second)
-		got, isFirst := h.s.ScheduleRetry("m1", second.fn)
+		got, isFirst := h.retry("m1", second.fn)
 		if !got.Equal(want) || isFirst {
 			t.Fatalf("second ScheduleRetry(%q) = %s, %v, want %s, false", "m1", got, isFirst, want)
 		}
@@ -61,7 +59,7 @@ func TestSecondScheduleRetryWhilePending(t *testing.T) {
 func TestRetryFiresOnceAsTimeMovesOn(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
+		h.retry("m1", c.fn)
 		h.advanceTo(180 * time.Second)
 		for hour := 1; hour <= 5; hour++ {
 			h.advanceTo(time.Duration(hour) * time.Hour)
@@ -81,14 +79,14 @@ func TestRetryFiresOnceAsTimeMovesOn(t *testing.T) {
 func TestRetryNotEarlyUnderOtherEvents(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c, others := h.calls(), h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
+		h.retry("m1", c.fn)
 		for sec := 1; sec < 180; sec++ {
 			h.advanceTo(time.Duration(sec) * time.Second)
 			owner := fmt.Sprintf("owner-%d", sec%3)
 			h.s.Activity(owner)
-			h.s.StopIdle(owner, others.fn)
-			h.s.ScheduleRetry("m1", others.fn)
-			h.s.ScheduleRetry(fmt.Sprintf("other-%d", sec), others.fn)
+			h.idle(owner, others.fn)
+			h.retry("m1", others.fn)
+			h.retry(fmt.Sprintf("other-%d", sec), others.fn)
 			h.s.CancelRetry(fmt.Sprintf("other-%d", sec-1))
 			h.s.RemindAt(fmt.Sprintf("lease-%d", sec), h.clock.Now().Add(time.Hour), others.fn)
 			if n := c.count(); n != 0 {
@@ -119,7 +117,7 @@ func TestRetryNotEarlyUnderOtherEvents(t *testing.T) {
 func TestCancelRetry(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
+		h.retry("m1", c.fn)
 		h.advanceTo(179 * time.Second)
 		if !h.s.CancelRetry("m1") {
 			t.Fatalf("CancelRetry(%q) = false with a retry pending, want true", "m1")
@@ -139,9 +137,9 @@ func TestCancelRetry(t *testing.T) {
 func TestRetryKeyFreeAfterFiring(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
+		h.retry("m1", c.fn)
 		h.advanceTo(200 * time.Second)
-		retryAt, first := h.s.ScheduleRetry("m1", c.fn)
+		retryAt, first := h.retry("m1", c.fn)
 		if want := h.start.Add(380 * time.Second); !retryAt.Equal(want) || !first {
 			t.Fatalf("ScheduleRetry(%q) after firing = %s, %v, want %s, true", "m1", retryAt, first, want)
 		}
@@ -152,15 +150,15 @@ func TestRetryKeyFreeAfterFiring(t *testing.T) {
 	})
 }
 
-// TestShortenedRetryAfter: a demo's shorter RetryAfter is honoured exactly.
+// TestShortenedRetryAfter: a demo's shorter retry window is honoured exactly.
 func TestShortenedRetryAfter(t *testing.T) {
 	runEach(t, func(t *testing.T, h *harness) {
 		c := h.calls()
-		h.s.ScheduleRetry("m1", c.fn)
+		h.s.ScheduleRetry("m1", h.clock.Now(), 3*time.Second, c.fn)
 		h.advanceTo(3*time.Second - time.Nanosecond)
 		h.advanceTo(time.Minute)
 		if got, want := c.got(), []time.Duration{3 * time.Second}; !slices.Equal(got, want) {
 			t.Fatalf("retry ran at %v, want %v", got, want)
 		}
-	}, func(c *scheduler.Config) { c.RetryAfter = 3 * time.Second })
+	})
 }

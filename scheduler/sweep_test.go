@@ -31,7 +31,7 @@ func TestSweepStepwise(t *testing.T) {
 		c, other := h.calls(), h.calls()
 		h.s.OnSweep(c.fn)
 		for step := 7 * time.Second; h.now() < 5*time.Minute; {
-			h.s.StopIdle("alice", other.fn)
+			h.idle("alice", other.fn)
 			h.advanceTo(min(h.now()+step, 5*time.Minute))
 		}
 		if n := c.count(); n != 5 {

@@ -157,7 +157,7 @@ func BenchmarkTransportFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("stream/clients=%d", clients), func(b *testing.B) {
 			cls := clientsFor(b, startCoordinator(b), clients, false)
 			for w, cl := range cls {
-				if err := cl.Register(context.Background(), gate.Owner{Name: fmt.Sprintf("w%d", w)}); err != nil {
+				if err := cl.Register(context.Background(), coordinator.Registration{Owner: gate.Owner{Name: fmt.Sprintf("w%d", w)}}); err != nil {
 					b.Fatal(err)
 				}
 			}

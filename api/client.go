@@ -239,9 +239,9 @@ func (c *Client) Status(ctx context.Context) (coordinator.Status, error) {
 	return s, c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
 }
 
-// Register records an owner.
-func (c *Client) Register(ctx context.Context, o gate.Owner) error {
-	return c.do(ctx, http.MethodPost, "/v1/owners", o, nil)
+// Register records an owner and the windows it names.
+func (c *Client) Register(ctx context.Context, r coordinator.Registration) error {
+	return c.do(ctx, http.MethodPost, "/v1/owners", r, nil)
 }
 
 // Heartbeat beats for an owner.

@@ -183,7 +183,7 @@ func TestGateResumesWhenCoordinatorArrives(t *testing.T) {
 
 // shortRetry shortens the retry window: these tests are about the
 // client's loop, not the 180 s contract.
-func shortRetry(c *coordinator.Config) { c.RetryAfter = 200 * time.Millisecond }
+func shortRetry(c *coordinator.Config) { c.Windows.Retry.After = 200 * time.Millisecond }
 
 // bounded is a context that ends with the test or after 20 s, so a Gate
 // that never returns fails the test instead of hanging it.

@@ -114,6 +114,11 @@ func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) 
 	if r.Try {
 		b = append(b, `,"try":true`...)
 	}
+	if r.RetryAfter != (gate.Window{}) && err == nil {
+		var w []byte
+		w, err = json.Marshal(r.RetryAfter)
+		b = append(append(b, `,"retry_after":`...), w...)
+	}
 	return append(b, '}'), err
 }
 

@@ -32,7 +32,7 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{coordinator.LeaseResult{}, "decision leases"},
 		{coordinator.Result{}, "outcome reason message leases holder contention blocker"},
 		{coordinator.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},
-		{coordinator.MutateRequest{}, "owner op paths try"},
+		{coordinator.MutateRequest{}, "owner op paths try retry_after"},
 	}
 	for _, tt := range tests {
 		if got := jsontest.FieldNames(tt.v); got != tt.want {
@@ -110,6 +110,9 @@ func (g gen) leaseRequest() coordinator.LeaseRequest {
 
 func (g gen) mutateRequest() coordinator.MutateRequest {
 	r := coordinator.MutateRequest{Owner: g.Str(), Op: g.Str(), Try: g.R.IntN(2) == 0}
+	if g.R.IntN(2) == 0 {
+		r.RetryAfter = gate.Window{After: time.Duration(g.R.Int64()), From: gate.WindowSource(g.Str())}
+	}
 	switch g.R.IntN(3) {
 	case 0:
 		r.Paths = []string{}

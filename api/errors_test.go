@@ -149,7 +149,7 @@ func manyPaths(n, length int) []string {
 // TestBlockerNotOpenRoundTrips: resolving a resolved blocker is a 409
 // BLOCKER_NOT_OPEN that the client matches with blocker.ErrNotOpen.
 func TestBlockerNotOpenRoundTrips(t *testing.T) {
-	s := serve(t, func(c *coordinator.Config) { c.RetryAfter = 100 * time.Millisecond })
+	s := serve(t, func(c *coordinator.Config) { c.Windows.Retry.After = 100 * time.Millisecond })
 	ctx := context.Background()
 	s.mutate(t, "alice", "held.txt")
 	r := s.mutate(t, "bob", "held.txt")

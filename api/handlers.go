@@ -49,11 +49,11 @@ func (s *Server) health(*http.Request) (any, error) { return s.Info, nil }
 func (s *Server) status(*http.Request) (any, error) { return s.c.Status(), nil }
 
 func (s *Server) register(r *http.Request) (any, error) {
-	var o gate.Owner
-	if err := decode(r, &o); err != nil {
+	var reg coordinator.Registration
+	if err := decode(r, &reg); err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Register(r.Context(), o)
+	return struct{}{}, s.c.Register(r.Context(), reg)
 }
 
 func (s *Server) heartbeat(r *http.Request) (any, error) {

@@ -104,7 +104,7 @@ func serve(t *testing.T, edits ...func(*coordinator.Config)) *testServer {
 	s.listen(t, "unix", s.sock, false)
 	s.client = newClient(t, api.ClientConfig{Socket: s.sock})
 	for _, name := range []string{"alice", "bob"} {
-		if err := s.client.Register(ctx, gate.Owner{Name: name}); err != nil {
+		if err := s.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 			t.Fatalf("Register(%s) = %v", name, err)
 		}
 	}

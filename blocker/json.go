@@ -46,23 +46,30 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes held_for as a duration string.
+// MarshalJSON writes held_for and idle_after as duration strings.
 func (h HolderInfo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	v := struct {
 		jsonHolderInfo
-		HeldFor duration `json:"held_for"`
-	}{jsonHolderInfo(h), duration(h.HeldFor)})
+		HeldFor   duration  `json:"held_for"`
+		IdleAfter *duration `json:"idle_after,omitempty"`
+	}{jsonHolderInfo: jsonHolderInfo(h), HeldFor: duration(h.HeldFor)}
+	if h.IdleAfter != 0 {
+		d := duration(h.IdleAfter)
+		v.IdleAfter = &d
+	}
+	return json.Marshal(v)
 }
 
-// UnmarshalJSON reads held_for as a duration string.
+// UnmarshalJSON reads held_for and idle_after as duration strings.
 func (h *HolderInfo) UnmarshalJSON(b []byte) error {
 	v := struct {
 		*jsonHolderInfo
-		HeldFor duration `json:"held_for"`
-	}{jsonHolderInfo: (*jsonHolderInfo)(h), HeldFor: duration(h.HeldFor)}
+		HeldFor   duration `json:"held_for"`
+		IdleAfter duration `json:"idle_after"`
+	}{jsonHolderInfo: (*jsonHolderInfo)(h), HeldFor: duration(h.HeldFor), IdleAfter: duration(h.IdleAfter)}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	h.HeldFor = time.Duration(v.HeldFor)
+	h.HeldFor, h.IdleAfter = time.Duration(v.HeldFor), time.Duration(v.IdleAfter)
 	return nil
 }

@@ -50,7 +50,10 @@ func (r Report) rows() [][2]string {
 		{"First denied", fmt.Sprintf("%s (%s)", stamp(r.FirstDeniedAt), r.Reason)},
 		{"Retry due", stamp(r.RetryAt)},
 		{"Retried at", fmt.Sprintf("%s (%s)", stamp(r.RetriedAt), orDash(string(r.RetryResult)))},
-		{"Retry interval", "retry=" + r.RetryInterval.String()},
+		{"Retry interval", "retry=" + r.RetryInterval.String() + from(r.RetryFrom, "the requester's window")},
+	}
+	if h.IdleAfter != 0 {
+		rows = append(rows, [2]string{"Holder stop-idle", h.IdleAfter.String() + from(h.IdleFrom, "the holder's window")})
 	}
 	if res := r.Resolution; res != nil {
 		rows = append(rows, [2]string{"Resolution", resolution(res)})
@@ -66,6 +69,15 @@ func (r Report) writeEvidence(b *strings.Builder) {
 	for _, e := range r.Holder.Liveness.Evidence {
 		fmt.Fprintf(b, "- %s\n", oneLine(e))
 	}
+}
+
+// from renders " (what, from SOURCE)", or nothing when the source is
+// unknown.
+func from(src gate.WindowSource, what string) string {
+	if src == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%s, from %s)", what, src)
 }
 
 func resolution(res *Resolution) string {

@@ -54,21 +54,22 @@ func (a Action) Valid() bool { _, ok := resolvedStatus[a]; return ok }
 // In JSON, durations (held_for, retry_interval) are Go duration strings
 // such as "3m0s", exact and readable; times are RFC 3339.
 type Report struct {
-	ID            string        `json:"id"` // a ULID, set by the coordinator
-	Path          string        `json:"path"`
-	Paths         []string      `json:"paths"` // every path of the blocked mutation
-	Op            string        `json:"op"`    // write, create, rename, unlink, ...
-	Requester     gate.Owner    `json:"requester"`
-	Holder        HolderInfo    `json:"holder"`
-	Reason        gate.Reason   `json:"reason"` // of the first denial
-	FirstDeniedAt time.Time     `json:"first_denied_at"`
-	RetryInterval time.Duration `json:"retry_interval"` // 180 s by contract
-	RetryAt       time.Time     `json:"retry_at"`
-	RetriedAt     time.Time     `json:"retried_at"`
-	RetryResult   gate.Reason   `json:"retry_result"`
-	Status        Status        `json:"status"`
-	Resolution    *Resolution   `json:"resolution,omitempty"`
-	HowToResolve  []string      `json:"how_to_resolve"` // shell commands, each with a comment
+	ID            string            `json:"id"` // a ULID, set by the coordinator
+	Path          string            `json:"path"`
+	Paths         []string          `json:"paths"` // every path of the blocked mutation
+	Op            string            `json:"op"`    // write, create, rename, unlink, ...
+	Requester     gate.Owner        `json:"requester"`
+	Holder        HolderInfo        `json:"holder"`
+	Reason        gate.Reason       `json:"reason"` // of the first denial
+	FirstDeniedAt time.Time         `json:"first_denied_at"`
+	RetryInterval time.Duration     `json:"retry_interval"`       // the requester's retry window; 180 s by contract
+	RetryFrom     gate.WindowSource `json:"retry_from,omitempty"` // who named that window
+	RetryAt       time.Time         `json:"retry_at"`
+	RetriedAt     time.Time         `json:"retried_at"`
+	RetryResult   gate.Reason       `json:"retry_result"`
+	Status        Status            `json:"status"`
+	Resolution    *Resolution       `json:"resolution,omitempty"`
+	HowToResolve  []string          `json:"how_to_resolve"` // shell commands, each with a comment
 }
 
 // HolderInfo is the lease that blocks the mutation and what is known of
@@ -81,6 +82,9 @@ type HolderInfo struct {
 	AcquiredAt   time.Time     `json:"acquired_at"`
 	HeldFor      time.Duration `json:"held_for"` // at the retry
 	Liveness     gate.Liveness `json:"liveness"`
+	// IdleAfter is the holder's stop-idle window, IdleFrom who named it.
+	IdleAfter time.Duration     `json:"idle_after,omitempty"`
+	IdleFrom  gate.WindowSource `json:"idle_from,omitempty"`
 }
 
 // Resolution is an operator's answer to a report.
@@ -105,7 +109,9 @@ type Input struct {
 	FirstDeniedAt  time.Time
 	RetryAt        time.Time
 	RetriedAt      time.Time
-	RetryInterval  time.Duration // zero means RetryAt - FirstDeniedAt
+	RetryInterval  time.Duration     // zero means RetryAt - FirstDeniedAt
+	RetryFrom      gate.WindowSource // who named the requester's retry window
+	HolderIdle     gate.Window       // the holder's stop-idle window
 	RetryResult    gate.Reason
 }
 
@@ -116,7 +122,7 @@ func New(in Input) Report {
 	r := Report{
 		ID: in.ID, Path: in.Path, Paths: clonePaths(in.Paths, in.Path), Op: in.Op,
 		Requester: in.Requester, Holder: holderInfo(in), Reason: in.Reason,
-		FirstDeniedAt: utc(in.FirstDeniedAt), RetryInterval: in.RetryInterval,
+		FirstDeniedAt: utc(in.FirstDeniedAt), RetryInterval: in.RetryInterval, RetryFrom: in.RetryFrom,
 		RetryAt: utc(in.RetryAt), RetriedAt: utc(in.RetriedAt), RetryResult: in.RetryResult,
 		Status: StatusOpen,
 	}
@@ -141,7 +147,7 @@ func holderInfo(in Input) HolderInfo {
 	lv.Evidence = slices.Clone(lv.Evidence)
 	h := HolderInfo{
 		Owner: l.Owner, LeaseID: l.ID, FencingToken: l.FencingToken, Kind: l.Kind,
-		AcquiredAt: utc(l.AcquiredAt), Liveness: lv,
+		AcquiredAt: utc(l.AcquiredAt), Liveness: lv, IdleAfter: in.HolderIdle.After, IdleFrom: in.HolderIdle.From,
 	}
 	if !at.IsZero() && !l.AcquiredAt.IsZero() {
 		h.HeldFor = at.Sub(l.AcquiredAt)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
-	"github.com/leasegate/leasegate/scheduler"
 	"github.com/leasegate/leasegate/store"
 )
 
@@ -45,11 +44,11 @@ type Config struct {
 	BlockerDir string
 	// PairRules pair source and test files. Default gate.DefaultPairRules.
 	PairRules []gate.PairRule
-	// RetryAfter is the wait before the one retry of a denied mutation.
-	// Default 180 s (the contract); shorter only for tests and demos.
-	RetryAfter time.Duration
-	// IdleAfter is the stop-idle window. Default 30 s (the contract).
-	IdleAfter time.Duration
+	// Windows are the retry and stop-idle windows of owners that name
+	// none (serve's --retry-after and --idle-after). Default the
+	// contract's, 3m0s and 30s; shorter only for tests and demos. An
+	// owner's own windows (Registration.Windows) take precedence.
+	Windows gate.Windows
 	// LivenessEvery is the owner check interval. Default 500 ms.
 	LivenessEvery time.Duration
 	// PruneAfter is how long terminal leases stay in memory. Default 24 h.
@@ -75,8 +74,7 @@ type Prober interface {
 // still be set.
 func DefaultConfig() Config {
 	return Config{
-		RetryAfter:    scheduler.DefaultRetryAfter,
-		IdleAfter:     scheduler.DefaultIdleAfter,
+		Windows:       gate.ContractWindows(),
 		LivenessEvery: DefaultLivenessEvery,
 		PruneAfter:    DefaultPruneAfter,
 		KeepEnded:     DefaultKeepEnded,
@@ -95,8 +93,8 @@ func (c *Config) Validate() error {
 	if c.KeepEnded <= 0 {
 		errs = append(errs, fmt.Errorf("keep-ended must be positive, got %d", c.KeepEnded))
 	}
+	errs = append(errs, gate.ValidRetryAfter(c.Windows.Retry.After, true), gate.ValidIdleAfter(c.Windows.Idle.After, true))
 	for name, d := range map[string]time.Duration{
-		"retry-after": c.RetryAfter, "idle-after": c.IdleAfter,
 		"liveness-every": c.LivenessEvery, "prune-after": c.PruneAfter,
 	} {
 		if d <= 0 {

@@ -16,8 +16,8 @@ func TestDefaultConfig(t *testing.T) {
 		name      string
 		got, want time.Duration
 	}{
-		{name: "RetryAfter", got: cfg.RetryAfter, want: 180 * time.Second},
-		{name: "IdleAfter", got: cfg.IdleAfter, want: 30 * time.Second},
+		{name: "Windows.Retry", got: cfg.Windows.Retry.After, want: 180 * time.Second},
+		{name: "Windows.Idle", got: cfg.Windows.Idle.After, want: 30 * time.Second},
 		{name: "LivenessEvery", got: cfg.LivenessEvery, want: 500 * time.Millisecond},
 		{name: "PruneAfter", got: cfg.PruneAfter, want: 24 * time.Hour},
 	}
@@ -41,8 +41,10 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{name: "no ledger", edit: func(c *coordinator.Config) { c.Ledger = nil }, want: "ledger is required"},
 		{name: "no prober", edit: func(c *coordinator.Config) { c.Liveness = nil }, want: "liveness prober is required"},
-		{name: "zero retry", edit: func(c *coordinator.Config) { c.RetryAfter = 0 }, want: "retry-after must be positive"},
-		{name: "negative idle", edit: func(c *coordinator.Config) { c.IdleAfter = -time.Second }, want: "idle-after must be positive"},
+		{name: "zero retry", edit: func(c *coordinator.Config) { c.Windows.Retry.After = 0 }, want: "retry-after 0s: must be positive"},
+		{name: "negative idle", edit: func(c *coordinator.Config) { c.Windows.Idle.After = -time.Second }, want: "idle-after -1s: must be positive"},
+		{name: "long retry", edit: func(c *coordinator.Config) { c.Windows.Retry.After = 181 * time.Second }, want: "retry-after 3m1s: longer than the contract's 3m0s"},
+		{name: "long idle", edit: func(c *coordinator.Config) { c.Windows.Idle.After = time.Minute }, want: "idle-after 1m0s: longer than the contract's 30s"},
 		{name: "keep no ended", edit: func(c *coordinator.Config) { c.KeepEnded = 0 }, want: "keep-ended must be positive"},
 	}
 	for _, tt := range tests {

@@ -59,8 +59,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		return nil, fmt.Errorf("replay ledger: %w", err)
 	}
 	sched, err := scheduler.New(scheduler.Config{
-		Clock: cfg.Clock, RetryAfter: cfg.RetryAfter, IdleAfter: cfg.IdleAfter,
-		SweepEvery: scheduler.DefaultSweepEvery, RemindBefore: scheduler.DefaultRemindBefore,
+		Clock: cfg.Clock, SweepEvery: scheduler.DefaultSweepEvery, RemindBefore: scheduler.DefaultRemindBefore,
 		Logger: cfg.Logger,
 	})
 	if err != nil {

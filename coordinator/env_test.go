@@ -155,7 +155,7 @@ func (e *env) reopen() {
 
 func (e *env) register(name string) {
 	e.t.Helper()
-	if err := e.c.Register(e.ctx, gate.Owner{Name: name}); err != nil {
+	if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 		e.t.Fatalf("Register(%s) = %v", name, err)
 	}
 }

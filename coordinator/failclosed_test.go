@@ -112,7 +112,7 @@ func checkFailedClosed(t *testing.T, e *env) {
 			return "", err
 		}},
 		{name: "register", call: func() (coordinator.Outcome, error) {
-			return "", e.c.Register(e.ctx, gate.Owner{Name: "dave"})
+			return "", e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "dave"}})
 		}},
 	}
 	for _, c := range calls {

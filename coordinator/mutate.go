@@ -42,6 +42,10 @@ type MutateRequest struct {
 	// answer is Denied at once, with no contention heartbeat and no retry.
 	// Sidecars use it to take a new directory's whole subtree when they can.
 	Try bool `json:"try,omitempty"`
+	// RetryAfter is the requester's retry window for this mutation, when
+	// the command asking names one (a hook call's --retry-after); zero
+	// means the window the owner registered, else the coordinator's.
+	RetryAfter gate.Window `json:"retry_after,omitzero"`
 }
 
 // Result is the answer to a gated mutation at some stage of the protocol.
@@ -64,6 +68,7 @@ type ContentionView struct {
 	HolderAge     time.Duration `json:"holder_age_ns"`
 	FirstDeniedAt time.Time     `json:"first_denied_at"`
 	RetryAt       time.Time     `json:"retry_at"`
+	RetryAfter    gate.Window   `json:"retry_after"` // the requester's window: RetryAt - FirstDeniedAt
 	Outcome       Outcome       `json:"outcome"`
 	BlockerID     string        `json:"blocker_id,omitempty"`
 }
@@ -94,11 +99,15 @@ type heartbeatData struct {
 	LeaseID    gate.LeaseID  `json:"lease_id"`
 	HolderAge  time.Duration `json:"holder_age_ns"`
 	RetryAt    time.Time     `json:"retry_at"`
+	RetryAfter gate.Window   `json:"retry_after"`
 }
 
 // Mutate gates one mutation: grant (acquiring free paths transparently),
 // or start the contention protocol and answer Contended.
 func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, error) {
+	if err := gate.ValidRetryAfter(req.RetryAfter.After, false); err != nil {
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+	}
 	paths, err := c.cleanPaths(req.Paths)
 	if err != nil {
 		return Result{}, err
@@ -288,7 +297,8 @@ func mutationKey(owner string, paths []string) string {
 }
 
 // contend starts (or joins) the contention protocol for a denied mutation:
-// one heartbeat event and exactly one retry after RetryAfter. A mutation
+// one heartbeat event and exactly one retry, the requester's retry window
+// after the denial at now. A mutation
 // already waiting joins its pending contention: no second retry. Call with
 // c.mu held.
 func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time) (Result, <-chan error) {
@@ -298,18 +308,18 @@ func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time)
 	}
 	id := c.newID(now)
 	con := &contention{req: req, done: make(chan struct{})}
-	retryAt, _ := c.sched.ScheduleRetry(id, func(time.Time) { c.retry(id) })
-	// The scheduler reads its clock once more, microseconds after the
-	// decision; the denial is dated from the same reading as the retry so
-	// the interval is exactly RetryAfter.
-	denied := retryAt.Add(-c.cfg.RetryAfter)
+	w := req.RetryAfter
+	if !w.Set() {
+		w = c.windowsOf(req.Owner).Retry
+	}
+	retryAt, _ := c.sched.ScheduleRetry(id, now, w.After, func(time.Time) { c.retry(id) })
 	con.view = ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
-		HolderAge: denied.Sub(d.Holder.AcquiredAt), FirstDeniedAt: denied, RetryAt: retryAt, Outcome: Contended}
+		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: Contended}
 	c.contentions[id], c.byKey[key] = con, con
 	file := conflictFile(req.Paths, *d.Holder)
 	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,
-		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt})
-	c.log.Info("contention", "file", file, "requester", req.Owner, "holder", d.Holder.Owner.Name, "retry-at", retryAt)
+		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt, RetryAfter: w})
+	c.log.Info("contention", "file", file, "requester", req.Owner, "holder", d.Holder.Owner.Name, "retry-at", retryAt, "retry-after", w)
 	done, err := c.commit([]gate.Event{{Type: gate.EventContention, At: now, Actor: req.Owner, Path: file,
 		LeaseID: d.Holder.ID, Reason: string(d.Reason), Data: data}})
 	if err != nil {

@@ -95,7 +95,7 @@ func TestMutateTryDeniesWithoutContention(t *testing.T) {
 		if err != nil || r.Outcome != coordinator.Denied || r.Reason != gate.ReasonHeldByOther || r.Holder == nil || r.Holder.Owner.Name != "alice" {
 			t.Fatalf("Mutate(try bob dir/**) = %+v, %v; want denied, held by alice", r, err)
 		}
-		e.advanceTo(coordinator.DefaultConfig().RetryAfter * 2)
+		e.advanceTo(coordinator.DefaultConfig().Windows.Retry.After * 2)
 		if n := len(e.events(gate.EventContention)) + len(e.events(gate.EventRetry)); n != 0 {
 			t.Fatalf("a Try denial wrote %d contention events, want none", n)
 		}

@@ -17,9 +17,10 @@ type owner struct {
 	registeredAt  time.Time
 	lastHeartbeat time.Time // zero until the first beat since this coordinator started
 	lastActivity  time.Time
-	stoppedAt     time.Time  // non-zero while a stop-idle window is open
-	stoppedBy     stopSource // what opened the window
-	gone          bool       // worker ended or reclaimed; kept for status until pruned
+	stoppedAt     time.Time    // non-zero while a stop-idle window is open
+	stoppedBy     stopSource   // what opened the window
+	windows       gate.Windows // as the owner named them; zero fields are the coordinator's
+	gone          bool         // worker ended or reclaimed; kept for status until pruned
 	liveness      gate.Liveness
 }
 
@@ -33,6 +34,7 @@ type OwnerView struct {
 	// StoppedBy says what opened the stop-idle window: "reported" (the
 	// owner said so) or "liveness" (its process was seen stopped).
 	StoppedBy string        `json:"stopped_by,omitempty"`
+	Windows   gate.Windows  `json:"windows"` // in effect, each with where it came from
 	Liveness  gate.Liveness `json:"liveness"`
 	Leases    int           `json:"leases"`
 }
@@ -40,9 +42,9 @@ type OwnerView struct {
 func (c *Coordinator) replayOwner(e gate.Event) {
 	switch e.Type {
 	case gate.EventOwnerRegistered:
-		var o gate.Owner
-		if json.Unmarshal(e.Data, &o) == nil && o.Name != "" {
-			c.owners[o.Name] = &owner{Owner: o, registeredAt: e.At}
+		var r Registration
+		if json.Unmarshal(e.Data, &r) == nil && r.Name != "" {
+			c.owners[r.Name] = &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows}
 		}
 	case gate.EventOwnerGone:
 		if o := c.owners[e.Actor]; o != nil {
@@ -51,12 +53,16 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 	}
 }
 
-// Register records an owner (a sidecar or hook session starting work). A
-// name already registered to a live, different process is refused: two
-// workers must not share an identity.
-func (c *Coordinator) Register(ctx context.Context, o gate.Owner) error {
+// Register records an owner (a sidecar or hook session starting work)
+// with the windows it names. A name already registered to a live,
+// different process is refused: two workers must not share an identity.
+func (c *Coordinator) Register(ctx context.Context, r Registration) error {
+	o := r.Owner
 	if err := gate.ValidID(o.Name); err != nil {
 		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}
+	}
+	if err := validWindows(r.Windows); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	now := c.clock.Now()
@@ -67,8 +73,8 @@ func (c *Coordinator) Register(ctx context.Context, o gate.Owner) error {
 				Message: fmt.Sprintf("owner %s is already registered to live pid %d on %s (%s)", o.Name, old.PID, old.Host, strings.Join(v.Evidence, "; "))}
 		}
 	}
-	data, _ := json.Marshal(o)
-	c.owners[o.Name] = &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now}
+	data, _ := json.Marshal(r)
+	c.owners[o.Name] = &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows}
 	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerRegistered, At: now, Actor: o.Name, Data: data}})
 	c.mu.Unlock()
 	if err != nil {
@@ -90,8 +96,9 @@ func (c *Coordinator) Heartbeat(name string) error {
 }
 
 // Stop opens the stop-idle window for an owner: unless it mutates again
-// within IdleAfter, all its auto leases are released. It returns when the
-// release will happen.
+// within its idle window, all its auto leases are released. It returns
+// when the release will happen; the ledger's owner.stopped event records
+// the window and that time.
 func (c *Coordinator) Stop(ctx context.Context, name string, why string) (time.Time, error) {
 	c.mu.Lock()
 	o := c.owners[name]

@@ -57,7 +57,7 @@ func run(t *testing.T) (*coordinator.Coordinator, *prober, context.Context) {
 	go func() { defer close(done); _ = c.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	for _, name := range []string{"alice", "bob"} {
-		if err := c.Register(ctx, gate.Owner{Name: name}); err != nil {
+		if err := c.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,8 +75,8 @@ func mutate(t *testing.T, c *coordinator.Coordinator, ctx context.Context, owner
 
 func TestDefaultsAreTheContract(t *testing.T) {
 	cfg := coordinator.DefaultConfig()
-	if cfg.RetryAfter != 180*time.Second || cfg.IdleAfter != 30*time.Second {
-		t.Fatalf("defaults retry %s idle %s, want 3m0s and 30s", cfg.RetryAfter, cfg.IdleAfter)
+	if w := cfg.Windows; w.Retry.After != 180*time.Second || w.Idle.After != 30*time.Second {
+		t.Fatalf("defaults retry %s idle %s, want 3m0s and 30s", w.Retry.After, w.Idle.After)
 	}
 }
 

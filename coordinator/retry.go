@@ -13,7 +13,7 @@ import (
 )
 
 // retry is the one retry of a contention, run by the scheduler exactly
-// RetryAfter after the first denial. Granted, the mutation proceeds; still
+// requester's retry window after the first denial. Granted, the mutation proceeds; still
 // held, a blocker report is opened and the mutation is held.
 func (c *Coordinator) retry(id string) {
 	c.mu.Lock()
@@ -79,7 +79,8 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 		ID: c.newID(now), Path: conflictFile(con.req.Paths, h), Paths: con.req.Paths, Op: con.req.Op,
 		Requester: c.owners[con.req.Owner].Owner, Holder: h, HolderLiveness: c.judge(h.Owner.Name, now),
 		FirstDeniedAt: con.view.FirstDeniedAt, RetryAt: con.view.RetryAt, RetriedAt: now,
-		RetryInterval: c.cfg.RetryAfter, RetryResult: d.Reason,
+		RetryInterval: con.view.RetryAfter.After, RetryFrom: con.view.RetryAfter.From,
+		HolderIdle: c.windowsOf(h.Owner.Name).Idle, RetryResult: d.Reason,
 	})
 	opened, err := blocker.OpenedEvent(rep, now)
 	if err != nil {

@@ -33,8 +33,11 @@ type Status struct {
 	Contentions []ContentionView `json:"contentions"`
 	Blockers    []blocker.Report `json:"blockers"`
 	Ungated     []UngatedWrite   `json:"ungated"`
-	RetryAfter  time.Duration    `json:"retry_after_ns"`
-	IdleAfter   time.Duration    `json:"idle_after_ns"`
+	// RetryAfter and IdleAfter are the coordinator's windows, which apply
+	// to owners that name none; Defaults says where they came from.
+	RetryAfter time.Duration `json:"retry_after_ns"`
+	IdleAfter  time.Duration `json:"idle_after_ns"`
+	Defaults   gate.Windows  `json:"default_windows"`
 }
 
 // Status returns a consistent snapshot of the coordinator's state.
@@ -44,7 +47,7 @@ func (c *Coordinator) Status() Status {
 	now := c.clock.Now()
 	s := Status{Now: now, StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
 		Blockers: c.book.Open(), Ungated: append([]UngatedWrite(nil), c.ungated...),
-		RetryAfter: c.cfg.RetryAfter, IdleAfter: c.cfg.IdleAfter}
+		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows}
 	counts := map[string]int{}
 	for _, l := range s.Leases {
 		counts[l.Owner.Name]++
@@ -55,7 +58,8 @@ func (c *Coordinator) Status() Status {
 		}
 		v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat}, now)
 		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
-			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Liveness: v, Leases: counts[o.Name]})
+			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Windows: c.windowsOf(o.Name),
+			Liveness: v, Leases: counts[o.Name]})
 	}
 	sort.Slice(s.Owners, func(i, j int) bool { return s.Owners[i].Name < s.Owners[j].Name })
 	for _, con := range c.contentions {

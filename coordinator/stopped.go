@@ -22,18 +22,25 @@ const (
 	stopObserved stopSource = "liveness"
 )
 
+// stopData is the payload of an owner.stopped event: the holder's idle
+// window and when its release is due, and, for a stop the liveness check
+// saw, its verdict (status, checked_at, evidence at the top level).
+type stopData struct {
+	*gate.Liveness
+	IdleAfter gate.Window `json:"idle_after"`
+	ReleaseAt time.Time   `json:"release_at"`
+}
+
 // openStopIdle opens (or opens again) the stop-idle window of o and records
 // the stop with why and, for an observed stop, the liveness verdict that
 // showed it. Call with c.mu held.
 func (c *Coordinator) openStopIdle(o *owner, now time.Time, by stopSource, why string, v *gate.Liveness) (time.Time, <-chan error, error) {
 	name := o.Name
 	o.stoppedAt, o.stoppedBy = now, by
-	at := c.sched.StopIdle(name, func(time.Time) { c.stopIdle(name) })
-	ev := gate.Event{Type: gate.EventOwnerStopped, At: now, Actor: name, Reason: why}
-	if v != nil {
-		ev.Data, _ = json.Marshal(v)
-	}
-	done, err := c.commit([]gate.Event{ev})
+	w := c.windowsOf(name).Idle
+	at := c.sched.StopIdle(name, now, w.After, func(time.Time) { c.stopIdle(name) })
+	data, _ := json.Marshal(stopData{Liveness: v, IdleAfter: w, ReleaseAt: at})
+	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerStopped, At: now, Actor: name, Reason: why, Data: data}})
 	return at, done, err
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/scheduler"
 )
 
 const stopEvidence = "pid 4242 stopped (state T)"
@@ -35,11 +34,11 @@ func TestObservedStopReleases(t *testing.T) {
 		if err := json.Unmarshal(stops[0].Data, &v); err != nil || v.Status != gate.Stopped || !slices.Equal(v.Evidence, []string{stopEvidence}) {
 			t.Fatalf("owner.stopped carries %s (%v), want the stopped verdict", stops[0].Data, err)
 		}
-		e.advanceTo(seen + scheduler.DefaultIdleAfter - time.Millisecond)
+		e.advanceTo(seen + gate.DefaultIdleAfter - time.Millisecond)
 		if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"a.txt"}) {
 			t.Fatalf("alice holds %q before the window ended, want a.txt", got)
 		}
-		e.advanceTo(seen + scheduler.DefaultIdleAfter)
+		e.advanceTo(seen + gate.DefaultIdleAfter)
 		if got := e.held("alice", gate.KindAuto); len(got) != 0 {
 			t.Fatalf("stopped alice holds %q after the window, want nothing", got)
 		}
@@ -76,7 +75,7 @@ func TestReportedStopOutlivesRunningOwner(t *testing.T) {
 		if _, err := e.c.Stop(e.ctx, "alice", "process tree stopped"); err != nil {
 			t.Fatal(err)
 		}
-		e.advanceTo(scheduler.DefaultIdleAfter)
+		e.advanceTo(gate.DefaultIdleAfter)
 		if got := e.held("alice", gate.KindAuto); len(got) != 0 {
 			t.Fatalf("alice holds %q after a reported stop and a running sidecar, want nothing", got)
 		}

@@ -39,7 +39,7 @@ const (
 // implements it.
 type Coordinator interface {
 	Gate(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error)
-	Register(ctx context.Context, o gate.Owner) error
+	Register(ctx context.Context, r coordinator.Registration) error
 	Activity(ctx context.Context, name string) error
 	Stop(ctx context.Context, name, reason string) (api.StopResponse, error)
 	End(ctx context.Context, name, reason string) (api.EndResponse, error)
@@ -78,6 +78,11 @@ type Config struct {
 	// worker may not write (the session is remembered in memory only, for
 	// one call).
 	UnderSidecar bool
+	// Windows are the retry and stop-idle windows the hook names (its
+	// --retry-after and --idle-after). The retry window goes with each
+	// gated write; both go with the session's registration. Zero fields
+	// leave the coordinator's default.
+	Windows gate.Windows
 	// Timeout bounds one hook call, the wait for the one retry included.
 	// Default 230 s (DefaultTimeout).
 	Timeout time.Duration
@@ -105,6 +110,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("connect is not set: %w", ErrInvalidConfig)
 	case c.Timeout < 0 || c.Unreachable < 0:
 		return fmt.Errorf("timeout %s, unreachable %s: negative: %w", c.Timeout, c.Unreachable, ErrInvalidConfig)
+	}
+	if err := c.Windows.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }

@@ -35,10 +35,10 @@ func (f *fakeCoordinator) Gate(ctx context.Context, req coordinator.MutateReques
 	return f.gateFn(ctx, req, obs)
 }
 
-func (f *fakeCoordinator) Register(_ context.Context, o gate.Owner) error {
+func (f *fakeCoordinator) Register(_ context.Context, r coordinator.Registration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.registered = append(f.registered, o)
+	f.registered = append(f.registered, r.Owner)
 	return nil
 }
 

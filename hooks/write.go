@@ -79,7 +79,7 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err := h.register(ctx, cl, sess, w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths}
+	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths, RetryAfter: h.cfg.Windows.Retry}
 	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was
@@ -127,10 +127,11 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	}
 	last, ok := sess.registration()
 	now := agentOwner(last, w.name)
+	now.Windows = h.cfg.Windows
 	if ok && last == now && !force {
 		return nil
 	}
-	if err := cl.Register(ctx, now.Owner); err != nil {
+	if err := cl.Register(ctx, coordinator.Registration{Owner: now.Owner, Windows: now.Windows}); err != nil {
 		return err
 	}
 	if err := sess.saveRegistration(now); err != nil {

@@ -87,7 +87,7 @@ func TestRaceForFiles(t *testing.T) {
 func TestCoordinatorKill9(t *testing.T) {
 	r := newRepo(t, nil)
 	ctx := context.Background()
-	if err := r.client.Register(ctx, gate.Owner{Name: "burst"}); err != nil {
+	if err := r.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "burst"}}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex

@@ -21,7 +21,7 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 		r := newRepo(b, nil)
 		empty := rssMiB(b, r.server.Process.Pid)
 		ctx := context.Background()
-		if err := r.client.Register(ctx, gate.Owner{Name: "filler"}); err != nil {
+		if err := r.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "filler"}}); err != nil {
 			b.Fatal(err)
 		}
 		const total, per = 100_000, 500

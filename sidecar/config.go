@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -47,6 +48,10 @@ type Config struct {
 	// else; gated writes wait and retry until a coordinator answers either
 	// way.
 	Restart func(ctx context.Context) error
+	// Windows are the retry and stop-idle windows the worker names
+	// (run's --retry-after and --idle-after); they travel with its
+	// registration. Zero fields leave the coordinator's default.
+	Windows gate.Windows
 	// HeartbeatEvery is the owner heartbeat interval. Default
 	// liveness.DefaultHeartbeatInterval (2 s).
 	HeartbeatEvery time.Duration
@@ -68,6 +73,7 @@ func (c *Config) Validate() error {
 	if c.Workspace == nil || c.Client == nil {
 		errs = append(errs, errors.New("workspace and client are required"))
 	}
+	errs = append(errs, c.Windows.Validate())
 	return errors.Join(errs...)
 }
 

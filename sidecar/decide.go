@@ -34,7 +34,7 @@ func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
 		return nil
 	}
 	halted := false
-	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths}, s.observer(paths, &halted))
+	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, RetryAfter: s.cfg.Windows.Retry}, s.observer(paths, &halted))
 	if halted {
 		s.resume()
 	}

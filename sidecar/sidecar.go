@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/liveness"
@@ -66,7 +67,7 @@ func (s *Sidecar) register(ctx context.Context) error {
 	}
 	host, _ := os.Hostname()
 	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
-	if err := s.cfg.Client.Register(ctx, s.owner); err != nil {
+	if err := s.cfg.Client.Register(ctx, coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows}); err != nil {
 		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
 	}
 	return nil

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/scheduler"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -21,8 +22,7 @@ import (
 type common struct {
 	dir        string
 	jsonOut    bool
-	retryAfter time.Duration
-	idleAfter  time.Duration
+	windows    gate.Windows // named by --retry-after/--idle-after or the environment
 	logLevel   string
 	noStart    bool
 }
@@ -33,12 +33,7 @@ func (c *common) register(fs *flag.FlagSet, waits bool) {
 	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error")
 	fs.BoolVar(&c.noStart, "no-start", os.Getenv("LEASEGATE_NO_START") == "1", "do not start a coordinator if none is running (env LEASEGATE_NO_START=1)")
 	if waits {
-		fs.DurationVar(&c.retryAfter, "retry-after", envDuration("LEASEGATE_RETRY_AFTER", scheduler.DefaultRetryAfter),
-			"wait before the one retry of a denied mutation (env LEASEGATE_RETRY_AFTER; the contract is 3m0s)")
-		fs.DurationVar(&c.idleAfter, "idle-after", envDuration("LEASEGATE_IDLE_AFTER", scheduler.DefaultIdleAfter),
-			"stop-idle window before a stopped worker's leases are released (env LEASEGATE_IDLE_AFTER; the contract is 30s)")
-	} else {
-		c.retryAfter, c.idleAfter = envDuration("LEASEGATE_RETRY_AFTER", scheduler.DefaultRetryAfter), envDuration("LEASEGATE_IDLE_AFTER", scheduler.DefaultIdleAfter)
+		registerWindows(fs, &c.windows)
 	}
 }
 
@@ -101,10 +96,11 @@ func (c *common) client(ctx context.Context) (*api.Client, *workspace.Workspace,
 	return cl, ws, nil
 }
 
-func withoutEnv(env []string, key string) []string {
+func withoutEnv(env []string, keys ...string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, key+"=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(keys, name) {
 			out = append(out, kv)
 		}
 	}
@@ -122,7 +118,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		}
 		return usagef("%s: %v", fs.Name(), err)
 	}
-	return nil
+	return checkEnv(fs)
 }
 
 // parseMixed parses flags that may come before or after positional

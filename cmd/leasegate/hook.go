@@ -139,7 +139,7 @@ func cmdHook(ctx context.Context, args []string) error {
 	}
 	log := f.log()
 	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as, UnderSidecar: hooks.UnderSidecar(),
-		Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
+		Windows: f.windows, Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
 	if err != nil {
 		return usagef("hook: %v", err)
 	}

@@ -37,16 +37,18 @@ const statusLeasesPerOwner = 10
 // printStatus writes status as text: leases grouped by owner, oldest
 // first, at most statusLeasesPerOwner of each unless all.
 func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rule string, all bool) {
-	fmt.Fprintf(w, "workspace %s  (retry after %s, stop-idle %s)\n", ws.Root, s.RetryAfter, s.IdleAfter)
+	fmt.Fprintf(w, "workspace %s  (for owners that name none: retry after %s, stop-idle %s)\n", ws.Root,
+		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
 	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\n", len(s.Owners))
+	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))
 	for _, o := range s.Owners {
 		st := string(o.Liveness.Status)
 		if !o.StoppedAt.IsZero() {
 			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\t%s\t%s\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity),
+			windowString(o.Windows.Retry, 0), windowString(o.Windows.Idle, 0))
 	}
 	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))
 	leases := slices.Clone(s.Leases)
@@ -75,7 +77,8 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 	if len(s.Contentions) > 0 {
 		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
 		for _, c := range s.Contentions {
-			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s\n", c.Requester, strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, strings.Join(c.Paths, " "),
+				c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
 		}
 	}
 	if len(s.Blockers) > 0 {
@@ -99,6 +102,20 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
 		}
 	}
+}
+
+// windowString reads "1s (flag)"; a window without its source (from an
+// older coordinator) is d alone.
+func windowString(w gate.Window, d time.Duration) string {
+	switch {
+	case w.Set() && w.From != "":
+		return w.String()
+	case w.Set():
+		return w.After.String()
+	case d != 0:
+		return d.String()
+	}
+	return "-"
 }
 
 func printBlockers(reps []blocker.Report, full bool) {

@@ -34,7 +34,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	defer cl.Close()
 	cfg := sidecar.Config{
 		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Workspace: ws, Client: cl, Logger: f.logger("leasegate"),
+		Workspace: ws, Client: cl, Windows: f.windows, Logger: f.logger("leasegate"),
 	}
 	if !f.noStart {
 		cfg.Restart = func(ctx context.Context) error { return f.startServer(ctx, ws, cl) }

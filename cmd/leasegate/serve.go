@@ -120,7 +120,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness, cfg.Workspace, cfg.PairRules, cfg.Logger = ledger, live, ws.Root, pairs, log
 	cfg.BlockerDir = filepath.Join(ws.StateDir, "blockers")
-	cfg.RetryAfter, cfg.IdleAfter = f.retryAfter, f.idleAfter
+	cfg.Windows = coordinatorWindows(f.windows)
 	if f.notifyURL != "" {
 		n, err := notify.New(notify.Config{URL: f.notifyURL, Logger: log, Undelivered: func(x coordinator.Notice, cause error) {
 			if c != nil {
@@ -147,7 +147,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		_ = c.Run(ctx) // closes the ledger
 		return err
 	}
-	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", f.retryAfter, "idle-after", f.idleAfter)
+	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", cfg.Windows.Retry, "idle-after", cfg.Windows.Idle)
 	rep.ready()
 	errc := make(chan error, 4)
 	wg.Add(2)

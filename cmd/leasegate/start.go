@@ -41,12 +41,14 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		return err
 	}
 	defer pr.Close()
-	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--retry-after", c.retryAfter.String(),
-		"--idle-after", c.idleAfter.String(), "--log-level", "info", "--ready-fd", "3")
+	// The coordinator started here has the contract's windows: this
+	// command's own travel with its registration, and are not made every
+	// other owner's default.
+	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--log-level", "info", "--ready-fd", "3")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
 	cmd.ExtraFiles = []*os.File{pw}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD")
+	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD", envRetryAfter, envIdleAfter)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

@@ -1,0 +1,31 @@
+package coordinator
+
+import "github.com/leasegate/leasegate/gate"
+
+// Registration is what an owner registers: who it is (its liveness
+// handle) and the windows it names. Windows it leaves zero are the
+// coordinator's (Config.Windows). In JSON the owner's fields sit at the
+// top level, next to "windows".
+type Registration struct {
+	gate.Owner
+	Windows gate.Windows `json:"windows,omitzero"`
+}
+
+// validWindows refuses windows an owner may not name: zero or negative
+// where set, or longer than the contract's.
+func validWindows(ws gate.Windows) error {
+	if err := ws.Validate(); err != nil {
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+	}
+	return nil
+}
+
+// windowsOf returns the windows that apply to an owner: those it named,
+// the coordinator's for the rest. Call with c.mu held.
+func (c *Coordinator) windowsOf(name string) gate.Windows {
+	var named gate.Windows
+	if o := c.owners[name]; o != nil {
+		named = o.windows
+	}
+	return named.Or(c.cfg.Windows)
+}

@@ -49,8 +49,8 @@ const (
 
 // registration is what a session remembers of its owner.
 type registration struct {
-	Owner   gate.Owner   `json:"owner"`             // the record last registered
-	Agent   agentProc    `json:"agent"`             // the agent process it was made from
+	Owner   gate.Owner   `json:"owner"`            // the record last registered
+	Agent   agentProc    `json:"agent"`            // the agent process it was made from
 	Windows gate.Windows `json:"windows,omitzero"` // the windows it named
 }
 

@@ -20,11 +20,11 @@ import (
 
 // common holds the flags every command that talks to a coordinator takes.
 type common struct {
-	dir        string
-	jsonOut    bool
-	windows    gate.Windows // named by --retry-after/--idle-after or the environment
-	logLevel   string
-	noStart    bool
+	dir      string
+	jsonOut  bool
+	windows  gate.Windows // named by --retry-after/--idle-after or the environment
+	logLevel string
+	noStart  bool
 }
 
 func (c *common) register(fs *flag.FlagSet, waits bool) {

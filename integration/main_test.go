@@ -59,6 +59,14 @@ const (
 // newRepo makes a git repository with files and starts its coordinator.
 func newRepo(t testing.TB, files map[string]string) *repo {
 	t.Helper()
+	r := newCheckout(t, files)
+	r.startServer(retryAfter, idleAfter)
+	return r
+}
+
+// newCheckout makes a git repository with files and no coordinator.
+func newCheckout(t testing.TB, files map[string]string) *repo {
+	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +84,6 @@ func newRepo(t testing.TB, files map[string]string) *repo {
 	r.git("init", "-q", "-b", "main")
 	r.git("add", "-A")
 	r.git("commit", "-qm", "initial")
-	r.startServer(retryAfter, idleAfter)
 	return r
 }
 
@@ -180,10 +187,20 @@ func (r *repo) killServer() {
 // exit code.
 func (r *repo) lg(args ...string) (string, string, int) {
 	r.t.Helper()
+	return r.lgStdin("", "", args...)
+}
+
+// lgStdin runs the CLI with stdin and one more environment variable (""
+// for none).
+func (r *repo) lgStdin(stdin, env string, args ...string) (string, string, int) {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = r.dir, r.env
+	cmd.Dir, cmd.Env, cmd.Stdin = r.dir, r.env, strings.NewReader(stdin)
+	if env != "" {
+		cmd.Env = append(slices.Clone(r.env), env)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -222,8 +239,20 @@ func (r *repo) worker(name, script string) *worker {
 // workerEnv starts a worker with env added to the repo's.
 func (r *repo) workerEnv(name, script string, env ...string) *worker {
 	r.t.Helper()
+	return r.startEnv(env, "run", "--as", name, "--", "sh", "-c", script)
+}
+
+// start starts the CLI with args in the background, as a worker.
+func (r *repo) start(args ...string) *worker {
+	r.t.Helper()
+	return r.startEnv(nil, args...)
+}
+
+// startEnv starts the CLI with args and env added to the repo's.
+func (r *repo) startEnv(env []string, args ...string) *worker {
+	r.t.Helper()
 	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = exec.Command(bin, "run", "--as", name, "--", "sh", "-c", script)
+	w.cmd = exec.Command(bin, args...)
 	w.cmd.Dir, w.cmd.Env = r.dir, append(slices.Clone(r.env), env...)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	w.cmd.WaitDelay = time.Second // a killed sidecar's orphans may keep the pipe open

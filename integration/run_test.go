@@ -280,13 +280,17 @@ func TestUngatedWriteInReleasedDirectory(t *testing.T) {
 	}
 }
 
-// TestDefaultsAreTheContract: the flags' defaults are exactly 3m0s and 30s.
+// TestDefaultsAreTheContract: every command that takes the windows says
+// in its help that they are at most the contract's 3m0s and 30s and that
+// longer is a usage error; a coordinator started with no flags has
+// exactly those (TestWindowsBelongToTheOwner).
 func TestDefaultsAreTheContract(t *testing.T) {
-	r := newRepo(t, nil)
-	for _, cmd := range []string{"run", "serve"} {
-		_, errs, _ := r.lg(cmd, "-h")
-		if !strings.Contains(errs, "(default 3m0s)") || !strings.Contains(errs, "(default 30s)") {
-			t.Errorf("%s -h does not show the contract defaults:\n%s", cmd, errs)
+	r := newCheckout(t, nil)
+	for _, cmd := range [][]string{{"run"}, {"serve"}, {"hook", "claude-code"}} {
+		_, errs, _ := r.lg(append(cmd, "-h")...)
+		if !strings.Contains(errs, "most the contract's 3m0s") || !strings.Contains(errs, "most the contract's 30s") ||
+			!strings.Contains(errs, "longer, zero or negative is a usage error") {
+			t.Errorf("%s -h does not say the contract's windows:\n%s", cmd, errs)
 		}
 	}
 }

@@ -52,6 +52,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	f.register(fs, true)
+	serveWindowsUsage(fs)
 	fs.StringVar(&f.listen, "listen", "", "also listen on TCP at this address (e.g. 127.0.0.1:7070); requests need the admin token as bearer token")
 	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv("LEASEGATE_NOTIFY_URL"), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")
 	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch the workspace for writes that no gate saw")

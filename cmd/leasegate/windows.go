@@ -20,6 +20,7 @@ const (
 // A value the contract does not allow (longer than its window, zero or
 // negative) is a usage error of the command, from either place.
 type windowFlag struct {
+	name   string
 	w      *gate.Window
 	valid  func(d time.Duration, required bool) error
 	envErr error // an unusable environment value, reported unless the flag is given
@@ -28,18 +29,27 @@ type windowFlag struct {
 // registerWindows adds --retry-after and --idle-after to fs, filling ws
 // from the flags or the environment; windows named by neither stay zero.
 func registerWindows(fs *flag.FlagSet, ws *gate.Windows) {
-	fs.Var(newWindowFlag(&ws.Retry, envRetryAfter, gate.ValidRetryAfter), "retry-after", fmt.Sprintf(
-		"this owner's wait before the one retry of a denied mutation (env %s); at most the contract's %s, "+
-			"which applies when none is named; longer, zero or negative is a usage error", envRetryAfter, gate.DefaultRetryAfter))
-	fs.Var(newWindowFlag(&ws.Idle, envIdleAfter, gate.ValidIdleAfter), "idle-after", fmt.Sprintf(
-		"this owner's stop-idle window before its leases are released once it stopped (env %s); at most the contract's %s, "+
-			"which applies when none is named; longer, zero or negative is a usage error", envIdleAfter, gate.DefaultIdleAfter))
+	fs.Var(newWindowFlag("retry-after", &ws.Retry, envRetryAfter, gate.ValidRetryAfter), "retry-after", fmt.Sprintf(
+		"wait this `duration` before the one retry of this owner's denied mutations (env %s); "+
+			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envRetryAfter, gate.DefaultRetryAfter))
+	fs.Var(newWindowFlag("idle-after", &ws.Idle, envIdleAfter, gate.ValidIdleAfter), "idle-after", fmt.Sprintf(
+		"release this owner's leases this `duration` after it stopped, unless it writes again (env %s); "+
+			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envIdleAfter, gate.DefaultIdleAfter))
 }
 
-func newWindowFlag(w *gate.Window, env string, valid func(time.Duration, bool) error) *windowFlag {
-	f := &windowFlag{w: w, valid: valid}
+// serveWindowsUsage rewords the windows' help for serve, whose windows
+// are the default of owners that name none.
+func serveWindowsUsage(fs *flag.FlagSet) {
+	fs.Lookup("retry-after").Usage = fmt.Sprintf("wait this `duration` before the one retry of a denied mutation, for owners that name none (env %s); "+
+		"default and most the contract's %s; longer, zero or negative is a usage error", envRetryAfter, gate.DefaultRetryAfter)
+	fs.Lookup("idle-after").Usage = fmt.Sprintf("release a stopped owner's leases this `duration` after its stop, for owners that name none (env %s); "+
+		"default and most the contract's %s; longer, zero or negative is a usage error", envIdleAfter, gate.DefaultIdleAfter)
+}
+
+func newWindowFlag(name string, w *gate.Window, env string, valid func(time.Duration, bool) error) *windowFlag {
+	f := &windowFlag{name: name, w: w, valid: valid}
 	if v := os.Getenv(env); v != "" {
-		if d, err := parseWindow(v, valid); err != nil {
+		if d, err := f.parse(v); err != nil {
 			f.envErr = fmt.Errorf("%s=%q: %w", env, v, err)
 		} else {
 			*w = gate.Window{After: d, From: gate.FromEnv}
@@ -48,16 +58,16 @@ func newWindowFlag(w *gate.Window, env string, valid func(time.Duration, bool) e
 	return f
 }
 
-func parseWindow(v string, valid func(time.Duration, bool) error) (time.Duration, error) {
+func (f *windowFlag) parse(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("want a duration like 5s: %w", err)
+		return 0, fmt.Errorf("%s: want a duration like 5s: %w", f.name, err)
 	}
-	return d, valid(d, true)
+	return d, f.valid(d, true)
 }
 
 func (f *windowFlag) Set(v string) error {
-	d, err := parseWindow(v, f.valid)
+	d, err := f.parse(v)
 	if err != nil {
 		return err
 	}

@@ -187,12 +187,12 @@ func (r *repo) killServer() {
 // exit code.
 func (r *repo) lg(args ...string) (string, string, int) {
 	r.t.Helper()
-	return r.lgStdin("", "", args...)
+	return r.lgWith("", "", args...)
 }
 
-// lgStdin runs the CLI with stdin and one more environment variable (""
+// lgWith runs the CLI with stdin and one more environment variable (""
 // for none).
-func (r *repo) lgStdin(stdin, env string, args ...string) (string, string, int) {
+func (r *repo) lgWith(stdin, env string, args ...string) (string, string, int) {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -283,13 +283,13 @@ func (r *repo) runWith(name, script string, flags ...string) *worker {
 // hook runs `leasegate hook claude-code FLAGS` with the event on stdin.
 func (r *repo) hook(event string, flags ...string) (string, string, int) {
 	r.t.Helper()
-	return r.lgStdin(event, "", append([]string{"hook", "claude-code"}, flags...)...)
+	return r.lgWith(event, "", append([]string{"hook", "claude-code"}, flags...)...)
 }
 
 // lgEnv runs the CLI with one more environment variable ("" for none).
 func (r *repo) lgEnv(env string, args ...string) (string, string, int) {
 	r.t.Helper()
-	return r.lgStdin("", env, args...)
+	return r.lgWith("", env, args...)
 }
 
 func toolWrite(session, dir, name string) string {

@@ -16,11 +16,15 @@ const maxUngated = 100
 // UngatedWrite is a change seen on disk that no sidecar gated, reported
 // with the lease it collided with, if any.
 type UngatedWrite struct {
-	Path     string      `json:"path"`
-	At       time.Time   `json:"at"`
-	Op       string      `json:"op"`
-	Reporter string      `json:"reporter,omitempty"` // who noticed: watcher, hook session
-	Lease    *gate.Lease `json:"collided_with,omitempty"`
+	Path     string    `json:"path"`
+	At       time.Time `json:"at"`
+	Op       string    `json:"op"`
+	Reporter string    `json:"reporter,omitempty"` // who noticed: watcher, hook session
+	// Rule marks a write of a file that changes the gating rule or what
+	// git runs (workspace.RuleFile), reported by the writer's sidecar:
+	// it is recorded as a rule.changed event, not as an ungated write.
+	Rule  bool        `json:"rule,omitempty"`
+	Lease *gate.Lease `json:"collided_with,omitempty"`
 }
 
 // Status is everything `leasegate status` shows.
@@ -130,6 +134,14 @@ func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {
 	c.mu.Lock()
 	now := c.clock.Now()
 	w.At = now
+	if w.Rule {
+		done, err := c.recordRuleChange(w, now)
+		c.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		return durable(ctx, done)
+	}
 	if ls := c.table.Overlapping(gate.Scope{Type: gate.ScopeFile, Paths: []string{cp}}); len(ls) > 0 && !ls[0].HeldBy(w.Reporter) {
 		w.Lease = &ls[0]
 	}

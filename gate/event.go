@@ -29,6 +29,7 @@ const (
 	EventBlockerOpened     EventType = "blocker.opened"   // Data (blocker report)
 	EventBlockerResolved   EventType = "blocker.resolved" // Data (resolution)
 	EventUngatedWrite      EventType = "write.ungated"
+	EventRuleChanged       EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
 	EventNotice            EventType = "notice"             // reminders, evictions, reclaims for the owner
 	EventNoticeUndelivered EventType = "notice.undelivered" // the webhook could not take a notice
 )

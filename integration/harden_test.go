@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/gate"
 )
 
 // TestGitConfigRunsNothing: a worker that configures commands in the
@@ -33,5 +35,46 @@ func TestGitConfigRunsNothing(t *testing.T) {
 	eventually(t, 10*time.Second, "b.txt released on commit", func() bool { return r.holders()["b.txt"] == "" })
 	if got := r.read("f.txt"); got != "alice's\n" {
 		t.Fatalf("f.txt, held by alice, = %q: a configured command ran outside the gate", got)
+	}
+	for _, name := range []string{".git/config", ".git/info/attributes"} {
+		recorded := false
+		for _, e := range r.history(name) {
+			recorded = recorded || (e.Type == gate.EventRuleChanged && e.Actor == "bob")
+		}
+		if !recorded {
+			t.Errorf("no rule.changed event by bob for %s", name)
+		}
+	}
+}
+
+// TestRulePoisoning: a worker cannot make a file alice holds ungated by
+// untracking and excluding it (the write is still gated: it meets alice's
+// lease and blocks), nor change leasegate.json (refused); its change of
+// .git/info/exclude is recorded with its name.
+func TestRulePoisoning(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "alice's\n"})
+	r.mustLG("acquire", "--as", "alice", "f.txt")
+	w := r.worker("bob", `echo '{"exclude":["f.txt"]}' > leasegate.json && exit 3
+git rm -q --cached f.txt && echo f.txt >> .git/info/exclude && echo bob > f.txt`)
+	id := waitBlockerFor(t, r, "bob", 20*time.Second)
+	if b := mustBlocker(t, r, id); b.Path != "f.txt" {
+		t.Fatalf("blocker on %q, want f.txt", b.Path)
+	}
+	denyUntilDone(t, r, w, id, "bob")
+	if w.code == 3 {
+		t.Fatal("a worker wrote leasegate.json")
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "leasegate.json")); err == nil {
+		t.Fatal("leasegate.json exists")
+	}
+	if got := r.read("f.txt"); got != "alice's\n" {
+		t.Fatalf("f.txt = %q after bob's poisoned write", got)
+	}
+	recorded := false
+	for _, e := range r.history(".git/info/exclude") {
+		recorded = recorded || (e.Type == gate.EventRuleChanged && e.Actor == "bob")
+	}
+	if !recorded {
+		t.Fatal("no rule.changed event by bob for .git/info/exclude")
 	}
 }

@@ -16,15 +16,23 @@ import (
 var _ seccomp.Decider = (*Sidecar)(nil)
 
 // Decide answers one held syscall: paths outside the gate pass at once,
-// the state directory is refused, and gated paths go through the
-// coordinator's contention protocol.
+// the state directory and leasegate.json are refused, gated paths go
+// through the coordinator's contention protocol, and a change of a rule
+// file is recorded before it is let through.
 func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
+	if err := s.decide(ctx, m); err != nil {
+		return err
+	}
+	return s.recordRuleChanges(ctx, m)
+}
+
+func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	if s.coveredFast(m) {
 		return nil
 	}
 	paths, refuse := s.gatedPaths(m)
 	if refuse {
-		s.notef("refused %s of leasegate's state directory by pid %d", m.Op, m.PID)
+		s.notef("refused %s of %s by pid %d: workers may not change leasegate's state directory or leasegate.json", m.Op, strings.Join(m.Paths, " "), m.PID)
 		return syscall.EACCES
 	}
 	if len(paths) == 0 || s.held.covers(paths) {
@@ -84,6 +92,9 @@ func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 		if !inside || rel == "." || s.writesState(m.Op, abs) || s.cfg.Workspace.AffectsIgnore(abs) {
 			return false
 		}
+		if _, rule := s.cfg.Workspace.RuleFile(abs); rule {
+			return false
+		}
 		rels = append(rels, rel)
 	}
 	return len(rels) > 0 && s.held.covers(rels)
@@ -125,8 +136,14 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		// .gitignore only matches what git knows to be one.
 		class := s.classify(rel, tree || m.Op == seccomp.OpMkdir)
 		switch class {
-		case workspace.StateDir:
+		case workspace.StateDir, workspace.Operator:
 			return nil, true
+		case workspace.Ignored, workspace.Excluded:
+			// A rule change never releases a held path.
+			if !s.leased.covers(rel, tree) {
+				continue
+			}
+			fallthrough
 		case workspace.Gated:
 			if tree {
 				rel = gate.Subtree(rel)

@@ -58,6 +58,9 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	if s.writesState(op, abs) || ws.AffectsIgnore(abs) {
 		return "", quickSlow
 	}
+	if _, rule := ws.RuleFile(abs); rule {
+		return "", quickSlow
+	}
 	rel, in := lexicalRel(ws.Root, abs)
 	switch {
 	case !in && op == seccomp.OpRename && s.refUpdate(abs):

@@ -59,13 +59,11 @@ func (s *Sidecar) heartbeats(ctx context.Context) {
 // notices relays the owner's notices (reminders, evictions, reclaims,
 // blockers) from the event stream, reconnecting until ctx ends.
 func (s *Sidecar) notices(ctx context.Context) {
-	var after uint64
-	if st, err := s.cfg.Client.Status(ctx); err == nil {
-		after = st.LastSeq
-	}
+	after := s.leasedSeq
 	for ctx.Err() == nil {
 		err := s.cfg.Client.Events(ctx, after, true, func(e gate.Event) error {
 			after = e.Seq
+			s.leased.apply(e)
 			if s.endsMine(e) {
 				s.held.forget()
 			}

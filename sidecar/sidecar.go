@@ -36,6 +36,9 @@ type Sidecar struct {
 
 	commits chan struct{} // hints that the worker updated a git ref
 	held    *held         // leases granted to this worker, for covered mutations
+	// leased mirrors every owner's active leases from leasedSeq on.
+	leased    *leased
+	leasedSeq uint64
 }
 
 // Run wraps the worker and returns its exit status once it and every
@@ -45,7 +48,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, fmt.Errorf("run: %w", err)
 	}
 	cfg.setDefaults()
-	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld()}
+	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld(), leased: newLeased()}
 	rule, err := workspace.NewRule(cfg.Workspace, cfg.Logger)
 	if err != nil {
 		return 0, err
@@ -55,6 +58,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err := s.register(ctx); err != nil {
 		return 0, err
 	}
+	s.seedLeased(ctx)
 	code, err := s.supervise(ctx)
 	s.end(code, err)
 	return code, err

@@ -25,6 +25,9 @@ const (
 	Ignored
 	// Excluded paths match an exclude glob of leasegate.json.
 	Excluded
+	// Operator is leasegate.json itself: the gating rule is the
+	// operator's. Workers may not change it; the sidecar refuses.
+	Operator
 )
 
 var classNames = [...]string{
@@ -34,6 +37,7 @@ var classNames = [...]string{
 	StateDir: "state-dir",
 	Ignored:  "ignored",
 	Excluded: "excluded",
+	Operator: "operator-file",
 }
 
 // String returns the class's name as status output shows it.

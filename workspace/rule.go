@@ -155,6 +155,9 @@ func (r *Rule) fixed(tree bool, rel string) (verdict, bool) {
 	if r.stateRel != "" && tree && inside(rel, r.stateRel) {
 		return verdict{class: StateDir, why: fmt.Sprintf("state dir: contains leasegate's state %s; workers may never remove or move it", r.stateRel)}, true
 	}
+	if rel == ConfigFile {
+		return verdict{class: Operator, why: "operator file: the gating rule; workers may not change it"}, true
+	}
 	for _, g := range r.gitRels {
 		if inside(g, rel) {
 			return verdict{class: GitDir, why: "git dir: not gated, git serializes itself"}, true

@@ -55,6 +55,7 @@ func TestClassify(t *testing.T) {
 		// dist/ holds included paths, so git is asked about this file
 		// itself: check-ignore knows a file under an ignored directory.
 		{name: "not included in ignored dir", rel: "dist/app.js.map", want: workspace.Ignored, why: ".gitignore:5: dist/"},
+		{name: "leasegate.json is the operator's", rel: "leasegate.json", want: workspace.Operator, why: "operator file"},
 		{name: "excluded", rel: "vendor/lib/x.go", want: workspace.Excluded, why: `"vendor/**"`},
 		{name: "excluded by basename glob", rel: "go.lock", want: workspace.Excluded},
 		{name: "exclude wins over ignore", rel: "gen/x.go", want: workspace.Excluded},

@@ -66,46 +66,57 @@ func SettingsPath(a Agent, base string) string {
 }
 
 // Install adds leasegate's hooks for agent a to the settings file at path,
-// creating it if needed, and keeps everything else in it. The hooks run
-// exe (an absolute path) as `exe hook AGENT`. Install recognizes its own
-// handlers by that command, so running it again changes nothing, and a
-// moved binary is updated in place. It returns what it did, one line each.
+// creating it if needed. It adds only its own entries, laid out like the
+// file's, and leaves every other byte as it was, so that Uninstall can
+// give the same bytes back. The hooks run exe (an absolute path) as
+// `exe hook AGENT`. Install recognizes its own handlers by that command,
+// so running it again changes nothing, and a moved binary is updated in
+// place. It returns what it did, one line each.
 func Install(a Agent, path, exe string) ([]string, error) {
 	s, ok := settingsOf[a]
 	if !ok {
 		return nil, fmt.Errorf("install: unknown agent %q", a)
 	}
-	root, mode, err := readSettings(path)
+	data, mode, existed, err := readText(path)
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := root.childObject("hooks")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	before := data
+	if existed {
+		before, _ = os.ReadFile(path)
+	}
+	if s.version {
+		if data, err = ensureMember(data, nil, "version", []byte("1")); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	var did []string
 	for _, e := range s.entries {
-		what, err := s.add(a, hooks, e, exe)
+		what, next, err := s.add(a, data, e, exe)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if what != "" {
+			data = next
 			did = append(did, fmt.Sprintf("%s %s hook %s to %s", what, a, e.label(), path))
 		}
 	}
 	if len(did) == 0 {
 		return []string{fmt.Sprintf("%s hooks already installed in %s", a, path)}, nil
 	}
-	if s.version {
-		if _, ok := root.get("version"); !ok {
-			root.keys = append([]string{"version"}, root.keys...)
-			root.vals["version"] = json.RawMessage("1")
-		}
+	if !existed {
+		data = append(data, '\n')
 	}
-	if err := root.setValue("hooks", hooks); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return did, writeSettings(path, root, mode)
+	if err := writeFileAtomic(path, data, mode); err != nil {
+		return nil, err
+	}
+	if err := keepRecord(path, existed, before, data); err != nil {
+		did = append(did, fmt.Sprintf("could not keep %s's original bytes for uninstall (%v): uninstall will remove leasegate's entries only", path, err))
+	}
+	return did, nil
 }
 
 func (e hookEntry) label() string {
@@ -115,68 +126,85 @@ func (e hookEntry) label() string {
 	return e.event + " " + e.matcher
 }
 
-// add puts the handler of e into hooks, or updates it where it is. It
-// returns "added", "updated" or "" when it was there already.
-func (s agentSettings) add(a Agent, hooks *object, e hookEntry, exe string) (string, error) {
-	arr, err := hooks.childArray(e.event)
+// ensureMember returns data with the member key added to the object at
+// the path of keys from the root (nil: the root) when it is absent.
+func ensureMember(data []byte, keys []string, key string, val []byte) ([]byte, error) {
+	root, err := parseText(data)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	n := root
+	for _, k := range keys {
+		if n = n.member(k); n == nil {
+			return nil, fmt.Errorf("%q is missing", k)
+		}
+	}
+	if n.kind != '{' {
+		return nil, fmt.Errorf("%q is not an object", keys[len(keys)-1])
+	}
+	if n.member(key) != nil {
+		return data, nil
+	}
+	kb, _ := marshal(key)
+	return appendChild(data, n, kb, val, layout(data, root))
+}
+
+// add puts the handler of e into data, or updates it where it is. It
+// returns "added", "updated" or "" when it was there already, and the new
+// text.
+func (s agentSettings) add(a Agent, data []byte, e hookEntry, exe string) (string, []byte, error) {
+	data, err := ensureMember(data, nil, "hooks", []byte("{}"))
+	if err != nil {
+		return "", nil, err
+	}
+	if data, err = ensureMember(data, []string{"hooks"}, e.event, []byte("[]")); err != nil {
+		return "", nil, err
+	}
+	root, err := parseText(data)
+	if err != nil {
+		return "", nil, err
+	}
+	unit, arr := layout(data, root), root.member("hooks").member(e.event)
+	if arr.kind != '[' {
+		return "", nil, fmt.Errorf("%q is not an array", e.event)
 	}
 	want, err := marshal(s.handler(a, e, exe))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	what, arr, err := s.upsert(a, arr, e, want)
-	if err != nil || what == "" {
-		return what, err
+	if have := s.find(a, data, arr, e); have != nil {
+		if sameJSON(data[have.start:have.end], want) {
+			return "", data, nil
+		}
+		data, err = replaceNode(data, have, want, unit)
+		return "updated", data, err
 	}
-	return what, hooks.setValue(e.event, arr)
+	data, err = appendChild(data, arr, nil, s.group(e, want), unit)
+	return "added", data, err
 }
 
-// upsert finds leasegate's handler for e in arr and makes it want, or
-// appends it.
-func (s agentSettings) upsert(a Agent, arr []json.RawMessage, e hookEntry, want json.RawMessage) (string, []json.RawMessage, error) {
-	for i, raw := range arr {
+// find returns leasegate's handler for e in the event's array, or nil.
+func (s agentSettings) find(a Agent, data []byte, arr *jnode, e hookEntry) *jnode {
+	for _, el := range arr.elems {
+		raw := data[el.start:el.end]
 		if s.flat {
 			if isOurs(a, raw) && matcherOf(raw) == e.matcher {
-				return replaced(arr, i, raw, want)
+				return el
 			}
 			continue
 		}
-		if matcherOf(raw) != e.matcher {
+		if el.kind != '{' || matcherOf(raw) != e.matcher {
 			continue
 		}
-		g, err := parseObject(raw)
-		if err != nil {
-			continue
-		}
-		hs, err := g.childArray("hooks")
-		if err != nil {
-			continue
-		}
-		for j, h := range hs {
-			if !isOurs(a, h) {
-				continue
-			}
-			what, hs, _ := replaced(hs, j, h, want)
-			if what != "" {
-				if err := g.setValue("hooks", hs); err != nil {
-					return "", nil, err
+		if hs := el.member("hooks"); hs != nil && hs.kind == '[' {
+			for _, h := range hs.elems {
+				if isOurs(a, data[h.start:h.end]) {
+					return h
 				}
-				arr[i], _ = marshal(g)
 			}
-			return what, arr, nil
 		}
 	}
-	return "added", append(arr, s.group(e, want)), nil
-}
-
-func replaced(arr []json.RawMessage, i int, have, want json.RawMessage) (string, []json.RawMessage, error) {
-	if sameJSON(have, want) {
-		return "", arr, nil
-	}
-	arr[i] = want
-	return "updated", arr, nil
+	return nil
 }
 
 // group wraps a handler in a matcher group (or returns it, for flat
@@ -217,102 +245,121 @@ func (s agentSettings) handler(a Agent, e hookEntry, exe string) *object {
 }
 
 // Uninstall removes every handler of the settings file at path that runs
-// `leasegate hook AGENT` for agent a, the groups and events left empty by
-// that, and the file itself if nothing else is left in it.
+// `leasegate hook AGENT` for agent a, the groups, events and hooks object
+// left empty by that, and the file itself if nothing else is left in it.
+// Each removal takes out the bytes Install added, so a file that changed
+// in nothing else comes back byte for byte.
 func Uninstall(a Agent, path string) ([]string, error) {
-	if _, ok := settingsOf[a]; !ok {
+	s, ok := settingsOf[a]
+	if !ok {
 		return nil, fmt.Errorf("uninstall: unknown agent %q", a)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return []string{fmt.Sprintf("no %s settings at %s: nothing to remove", a, path)}, nil
 	}
-	root, mode, err := readSettings(path)
+	if lines, ok, err := restoreOriginal(a, path); ok || err != nil {
+		return lines, err
+	}
+	data, mode, _, err := readText(path)
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := root.childObject("hooks")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	n := 0
-	for _, ev := range slices.Clone(hooks.keys) {
-		removed, err := removeOurs(a, hooks, ev)
+	for {
+		next, removed, err := removeOne(a, data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		n += removed
+		if !removed {
+			break
+		}
+		data, n = next, n+1
 	}
 	if n == 0 {
 		return []string{fmt.Sprintf("no leasegate hooks for %s in %s", a, path)}, nil
 	}
 	done := fmt.Sprintf("removed %d %s hook(s) from %s", n, a, path)
-	if hooks.len() == 0 {
-		root.del("hooks")
-	} else if err := root.setValue("hooks", hooks); err != nil {
-		return nil, err
-	}
-	if emptySettings(root, settingsOf[a]) {
+	if root, err := parseObject(data); err == nil && emptySettings(root, s) {
 		return []string{done, "removed " + path + ", left empty"}, os.Remove(path)
 	}
-	return []string{done}, writeSettings(path, root, mode)
+	return []string{done}, writeFileAtomic(path, data, mode)
 }
 
-// removeOurs drops leasegate's handlers from one event of hooks.
-func removeOurs(a Agent, hooks *object, event string) (int, error) {
-	arr, err := hooks.childArray(event)
-	if err != nil {
-		return 0, nil // not an array: not written by install
+// restoreOriginal gives the file back as it was before install when
+// install's record says it is still exactly as install left it.
+func restoreOriginal(a Agent, path string) ([]string, bool, error) {
+	r, ok := readRecord(path)
+	if !ok {
+		return nil, false, nil
 	}
-	n := 0
-	kept := arr[:0:0]
-	for _, raw := range arr {
-		if isOurs(a, raw) {
-			n++
+	defer dropRecord(path)
+	data, err := os.ReadFile(path)
+	if err != nil || digest(data) != r.After {
+		return nil, false, nil
+	}
+	done := fmt.Sprintf("removed the %s hooks from %s: it is back to its bytes before install", a, path)
+	if !r.Existed {
+		return []string{done, "removed " + path + ", which install had created"}, true, os.Remove(path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, true, err
+	}
+	return []string{done}, true, writeFileAtomic(path, r.Before, fi.Mode().Perm())
+}
+
+// removeOne removes one of leasegate's handlers for a from data, with
+// the group, event and hooks object it leaves empty.
+func removeOne(a Agent, data []byte) ([]byte, bool, error) {
+	root, err := parseText(data)
+	if err != nil {
+		return nil, false, err
+	}
+	hooks := root.member("hooks")
+	if hooks == nil || hooks.kind != '{' {
+		return data, false, nil
+	}
+	// drop removes element ei of arr, the event's array of hooks member
+	// mi, and what that leaves empty.
+	drop := func(mi int, arr *jnode, ei int) []byte {
+		switch {
+		case len(arr.elems) > 1:
+			return removeChild(data, arr, ei)
+		case len(hooks.members) > 1:
+			return removeChild(data, hooks, mi)
+		}
+		for ri, m := range root.members {
+			if m.key == "hooks" {
+				return removeChild(data, root, ri)
+			}
+		}
+		return data
+	}
+	for mi, m := range hooks.members {
+		arr := m.val
+		if arr.kind != '[' {
 			continue
 		}
-		g, gn := withoutOurs(a, raw)
-		n += gn
-		if g != nil {
-			kept = append(kept, g)
+		for ei, el := range arr.elems {
+			if isOurs(a, data[el.start:el.end]) {
+				return drop(mi, arr, ei), true, nil
+			}
+			hs := el.member("hooks")
+			if el.kind != '{' || hs == nil || hs.kind != '[' {
+				continue
+			}
+			for hi, h := range hs.elems {
+				if !isOurs(a, data[h.start:h.end]) {
+					continue
+				}
+				if len(hs.elems) == 1 {
+					return drop(mi, arr, ei), true, nil
+				}
+				return removeChild(data, hs, hi), true, nil
+			}
 		}
 	}
-	switch {
-	case n == 0:
-		return 0, nil
-	case len(kept) == 0:
-		hooks.del(event)
-		return n, nil
-	}
-	return n, hooks.setValue(event, kept)
-}
-
-// withoutOurs removes leasegate's handlers from a matcher group; it
-// returns nil when the group is left with none.
-func withoutOurs(a Agent, raw json.RawMessage) (json.RawMessage, int) {
-	g, err := parseObject(raw)
-	if err != nil {
-		return raw, 0
-	}
-	hs, err := g.childArray("hooks")
-	if err != nil || len(hs) == 0 {
-		return raw, 0
-	}
-	kept := hs[:0:0]
-	for _, h := range hs {
-		if !isOurs(a, h) {
-			kept = append(kept, h)
-		}
-	}
-	switch n := len(hs) - len(kept); {
-	case n == 0:
-		return raw, 0
-	case len(kept) == 0:
-		return nil, n
-	default:
-		_ = g.setValue("hooks", kept)
-		out, _ := marshal(g)
-		return out, n
-	}
+	return data, false, nil
 }
 
 func emptySettings(root *object, s agentSettings) bool {
@@ -367,6 +414,33 @@ func sameJSON(a, b json.RawMessage) bool {
 	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
+// readText reads a settings file whole, checking that it is a JSON
+// object; a file that is missing or blank reads as "{}". It also returns
+// the file's mode and whether it existed.
+func readText(path string) ([]byte, fs.FileMode, bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []byte("{}"), 0o644, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return []byte("{}"), fi.Mode().Perm(), false, nil
+	}
+	if n, err := parseText(data); err != nil || n.kind != '{' {
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
+		return nil, 0, false, fmt.Errorf("%s is not a JSON object (%v): not touching it", path, err)
+	}
+	return data, fi.Mode().Perm(), true, nil
+}
+
 // readSettings reads a settings file, or an empty object when there is
 // none yet, and its mode.
 func readSettings(path string) (*object, fs.FileMode, error) {
@@ -389,22 +463,6 @@ func readSettings(path string) (*object, fs.FileMode, error) {
 		return nil, 0, fmt.Errorf("%s is not a JSON object (%v): not touching it", path, err)
 	}
 	return root, fi.Mode().Perm(), nil
-}
-
-// writeSettings replaces the file atomically, laid out with two spaces.
-func writeSettings(path string, root *object, mode fs.FileMode) error {
-	raw, err := root.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	data, err := indent(raw)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, data, mode)
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames

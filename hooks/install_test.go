@@ -144,7 +144,7 @@ func TestUninstallKeepsUserHandlersInSharedGroup(t *testing.T) {
 	if _, err := hooks.Uninstall(hooks.Codex, path); err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"notify-send done\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+	want := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}` // the user's layout kept
 	if got := readFile(t, path); got != want {
 		t.Errorf("Uninstall() left\n%s\nwant\n%s", got, want)
 	}

@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	leasegateBin = filepath.Join(dir, "leasegate")
+	// install's records of the files it changed go here, not to the
+	// user's state directory.
+	_ = os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	// A static build, as leasegate should ship: a cgo build loads libc
 	// and starts cgo's runtime, 2 to 4 ms more on every hook call.
 	build := exec.Command("go", "build", "-o", leasegateBin, "github.com/leasegate/leasegate/cmd/leasegate")

@@ -141,14 +141,3 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
-
-// indent lays a JSON document out with two spaces, as the agents write
-// their settings, ending in a newline.
-func indent(data []byte) ([]byte, error) {
-	var b bytes.Buffer
-	if err := json.Indent(&b, data, "", "  "); err != nil {
-		return nil, err
-	}
-	b.WriteByte('\n')
-	return b.Bytes(), nil
-}

@@ -1,0 +1,90 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// installRecord remembers a settings file as it was before install
+// first changed it and as install left it, so that uninstall can give
+// back the exact original bytes when nothing else changed meanwhile
+// (even whitespace install cannot tell apart from its own, such as an
+// empty "hooks": {} it filled). It lives in the user's state directory,
+// not beside the file.
+type installRecord struct {
+	Path    string `json:"path"`
+	Existed bool   `json:"existed"`
+	Before  []byte `json:"before"`
+	After   string `json:"after_sha256"` // of the bytes install wrote
+}
+
+// recordFile is where the record of the settings file path is kept:
+// $XDG_STATE_HOME/leasegate/installs, else ~/.local/state/leasegate/installs.
+func recordFile(path string) (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(dir, "leasegate", "installs", hex.EncodeToString(sum[:12])+".json"), nil
+}
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// readRecord returns the record of path, if there is one for it.
+func readRecord(path string) (installRecord, bool) {
+	var r installRecord
+	f, err := recordFile(path)
+	if err != nil {
+		return r, false
+	}
+	data, err := os.ReadFile(f)
+	if err != nil || json.Unmarshal(data, &r) != nil || r.Path != path {
+		return r, false
+	}
+	return r, true
+}
+
+// keepRecord records that install turned before (existed: the file was
+// there) into after. When the file was still as install last left it,
+// the first original is kept.
+func keepRecord(path string, existed bool, before, after []byte) error {
+	r, ok := readRecord(path)
+	if !ok || r.After != digest(before) {
+		r = installRecord{Path: path, Existed: existed, Before: before}
+	}
+	r.After = digest(after)
+	f, err := recordFile(path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(f, data, 0o600)
+}
+
+// dropRecord forgets the record of path.
+func dropRecord(path string) {
+	if f, err := recordFile(path); err == nil {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
+}

@@ -104,8 +104,6 @@ func errorCodesOver(t *testing.T, f fixture, cl *api.Client) {
 		{name: "outside workspace", call: mutate("alice", "../outside.txt"), is: gate.ErrOutside, code: gate.ReasonOutsideWorkspace, status: http.StatusBadRequest},
 		{name: "budget exceeded", call: mutate("alice", manyPaths(gate.MaxPaths+1, 8)...), is: gate.ErrBudget, code: gate.ReasonBudgetExceeded, status: http.StatusRequestEntityTooLarge},
 		{name: "body too large", call: mutate("alice", manyPaths(300, 4000)...), code: api.CodeTooLarge, status: http.StatusRequestEntityTooLarge},
-		{name: "admin required", call: lease(holderOp(gate.OpEvict, f.docs, "ops", 0), ""), is: gate.ErrAdminRequired, code: gate.ReasonAdminRequired, status: http.StatusUnauthorized},
-		{name: "wrong admin token", call: lease(holderOp(gate.OpEvict, f.docs, "ops", 0), "not-the-token"), code: api.CodeUnauthorized, status: http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

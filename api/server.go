@@ -240,7 +240,19 @@ func limitParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
+// adminOf returns the admin an eviction is recorded under, or "" when it
+// has none. On the unix socket the coordinator itself decides who is an
+// operator, from the connection's peer: the name the request gives (or ""
+// for "operator") is passed on and no token is needed or looked at. On TCP
+// the admin token is the credential.
 func (s *Server) adminOf(r *http.Request) string {
+	if _, ok := coordinator.PeerOf(r.Context()); ok {
+		who := r.Header.Get("X-Leasegate-Admin")
+		if gate.ValidID(who) != nil {
+			return ""
+		}
+		return who
+	}
 	tok := r.Header.Get("X-Leasegate-Admin-Token")
 	if tok == "" {
 		tok, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

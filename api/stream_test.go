@@ -170,7 +170,7 @@ func TestStreamAnswersLikeHTTP(t *testing.T) {
 		{name: "lease acquire", target: "POST /v1/leases", body: `{"op":"acquire","owner":{"name":"carol"},"scope":{"type":"sparse","paths":["docs/**"]}}`,
 			httpBody: `{"op":"acquire","owner":{"name":"carol"},"scope":{"type":"sparse","paths":["more/**"]}}`, status: http.StatusOK},
 		{name: "lease held", target: "POST /v1/leases", body: `{"op":"acquire","owner":{"name":"dave"},"scope":{"type":"file","paths":["bob.txt"]}}`, status: http.StatusConflict, code: gate.ReasonHeldByOther},
-		{name: "evict without admin", target: "POST /v1/leases", body: `{"op":"evict","owner":{"name":"ops"},"lease_id":"01J00000000000000000000000"}`, status: http.StatusUnauthorized, code: gate.ReasonAdminRequired},
+		{name: "evict by the operator, no such lease", target: "POST /v1/leases", body: `{"op":"evict","owner":{"name":"ops"},"lease_id":"01J00000000000000000000000","reason":"stale"}`, status: http.StatusNotFound, code: gate.ReasonNotFound},
 		{name: "heartbeat", target: "POST /v1/owners/alice/heartbeat", status: http.StatusOK},
 		{name: "heartbeat unknown", target: "POST /v1/owners/mallory/heartbeat", status: http.StatusNotFound, code: gate.ReasonNotFound},
 		{name: "heartbeat bad name", target: "POST /v1/owners/a%2Fb/heartbeat", status: http.StatusBadRequest, code: gate.ReasonInputInvalid},

@@ -18,6 +18,9 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	if c.cfg.Workspace == "" {
 		return nil, fmt.Errorf("release on commit: no workspace configured")
 	}
+	if err := c.callerOf(ctx).actAs(owner); err != nil {
+		return nil, err
+	}
 	head, committed, err := gitCommitted(ctx, c.cfg.Workspace)
 	if err != nil {
 		return nil, err

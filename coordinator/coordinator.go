@@ -29,6 +29,7 @@ type Coordinator struct {
 	table       *gate.Table
 	book        *blocker.Book
 	owners      map[string]*owner
+	roots       map[int][]string       // owners by root pid (caller.go)
 	contentions map[string]*contention // by contention id
 	byKey       map[string]*contention // waiting contentions by mutation key
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
@@ -51,7 +52,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	c := &Coordinator{
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
 		table: gate.NewTable(), book: blocker.NewBook(),
-		owners: make(map[string]*owner), contentions: make(map[string]*contention),
+		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
 		entropy: ulid.Monotonic(rand.Reader, 0),
 	}

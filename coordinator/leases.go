@@ -30,6 +30,10 @@ type LeaseResult struct {
 // Lease carries out an explicit lease operation through gate.Decide. A
 // denial is returned as a *gate.DeniedError along with the decision.
 func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
+	cl := c.callerOf(ctx)
+	if err := cl.mayLease(&lr); err != nil {
+		return LeaseResult{}, err
+	}
 	req := gate.Request{Op: lr.Op, Owner: lr.Owner, Kind: gate.KindCheckout, Scope: lr.Scope,
 		TTL: lr.TTL, LeaseID: lr.LeaseID, Token: lr.Token, Reason: lr.Reason, Admin: lr.Admin}
 	if lr.Op == gate.OpAcquire && lr.Scope.Type != gate.ScopeFull {
@@ -55,6 +59,7 @@ func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 	}
 	c.fillIDs(d.Events, now)
 	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
+	stamp(d.Events, cl.record())
 	done, err := c.commit(d.Events)
 	if err == nil {
 		done = both(pre, done)

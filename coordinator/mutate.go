@@ -113,6 +113,9 @@ func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, er
 		return Result{}, err
 	}
 	req.Paths = paths
+	if err := c.callerOf(ctx).actAs(req.Owner); err != nil {
+		return Result{}, err
+	}
 	c.mu.Lock()
 	o := c.owners[req.Owner]
 	if o == nil || o.gone {

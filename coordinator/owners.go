@@ -45,6 +45,7 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 		var r Registration
 		if json.Unmarshal(e.Data, &r) == nil && r.Name != "" {
 			c.owners[r.Name] = &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows}
+			c.noteRoot(r.Owner)
 		}
 	case gate.EventOwnerGone:
 		if o := c.owners[e.Actor]; o != nil {
@@ -64,7 +65,12 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	if err := validWindows(r.Windows); err != nil {
 		return err
 	}
+	cl := c.callerOf(ctx)
 	c.mu.Lock()
+	if err := c.mayRegister(cl, o.Name); err != nil {
+		c.mu.Unlock()
+		return err
+	}
 	now := c.clock.Now()
 	if old := c.owners[o.Name]; old != nil && !old.gone && old.Owner != o && old.PID != 0 {
 		if v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: old.Owner, LastHeartbeat: old.lastHeartbeat}, now); v.Status != gate.Dead {
@@ -75,6 +81,7 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	}
 	data, _ := json.Marshal(r)
 	c.owners[o.Name] = &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows}
+	c.noteRoot(o)
 	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerRegistered, At: now, Actor: o.Name, Data: data}})
 	c.mu.Unlock()
 	if err != nil {
@@ -100,6 +107,10 @@ func (c *Coordinator) Heartbeat(name string) error {
 // when the release will happen; the ledger's owner.stopped event records
 // the window and that time.
 func (c *Coordinator) Stop(ctx context.Context, name string, why string) (time.Time, error) {
+	cl := c.callerOf(ctx)
+	if err := cl.actAs(name); err != nil {
+		return time.Time{}, err
+	}
 	c.mu.Lock()
 	o := c.owners[name]
 	if o == nil || o.gone {
@@ -152,6 +163,10 @@ func (c *Coordinator) stopIdle(name string) {
 // End releases every auto lease of an owner whose worker ended (exit,
 // crash, kill) and marks it gone. Check-out leases outlive the worker.
 func (c *Coordinator) End(ctx context.Context, name, why string) (int, error) {
+	cl := c.callerOf(ctx)
+	if err := cl.actAs(name); err != nil {
+		return 0, err
+	}
 	c.mu.Lock()
 	o := c.owners[name]
 	if o == nil {
@@ -164,7 +179,7 @@ func (c *Coordinator) End(ctx context.Context, name, why string) (int, error) {
 		o.gone = true
 		c.sched.CancelIdle(name)
 		var d2 <-chan error
-		d2, err = c.commit([]gate.Event{{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why}})
+		d2, err = c.commit([]gate.Event{{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, By: cl.record()}})
 		done = both(done, d2)
 	}
 	c.mu.Unlock()

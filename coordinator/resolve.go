@@ -25,6 +25,10 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	if err := gate.ValidID(id); err != nil {
 		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "blocker id: " + err.Error()}
 	}
+	cl := c.callerOf(ctx)
+	if err := cl.admin("resolve"); err != nil {
+		return ResolveResult{}, err
+	}
 	c.mu.Lock()
 	rep, ok := c.book.Get(id)
 	if !ok {
@@ -64,7 +68,9 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 		c.mu.Unlock()
 		return ResolveResult{}, err
 	}
-	done, err := c.commit(append(evs, ev))
+	evs = append(evs, ev)
+	stamp(evs, cl.record())
+	done, err := c.commit(evs)
 	done = both(pre, done)
 	c.mu.Unlock()
 	if err == nil {

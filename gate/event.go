@@ -46,6 +46,7 @@ type Event struct {
 	ExpiresAt time.Time       `json:"expires_at,omitzero"`
 	Reason    string          `json:"reason,omitempty"`
 	Path      string          `json:"path,omitempty"`
+	By        *Operator       `json:"by,omitempty"` // who did an operator's act
 	Data      json.RawMessage `json:"data,omitempty"`
 }
 

@@ -29,7 +29,7 @@ func appendEventJSON(b []byte, e *gate.Event) ([]byte, error) {
 }
 
 func appendEvent(b []byte, e *gate.Event) ([]byte, error) {
-	if len(e.Data) > 0 {
+	if len(e.Data) > 0 || e.By != nil {
 		return b, jsonenc.ErrSlowPath
 	}
 	b = append(b, `{"seq":`...)

@@ -1,0 +1,179 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
+)
+
+// caller is who a request comes from, as the coordinator establishes it
+// from the connection's peer (SO_PEERCRED) and the peer's ancestry, never
+// from a name the request claims.
+//
+//   - trusted: no peer at all, a caller in this process or on TCP, where
+//     the API has checked the bearer token (DESIGN.md §6 says what that
+//     leaves open);
+//   - an owner's process: the root process of one or more registered owners
+//     (a run sidecar, a hook session's agent) is among the peer's
+//     ancestors; it acts only as those owners, nearest first;
+//   - an operator: a visible process of the coordinator's own user (or
+//     root) outside every owner's tree;
+//   - unidentified: anything else (another user, a pid the coordinator
+//     cannot see, a connecting process that has exited); it acts as no one.
+type caller struct {
+	trusted  bool
+	peer     gate.Peer
+	owners   []string // owners whose root is an ancestor, nearest first
+	root     int      // the nearest owner's root pid
+	operator bool
+	unknown  error // why the peer is unidentified
+}
+
+// callerOf identifies the caller of ctx. The peer's ancestry is read once
+// per connection, outside c.mu; the match against owners' roots takes
+// c.mu briefly.
+func (c *Coordinator) callerOf(ctx context.Context) caller {
+	pc := peerConnOf(ctx)
+	if pc == nil {
+		return caller{trusted: true}
+	}
+	chain, err := pc.ancestry()
+	if err != nil {
+		return caller{peer: pc.peer, unknown: err}
+	}
+	c.mu.Lock()
+	cl := c.matchRoots(chain)
+	c.mu.Unlock()
+	cl.peer = pc.peer
+	if len(cl.owners) == 0 {
+		cl.operator, cl.unknown = operatorUID(pc.peer)
+	}
+	return cl
+}
+
+// matchRoots finds the owners whose root process is in chain. Call with
+// c.mu held.
+func (c *Coordinator) matchRoots(chain []liveness.Proc) caller {
+	var cl caller
+	for _, p := range chain {
+		for _, name := range c.roots[p.PID] {
+			if o := c.owners[name]; o != nil && o.PID == p.PID && sameStart(o.StartTime, p.StartTime) && !slices.Contains(cl.owners, name) {
+				if len(cl.owners) == 0 {
+					cl.root = p.PID
+				}
+				cl.owners = append(cl.owners, name)
+			}
+		}
+	}
+	return cl
+}
+
+// sameStart compares a registered start time with a process's, with the
+// slack liveness allows for boot-time rounding.
+func sameStart(registered, actual int64) bool {
+	d := time.Duration(registered-actual) * time.Millisecond
+	return d <= liveness.StartSlack && d >= -liveness.StartSlack
+}
+
+// operatorUID reports whether a peer outside every owner's tree runs as
+// the coordinator's user or root.
+func operatorUID(p gate.Peer) (bool, error) {
+	if uid := uint32(os.Geteuid()); p.UID != uid && p.UID != 0 {
+		return false, fmt.Errorf("pid %d runs as uid %d, not the coordinator's uid %d", p.PID, p.UID, uid)
+	}
+	return true, nil
+}
+
+// noteRoot indexes an owner's root process for matchRoots. Call with c.mu
+// held. Entries of owners registered again elsewhere stay until they are
+// looked up, where the owner's current record decides.
+func (c *Coordinator) noteRoot(o gate.Owner) {
+	if o.PID <= 0 || o.StartTime == 0 || slices.Contains(c.roots[o.PID], o.Name) {
+		return
+	}
+	c.roots[o.PID] = append(c.roots[o.PID], o.Name)
+}
+
+// actAs returns nil when the caller may act as owner name: a trusted
+// caller or an operator as anyone, an owner's process as its own owners
+// only. Otherwise an OWNER_MISMATCH denial naming the real owner.
+func (cl caller) actAs(name string) error {
+	switch {
+	case cl.trusted, cl.operator, slices.Contains(cl.owners, name):
+		return nil
+	case cl.unknown != nil:
+		return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch, Message: fmt.Sprintf("cannot act as %s: %v", name, cl.unknown)}
+	}
+	return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch, Message: fmt.Sprintf(
+		"cannot act as %s: this process (pid %d) runs under owner %s (root pid %d, SO_PEERCRED and /proc ancestry); it acts only as %s",
+		name, cl.peer.PID, cl.owners[0], cl.root, strings.Join(cl.owners, " or "))}
+}
+
+// admin returns nil when the caller may do an operator's act (evict,
+// resolve): a trusted caller or an operator. A process inside an owner's
+// tree is refused whatever token it shows.
+func (cl caller) admin(what string) error {
+	switch {
+	case cl.trusted, cl.operator:
+		return nil
+	case cl.unknown != nil:
+		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf("%s is an operator's act: %v", what, cl.unknown)}
+	}
+	return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf(
+		"%s is an operator's act, and this process (pid %d) runs under owner %s (root pid %d, SO_PEERCRED and /proc ancestry): no token changes that",
+		what, cl.peer.PID, cl.owners[0], cl.root)}
+}
+
+// record is what the ledger keeps of an operator's act: the operator's
+// process, or nil for an owner acting as itself and for trusted callers.
+func (cl caller) record() *gate.Operator {
+	if !cl.operator {
+		return nil
+	}
+	return &gate.Operator{PID: cl.peer.PID, Comm: liveness.Comm(cl.peer.PID), UID: cl.peer.UID, Source: "SO_PEERCRED"}
+}
+
+// stamp marks every event of an act with the operator who did it.
+func stamp(evs []gate.Event, by *gate.Operator) {
+	if by == nil {
+		return
+	}
+	for i := range evs {
+		evs[i].By = by
+	}
+}
+
+// mayLease checks an explicit lease operation against the caller: evict
+// is an operator's act, every other operation acts as lr.Owner. An
+// operator identified by its peer needs no admin token; it is recorded as
+// the admin named in the request, or "operator".
+func (cl caller) mayLease(lr *LeaseRequest) error {
+	if lr.Op != gate.OpEvict {
+		return cl.actAs(lr.Owner.Name)
+	}
+	if err := cl.admin("evict"); err != nil {
+		return err
+	}
+	if cl.operator && lr.Admin == "" {
+		lr.Admin = "operator"
+	}
+	return nil
+}
+
+// mayRegister checks a registration against the caller. Besides the names
+// it may act as, a process inside an owner's tree may register a name no
+// one has used (a nested run, an agent's new session): that can take over
+// nobody's leases. Call with c.mu held.
+func (c *Coordinator) mayRegister(cl caller, name string) error {
+	err := cl.actAs(name)
+	if err == nil || cl.unknown != nil || c.owners[name] != nil || len(c.table.ByOwner(name)) > 0 {
+		return err
+	}
+	return nil
+}

@@ -314,14 +314,18 @@ func (c *Client) Resolve(ctx context.Context, id string, req ResolveRequest) (co
 	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/resolve", req, &r)
 }
 
-// Lease performs an explicit lease operation. For eviction, admin is the
-// admin token and who names the admin for the record.
+// Lease performs an explicit lease operation. For eviction, who names the
+// admin for the record, and admin is the admin token, which only TCP needs:
+// on the unix socket the coordinator knows an operator by its process.
 func (c *Client) Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error) {
 	var r coordinator.LeaseResult
-	if admin == "" {
-		return r, c.post(ctx, "/v1/leases", req, &r)
+	switch {
+	case admin != "":
+		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who)
+	case who != "":
+		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin", who)
 	}
-	return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who)
+	return r, c.post(ctx, "/v1/leases", req, &r)
 }
 
 // GetLease returns one lease.

@@ -68,6 +68,9 @@ func startServerAt(r *repo, sock string) {
 // outside the worktree's root.
 func TestWorktreeStateDirRefused(t *testing.T) {
 	wt, ws := newWorktree(t, newRepo(t, nil))
+	if _, err := ws.AdminToken(); err != nil { // as `serve --listen` makes it
+		t.Fatal(err)
+	}
 	token, err := os.ReadFile(ws.AdminTokenPath())
 	if err != nil {
 		t.Fatal(err)

@@ -95,9 +95,11 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	defer lock.Close()
-	token, err := ws.AdminToken()
-	if err != nil {
-		return err
+	var token string // TCP's credential; the unix socket knows its peers
+	if f.listen != "" {
+		if token, err = ws.AdminToken(); err != nil {
+			return err
+		}
 	}
 	ledger, err := bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
 	if err != nil {

@@ -59,7 +59,9 @@ func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 	}
 	c.fillIDs(d.Events, now)
 	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
-	stamp(d.Events, cl.record())
+	if lr.Op != gate.OpAcquire { // a grant takes nothing from anyone: its owner is record enough
+		stamp(d.Events, cl.record())
+	}
 	done, err := c.commit(d.Events)
 	if err == nil {
 		done = both(pre, done)

@@ -164,6 +164,9 @@ func printHistory(evs []gate.Event) {
 		if e.Actor != "" {
 			line += "  by " + e.Actor
 		}
+		if e.By != nil {
+			line += " [operator " + e.By.String() + "]"
+		}
 		if e.Reason != "" {
 			line += "  — " + e.Reason
 		}

@@ -36,7 +36,7 @@ func TestCallerActsOnlyAsItsOwner(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		if err := e.c.Register(e.ctx, gate.Owner{Name: "worker", PID: os.Getpid(), StartTime: start}); err != nil {
+		if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "worker", PID: os.Getpid(), StartTime: start}}); err != nil {
 			t.Fatalf("Register(worker) = %v", err)
 		}
 		alices := e.checkout("alice", 0, "a.txt")
@@ -54,10 +54,10 @@ func TestCallerActsOnlyAsItsOwner(t *testing.T) {
 		if _, err := e.c.Resolve(inside, "B1", "deny", "root", ""); !errors.Is(err, gate.ErrAdminRequired) {
 			t.Errorf("resolve from inside worker's tree = %v, want ADMIN_REQUIRED", err)
 		}
-		if err := e.c.Register(inside, gate.Owner{Name: "alice"}); !errors.Is(err, gate.ErrOwnerMismatch) {
+		if err := e.c.Register(inside, coordinator.Registration{Owner: gate.Owner{Name: "alice"}}); !errors.Is(err, gate.ErrOwnerMismatch) {
 			t.Errorf("Register(alice) from inside worker's tree = %v, want OWNER_MISMATCH", err)
 		}
-		if err := e.c.Register(inside, gate.Owner{Name: "fresh"}); err != nil {
+		if err := e.c.Register(inside, coordinator.Registration{Owner: gate.Owner{Name: "fresh"}}); err != nil {
 			t.Errorf("Register(fresh) from inside worker's tree = %v, want a name no one used allowed", err)
 		}
 		res, err := e.c.Lease(inside, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "worker"}, Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"w.txt"}}})

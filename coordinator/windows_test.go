@@ -127,7 +127,9 @@ func TestRequestRetryWindow(t *testing.T) {
 // their source, and a restarted coordinator has them from the ledger.
 func TestWindowsInStatusAndReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := startEnv(t, func(c *coordinator.Config) { c.Windows.Idle = gate.Window{After: 10 * time.Second, From: gate.FromFlag} })
+		e := startEnv(t, func(c *coordinator.Config) {
+			c.Windows.Idle = gate.Window{After: 10 * time.Second, From: gate.FromFlag}
+		})
 		e.registerWith("carol", named(time.Second, 2*time.Second, gate.FromFlag))
 		want := map[string]gate.Windows{
 			"alice": {Retry: gate.Window{After: gate.DefaultRetryAfter, From: gate.FromCoordinator}, Idle: gate.Window{After: 10 * time.Second, From: gate.FromCoordinator}},

@@ -76,7 +76,7 @@ func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	cl, _, name, ok := h.running(ctx, ev)
+	cl, ws, name, ok := h.running(ctx, ev)
 	if !ok {
 		return Decision{}
 	}
@@ -85,10 +85,27 @@ func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		d = Decision{Verdict: Refuse, StopReason: refusal(reps, "the session stays halted")}
 	}
+	h.rewindow(ctx, cl, ws, name)
 	if _, err := cl.Stop(ctx, name, ev.Agent.String()+" "+ev.Name); err != nil && !errors.Is(err, gate.ErrNotFound) {
 		d.Warning = fmt.Sprintf("leasegate: could not start the stop-idle window of %s: %v", name, err)
 	}
 	return d
+}
+
+// rewindow registers a session the hook registered before again when this
+// call names other windows, so that its stop-idle release comes after the
+// idle window this call names. Best effort: the Stop goes on regardless.
+func (h *Handler) rewindow(ctx context.Context, cl Coordinator, ws *workspace.Workspace, name string) {
+	if h.cfg.Owner != "" || h.cfg.Windows == (gate.Windows{}) {
+		return
+	}
+	sess := h.session(ws, name)
+	if last, ok := sess.registration(); !ok || last.Windows == h.cfg.Windows {
+		return
+	}
+	if err := h.register(ctx, cl, sess, writer{name: name}, false); err != nil {
+		h.log.Debug("windows not registered", "owner", name, "error", err)
+	}
 }
 
 // subagentStop is activity: a subagent shares its session's owner, and the

@@ -94,8 +94,8 @@ func TestWindowsBelongToTheOwner(t *testing.T) {
 
 // TestHookWindowsBelongToTheHook: after `acquire` started the coordinator
 // with the contract's windows, `hook claude-code --retry-after 1s` has its
-// one retry 1 s after the denial, and a hook session named `--idle-after
-// 1s` is released 1 s after its Stop.
+// one retry 1 s after the denial, and a hook session whose Stop hook names
+// `--idle-after 1s` is released 1 s after that Stop.
 func TestHookWindowsBelongToTheHook(t *testing.T) {
 	r := newCheckout(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	r.mustLG("acquire", "--as", "holder", "a.txt")
@@ -115,11 +115,11 @@ func TestHookWindowsBelongToTheHook(t *testing.T) {
 		t.Fatalf("ledger: retry_at %s after the contention (window %+v), want the hook's %s from the flag", got, con.RetryAfter, ownWindow)
 	}
 
-	if _, errs, code := r.hook(toolWrite("s2", r.dir, "b.txt"), "--idle-after", "1s"); code != 0 {
+	if _, errs, code := r.hook(toolWrite("s2", r.dir, "b.txt")); code != 0 {
 		t.Fatalf("hook write of a free file: exit %d: %s", code, errs)
 	}
 	assertWindows(t, r.status(), "cc-s2", gate.Windows{Retry: gate.Window{After: gate.DefaultRetryAfter, From: gate.FromCoordinator},
-		Idle: gate.Window{After: ownWindow, From: gate.FromFlag}})
+		Idle: gate.Window{After: gate.DefaultIdleAfter, From: gate.FromCoordinator}})
 	if _, errs, code := r.hook(`{"session_id":"s2","cwd":"`+r.dir+`","hook_event_name":"Stop"}`, "--idle-after", "1s"); code != 0 {
 		t.Fatalf("hook Stop: exit %d: %s", code, errs)
 	}

@@ -278,6 +278,7 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 		}
 		dones = append(dones, done)
 	}
+	dones = append(dones, c.closeDeadRequesters(now)...)
 	c.mu.Unlock()
 	for _, d := range dones {
 		if err := durable(ctx, d); err != nil {

@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if left := leftoverServes(15 * time.Second); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "coordinators still running after the tests (killed now): %v\n", left)
+		code = max(code, 1)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

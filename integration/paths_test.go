@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -108,14 +109,15 @@ func (r *repo) lgStdin(stdin string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), 0
 }
 
-// servePIDs lists the `leasegate serve` processes of the workspace dir.
+// servePIDs lists the `leasegate serve` processes of the workspace dir,
+// or of any workspace when dir is "".
 func servePIDs(dir string) []int {
 	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
 		args := strings.Split(string(b), "\x00")
-		if err != nil || len(args) < 2 || args[0] != bin || args[1] != "serve" || !slices.Contains(args, dir) {
+		if err != nil || len(args) < 2 || args[0] != bin || args[1] != "serve" || (dir != "" && !slices.Contains(args, dir)) {
 			continue
 		}
 		var pid int
@@ -131,4 +133,19 @@ func stopServe(t *testing.T, dir string) {
 	t.Helper()
 	killServe(dir)
 	eventually(t, 10*time.Second, "the coordinator of "+dir+" to end", func() bool { return len(servePIDs(dir)) == 0 })
+}
+
+// leftoverServes waits up to within for every coordinator the tests
+// started to end (their workspaces are removed by now), then kills and
+// returns those still running.
+func leftoverServes(within time.Duration) []int {
+	deadline := time.Now().Add(within)
+	for len(servePIDs("")) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	left := servePIDs("")
+	for _, pid := range left {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return left
 }

@@ -144,6 +144,12 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	srv := api.NewServer(c, token, api.Health{Version: version, Workspace: ws.Root, PID: os.Getpid()}, log)
+	anchor, err := ws.Anchor()
+	if err != nil {
+		cancel()
+		_ = c.Run(ctx) // closes the ledger
+		return err
+	}
 	ln, tl, err := listen(ctx, ws.SocketPath(), f.listen)
 	if err != nil {
 		cancel()
@@ -164,6 +170,8 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		wg.Add(1)
 		go func() { defer wg.Done(); watchWorkspace(ctx, ws, c, log) }()
 	}
+	wg.Add(1)
+	go func() { defer wg.Done(); exitWhenRemoved(ctx, anchor, cancel, log) }()
 	if f.idleExit > 0 {
 		wg.Add(1)
 		go func() { defer wg.Done(); idleExit(ctx, c, f.idleExit, cancel) }()

@@ -17,7 +17,7 @@ const carolGone = "pid 4343 not found on host h"
 // has her contend for alice's src/a.go.
 func contendAsCarol(t *testing.T, e *env) coordinator.ContentionView {
 	t.Helper()
-	if err := e.c.Register(e.ctx, gate.Owner{Name: "carol", Host: "h", PID: 4343}); err != nil {
+	if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "carol", Host: "h", PID: 4343}}); err != nil {
 		t.Fatalf("Register(carol) = %v", err)
 	}
 	e.mutate("alice", "src/a.go")

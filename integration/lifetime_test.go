@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,4 +82,31 @@ func TestIdleExitNotHeldByTheDead(t *testing.T) {
 	if log := r.log.String(); !strings.Contains(log, id) || !strings.Contains(log, "requester bob is gone") {
 		t.Errorf("the log does not show blocker %s closed for its dead requester:\n%s", id, log)
 	}
+}
+
+// TestServeStop: `serve --stop` refuses while an owner holds a lease (exit
+// 3, the coordinator keeps serving), stops it with --force, and says so
+// when none runs; the lease is still there for the next coordinator.
+func TestServeStop(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "a.txt", "--as", "alice")
+	out, errs, code := r.lg("serve", "--stop")
+	if code != 3 || !strings.Contains(errs, "alice holds 1") || !strings.Contains(errs, "--force") {
+		t.Fatalf("serve --stop with a lease held: exit %d, want 3 naming alice and --force\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if _, _, code := r.lg("status", "--no-start"); code != 0 {
+		t.Fatalf("the coordinator does not answer after a refused --stop (status exit %d)", code)
+	}
+	out = r.mustLG("serve", "--stop", "--force")
+	if want := "(pid " + strconv.Itoa(r.server.Process.Pid) + ")"; !strings.Contains(out, want) {
+		t.Errorf("serve --stop --force says %q, want the coordinator's %s", out, want)
+	}
+	serverExits(t, r, 15*time.Second, "serve --stop --force")
+	if out := r.mustLG("serve", "--stop"); !strings.Contains(out, "no coordinator running") {
+		t.Errorf("serve --stop with none running says %q", out)
+	}
+	if _, errs, code := r.lg("acquire", "a.txt", "--as", "bob"); code != 3 || !strings.Contains(errs, "alice") {
+		t.Errorf("bob's acquire of a.txt after the stop: exit %d, want 3 (alice's lease kept): %s", code, errs)
+	}
+	stopServe(t, r.dir)
 }

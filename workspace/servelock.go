@@ -68,3 +68,20 @@ func readPID(f *os.File) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
 	return pid
 }
+
+// Serving reports whether a coordinator holds the workspace's serve lock
+// now, and the pid it wrote there (0 if none yet). It changes nothing:
+// the lock file is only opened for reading, and a shared lock taken to
+// test it is dropped at once.
+func (w *Workspace) Serving() (pid int, serving bool) {
+	f, err := os.OpenFile(w.ServeLockPath(), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		return readPID(f), errors.Is(err, unix.EWOULDBLOCK)
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return 0, false
+}

@@ -46,6 +46,8 @@ type serveFlags struct {
 	noWatch   bool
 	memLimit  string
 	readyFD   int
+	stop      bool
+	force     bool
 }
 
 func cmdServe(ctx context.Context, args []string) error {
@@ -59,8 +61,20 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs.DurationVar(&f.idleExit, "idle-exit", defaultIdleExit, "stop after this long with no owners, leases or held mutations (0 = never)")
 	fs.StringVar(&f.memLimit, "memory-limit", "", "soft memory limit of the coordinator, e.g. 48MiB or 1GiB; 0 = none (default: $GOMEMLIMIT if set, else 48MiB)")
 	fs.IntVar(&f.readyFD, "ready-fd", 0, "report the start, or why it failed, as one JSON line on this descriptor (set by the command that starts a coordinator)")
+	fs.BoolVar(&f.stop, "stop", false, "stop the workspace's coordinator instead (refused while owners hold leases, unless --force)")
+	fs.BoolVar(&f.force, "force", false, "with --stop: stop it even while owners hold leases (they stay in the ledger)")
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
+	}
+	if f.force && !f.stop {
+		return usagef("serve: --force goes with --stop")
+	}
+	if f.stop {
+		ws, err := f.workspace()
+		if err != nil {
+			return err
+		}
+		return stopServe(ctx, ws, f.force)
 	}
 	rep := newReporter(f.readyFD)
 	err := startServe(ctx, f, rep)

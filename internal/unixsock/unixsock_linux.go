@@ -2,6 +2,7 @@ package unixsock
 
 import (
 	"fmt"
+	"net"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,4 +29,27 @@ func reach(path string, use func(addr string) error) error {
 		return tooLong(path, fmt.Sprintf("its directory cannot be named through /proc (%v)", err))
 	}
 	return use(short)
+}
+
+// PeerPID returns the pid of the process at the other end of a unix
+// connection, as the kernel recorded it (SO_PEERCRED) in this process's
+// pid namespace.
+func PeerPID(c net.Conn) (int, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0, fmt.Errorf("peer pid: %T is not a unix connection", c)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *unix.Ucred
+	var serr error
+	if err := raw.Control(func(fd uintptr) { cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
+		return 0, err
+	}
+	if serr != nil {
+		return 0, fmt.Errorf("peer pid: SO_PEERCRED: %w", serr)
+	}
+	return int(cred.Pid), nil
 }

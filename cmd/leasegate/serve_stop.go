@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/unixsock"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// stopWait bounds how long `serve --stop` waits for the coordinator to end.
+const stopWait = 15 * time.Second
+
+// stopServe stops the workspace's coordinator with SIGTERM and waits until
+// it has let go of the workspace. While owners hold leases it refuses
+// (exit 3) unless force; the leases stay in the ledger either way, for
+// the next coordinator.
+func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
+	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1})
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	h, err := cl.Health(ctx)
+	if err != nil {
+		if pid, serving := ws.Serving(); serving {
+			return fmt.Errorf("%w: the coordinator (pid %d) holds %s but does not answer: %v", api.ErrUnavailable, pid, ws.Root, err)
+		}
+		fmt.Printf("no coordinator running for %s\n", ws.Root)
+		return nil
+	}
+	s, err := cl.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if len(s.Leases) > 0 && !force {
+		return &gate.DeniedError{Reason: gate.ReasonHeldByOther, Message: fmt.Sprintf(
+			"not stopping the coordinator: %s; they stay valid, but writes wait until a coordinator runs again; stop anyway with --force", heldBy(s.Leases))}
+	}
+	pid := coordinatorPID(ctx, ws, h)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop the coordinator (pid %d): %w", pid, err)
+	}
+	if err := waitStopped(ctx, ws); err != nil {
+		return fmt.Errorf("the coordinator (pid %d) was sent SIGTERM but %w", pid, err)
+	}
+	fmt.Printf("coordinator (pid %d) of %s stopped\n", pid, ws.Root)
+	return nil
+}
+
+// heldBy says who holds how many leases.
+func heldBy(ls []gate.Lease) string {
+	n := map[string]int{}
+	for _, l := range ls {
+		n[l.Owner.Name]++
+	}
+	names := make([]string, 0, len(n))
+	for name := range n {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s holds %d", name, n[name])
+	}
+	return fmt.Sprintf("%d lease(s) are held (%s)", len(ls), strings.Join(parts, ", "))
+}
+
+// coordinatorPID is the coordinator's pid as this process sees it: from
+// the socket (SO_PEERCRED) where the kernel tells, else as the
+// coordinator reports it.
+func coordinatorPID(ctx context.Context, ws *workspace.Workspace, h api.Health) int {
+	c, err := unixsock.Dial(ctx, ws.SocketPath())
+	if err != nil {
+		return h.PID
+	}
+	defer c.Close()
+	if pid, err := unixsock.PeerPID(c); err == nil && pid > 0 {
+		return pid
+	}
+	return h.PID
+}
+
+// waitStopped waits until no coordinator holds the workspace's serve
+// lock: the coordinator has closed its ledger and ended.
+func waitStopped(ctx context.Context, ws *workspace.Workspace) error {
+	deadline := time.Now().Add(stopWait)
+	for {
+		if _, serving := ws.Serving(); !serving {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("still serves after %s", stopWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -224,7 +224,7 @@ func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.De
 		return d, done, nil
 	}
 	reclaimed := false
-	for _, name := range holderNames(d.Conflicts) {
+	for _, name := range holderNames(autoLeases(d.Conflicts)) {
 		v := c.judge(name, now)
 		if v.Status != gate.Dead {
 			continue
@@ -239,6 +239,18 @@ func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.De
 		d = gate.Decide(req, c.table, now)
 	}
 	return d, done, nil
+}
+
+// autoLeases keeps the auto leases of ls: the only ones a process's death
+// ends. A check-out belongs to its name and TTL, never to a process.
+func autoLeases(ls []gate.Lease) []gate.Lease {
+	var out []gate.Lease
+	for _, l := range ls {
+		if l.Kind == gate.KindAuto {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func holderNames(ls []gate.Lease) []string {

@@ -307,13 +307,17 @@ func (c *Coordinator) judge(name string, now time.Time) gate.Liveness {
 	return v
 }
 
-// reclaim ends every active lease of a dead owner with the evidence.
+// reclaim ends every auto lease of a dead owner with the evidence; its
+// check-outs stay, as they outlive the worker that took them.
 // Call with c.mu held.
 func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-chan error, error) {
 	data, _ := json.Marshal(v)
 	why := "owner dead: " + strings.Join(v.Evidence, "; ")
 	var evs []gate.Event
 	for _, l := range c.table.ByOwner(name) {
+		if l.Kind != gate.KindAuto {
+			continue // a check-out is its name's, ended by release, check-in, eviction or expiry
+		}
 		evs = append(evs, gate.Event{Type: gate.EventReclaimed, At: now, Actor: "liveness", LeaseID: l.ID, Reason: why, Data: data})
 	}
 	evs = append(evs, gate.Event{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, Data: data})

@@ -43,6 +43,8 @@ func input() blocker.Input {
 		RetryAt:       retried,
 		RetriedAt:     retried,
 		RetryInterval: 180 * time.Second,
+		RetryFrom:     gate.FromCoordinator,
+		HolderIdle:    gate.Window{After: 10 * time.Second, From: gate.FromFlag},
 		RetryResult:   gate.ReasonHeldByOther,
 	}
 }

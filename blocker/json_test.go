@@ -40,6 +40,9 @@ func TestJSONShape(t *testing.T) {
 		"\n  \"id\": ", // indented
 		`"retry_interval": "3m0s"`,
 		`"held_for": "12m30s"`,
+		`"retry_from": "coordinator default"`,
+		`"idle_after": "10s"`,
+		`"idle_from": "flag"`,
 		`"first_denied_at": "2025-03-01T12:00:00Z"`,
 		`"retried_at": "2025-03-01T12:03:00Z"`,
 		`"retry_result": "LEASE_HELD_BY_OTHER"`,

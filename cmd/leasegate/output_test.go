@@ -54,3 +54,19 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 		t.Errorf("status --all does not list every lease:\n%s", out)
 	}
 }
+
+// TestStatusShowsWindows: the text status shows the coordinator's windows
+// for owners that name none and each owner's windows with their source.
+func TestStatusShowsWindows(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := coordinator.Status{Now: now, RetryAfter: gate.DefaultRetryAfter, IdleAfter: gate.DefaultIdleAfter, Defaults: gate.ContractWindows(),
+		Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Windows: gate.Windows{
+			Retry: gate.Window{After: time.Second, From: gate.FromFlag}, Idle: gate.Window{After: 30 * time.Second, From: gate.FromCoordinator}}}}}
+	var b bytes.Buffer
+	printStatus(&b, st, &workspace.Workspace{Root: "/w"}, "rule", false)
+	for _, want := range []string{"retry after 3m0s (contract), stop-idle 30s (contract)", "RETRY AFTER", "1s (flag)", "30s (coordinator default)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("status lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -61,6 +61,7 @@ func TestWindowsBelongToTheOwner(t *testing.T) {
 	if waited := retry.Sub(con.at); waited < ownWindow || waited > slack {
 		t.Fatalf("the retry came %s after the denial, want %s (within %s)", waited, ownWindow, slack)
 	}
+	t.Logf("waiter's retry %s after its denial (window %s)", retry.Sub(con.at), con.RetryAfter)
 	rep := mustBlocker(t, r, blockerID)
 	if rep.RetryInterval != ownWindow || rep.RetryFrom != gate.FromFlag || rep.Holder.IdleAfter != ownWindow || rep.Holder.IdleFrom != gate.FromFlag {
 		t.Fatalf("blocker report windows: retry %s (%s), holder idle %s (%s); want 1s (flag) both",
@@ -85,6 +86,7 @@ func TestWindowsBelongToTheOwner(t *testing.T) {
 	if after := released.Sub(stopped.at); after < ownWindow || after > slack {
 		t.Fatalf("the stopped holder was released %s after its stop, want %s (within %s)", after, ownWindow, slack)
 	}
+	t.Logf("holder released %s after its stop (window %s)", released.Sub(stopped.at), stopped.IdleAfter)
 	r.mustLG("resolve", blockerID, "--retry")
 	if code := waiter.wait(t, slack); code != 0 {
 		t.Fatalf("waiter exit %d after the holder's release:\n%s", code, waiter.out)

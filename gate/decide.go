@@ -148,7 +148,7 @@ func validScope(req Request) error {
 			return fmt.Errorf("file scope path %q is a glob; use sparse scope", p)
 		}
 	}
-	return nil
+	return validFiles(s)
 }
 
 func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
@@ -232,7 +232,7 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 	base := Lease{Owner: req.Owner, Kind: req.Kind, State: StateActive, AcquiredAt: now, LastHeartbeatAt: now}
 	if req.Kind == KindCheckout {
 		l := base
-		l.Scope = Scope{Type: req.Scope.Type, Paths: append([]string(nil), req.Scope.Paths...)}
+		l.Scope = Scope{Type: req.Scope.Type, Paths: append([]string(nil), req.Scope.Paths...), Files: slices.Clone(req.Scope.Files)}
 		l.FencingToken = last + 1
 		l.ExpiresAt = now.Add(ttl)
 		return append(evs, Event{Type: EventGranted, At: now, Actor: req.Owner.Name, Lease: &l})
@@ -256,8 +256,13 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 			buf = make([]autoGrant, 0, len(req.Scope.Paths)-i) // never grows: the leases stay put
 		}
 		buf = append(buf, autoGrant{lease: base, path: [1]string{p}})
-		l := &buf[len(buf)-1].lease
-		l.Scope = Scope{Type: ScopeFile, Paths: buf[len(buf)-1].path[:]}
+		g := &buf[len(buf)-1]
+		l := &g.lease
+		l.Scope = Scope{Type: ScopeFile, Paths: g.path[:]}
+		if f, ok := req.Scope.FileOf(p); ok {
+			g.file[0] = f
+			l.Scope.Files = g.file[:]
+		}
 		if IsGlob(p) {
 			l.Scope.Type = ScopeSparse
 		}
@@ -268,11 +273,13 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 	return evs
 }
 
-// autoGrant is a new auto lease with the one path of its scope, so that
+// autoGrant is a new auto lease with the one path of its scope (and that
+// path's identity), so that
 // the grants of a request take one allocation.
 type autoGrant struct {
 	lease Lease
 	path  [1]string
+	file  [1]File // the path's identity, when the request has one
 }
 
 // oneGrant is the grant of a one-path request and its event.
@@ -313,6 +320,9 @@ func conflictPath(h Lease, s Scope) string {
 				return p
 			}
 		}
+	}
+	if hp, p := SameFile(h, s); hp != "" {
+		return fmt.Sprintf("%s (the same file as %s)", p, hp)
 	}
 	return strings.Join(s.Paths, ", ")
 }

@@ -58,10 +58,14 @@ const (
 )
 
 // Scope is what a lease covers. Paths are workspace-relative, slash
-// separated and clean (see CleanPath).
+// separated and clean (see CleanPath). Files are the identities of the
+// files some of the paths named when the lease was asked for (paths that
+// did not exist, globs and directories have none): the lease covers those
+// files under every name.
 type Scope struct {
 	Type  ScopeType `json:"type"`
 	Paths []string  `json:"paths,omitempty"`
+	Files []File    `json:"files,omitempty"`
 }
 
 // State is a lease's lifecycle state. Active is the only non-terminal

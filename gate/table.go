@@ -40,6 +40,8 @@ type Table struct {
 	groups    map[string]*ownerGroup
 	endings   []ending
 	live      []int32 // the slots of active leases, in no order
+	files     map[int32][]File    // the file identities of the leases that record any, by slot
+	byFile    map[fileKey][]int32 // the active leases recording each file identity
 	lastToken uint64
 	lastSeq   uint64
 }
@@ -49,6 +51,8 @@ func NewTable() *Table {
 	t := &Table{
 		holders: make(map[Owner]*holder),
 		groups:  make(map[string]*ownerGroup),
+		files:   make(map[int32][]File),
+		byFile:  make(map[fileKey][]int32),
 	}
 	t.index = newTrie(t.pattern)
 	return t
@@ -113,6 +117,7 @@ func (t *Table) grant(e *Event) error {
 			t.index.add(refOf(s, i), p)
 		}
 	}
+	t.indexFiles(s, l.Scope.Files)
 	t.lastToken = l.FencingToken
 	return nil
 }
@@ -237,6 +242,7 @@ func (t *Table) dropLive(s int32) {
 // unindex drops an ended lease from the index.
 func (t *Table) unindex(s int32) {
 	r := t.rec(s)
+	t.unindexFiles(s)
 	if r.scopeType() == ScopeFull {
 		if i := slices.Index(t.full, s); i >= 0 {
 			t.full = slices.Delete(t.full, i, i+1)

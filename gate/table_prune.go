@@ -65,6 +65,7 @@ func (t *Table) pruneWhere(drop func(ending) bool) int {
 func (t *Table) forget(slot int32) {
 	r := t.rec(slot)
 	t.ids.delete(r.idHash(), slot)
+	delete(t.files, slot)
 	h := r.holder
 	if h.refs--; h.refs == 0 {
 		delete(t.holders, h.owner)

@@ -12,12 +12,16 @@ func (t *Table) Lease(id LeaseID) (Lease, bool) {
 		return Lease{}, false
 	}
 	r := t.rec(s)
-	return r.lease(id, t.ending(r)), true // id is the record's, and need not be made again
+	l := r.lease(id, t.ending(r)) // id is the record's, and need not be made again
+	l.Scope.Files = t.filesOf(s)
+	return l, true
 }
 
 func (t *Table) lease(s int32) Lease {
 	r := t.rec(s)
-	return r.lease(r.leaseID(), t.ending(r))
+	l := r.lease(r.leaseID(), t.ending(r))
+	l.Scope.Files = t.filesOf(s)
+	return l
 }
 
 // Overlapping returns the active leases overlapping a scope, sorted by

@@ -96,8 +96,8 @@ func refSlot(x ref) int32 { return int32(x >> 32) }
 func (t *Table) pattern(x ref) string { return t.rec(refSlot(x)).pathAt(int(uint32(x))) }
 
 // visit calls fn for the slot of each active lease overlapping s, once per
-// overlapping path (a lease may come more than once), until fn returns
-// false.
+// overlapping path or shared file (a lease may come more than once), until
+// fn returns false.
 func (t *Table) visit(s Scope, fn func(int32) bool) {
 	for _, f := range t.full {
 		if !fn(f) {
@@ -112,6 +112,13 @@ func (t *Table) visit(s Scope, fn func(int32) bool) {
 	for _, p := range s.Paths {
 		if !t.index.visit(p, each) {
 			return
+		}
+	}
+	for _, f := range s.Files {
+		for _, x := range t.byFile[f.key()] {
+			if !fn(x) {
+				return
+			}
 		}
 	}
 }

@@ -57,6 +57,10 @@ func TestTableKeepsEveryField(t *testing.T) {
 		{"heartbeat at the same instant elsewhere", with("01ARZ3NDEKTSV4RRFFQ69G5FB7", func(l *gate.Lease) {
 			l.LastHeartbeatAt = t0.Local()
 		})},
+		{"file identities", with("01ARZ3NDEKTSV4RRFFQ69G5FB9", func(l *gate.Lease) {
+			l.Scope = sparse("docs/**", "src/a.go")
+			l.Scope.Files = []gate.File{{Path: "src/a.go", Dev: 2049, Ino: 1 << 40}}
+		})},
 		{"ending fields on a grant", with("01ARZ3NDEKTSV4RRFFQ69G5FB8", func(l *gate.Lease) {
 			l.ReleaseReason, l.EndedBy, l.TerminatedAt = "carried", "someone", t0.Add(time.Minute)
 		})},

@@ -176,10 +176,33 @@ func scope(s *scan, sc *gate.Scope) {
 			sc.Type = gate.ScopeType(s.word())
 		case "paths":
 			sc.Paths = s.strings()
+		case "files":
+			sc.Files = files(s)
 		default:
 			s.fail()
 		}
 	})
+}
+
+func files(s *scan) []gate.File {
+	out := []gate.File{}
+	s.array(func() {
+		var f gate.File
+		s.object(func(k []byte) {
+			switch string(k) {
+			case "path":
+				f.Path = s.str()
+			case "dev":
+				f.Dev = s.uint(math.MaxUint64)
+			case "ino":
+				f.Ino = s.uint(math.MaxUint64)
+			default:
+				s.fail()
+			}
+		})
+		out = append(out, f)
+	})
+	return out
 }
 
 // decodeLeaseRequest decodes a lease request strictly (as decodeJSON
@@ -222,6 +245,8 @@ func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
 			r.Op = s.str()
 		case "paths":
 			r.Paths = s.strings()
+		case "files":
+			r.Files = files(&s)
 		case "try":
 			r.Try = s.boolean()
 		default:

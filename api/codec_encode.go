@@ -70,7 +70,7 @@ func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
 	b, err := jsonenc.String(b, string(r.Op))
 	b = append(b, `,"owner":`...)
 	b, err = jsonenc.Owner(b, r.Owner, err)
-	if r.Scope.Type != "" || r.Scope.Paths != nil {
+	if r.Scope.Type != "" || r.Scope.Paths != nil || r.Scope.Files != nil { // omitzero
 		b = append(b, `,"scope":`...)
 		b, err = jsonenc.Scope(b, r.Scope, err)
 	}
@@ -110,6 +110,10 @@ func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) 
 			b, err = jsonenc.StringAfter(b, p, err)
 		}
 		b = append(b, ']')
+	}
+	if len(r.Files) > 0 {
+		b = append(b, `,"files":`...)
+		b, err = jsonenc.Files(b, r.Files, err)
 	}
 	if r.Try {
 		b = append(b, `,"try":true`...)

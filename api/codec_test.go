@@ -27,12 +27,13 @@ func TestCodecKnowsEveryField(t *testing.T) {
 	}{
 		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
 		{gate.Owner{}, "name host pid start_time"},
-		{gate.Scope{}, "type paths"},
+		{gate.Scope{}, "type paths files"},
+		{gate.File{}, "path dev ino"},
 		{gate.Decision{}, "granted reason message holder conflicts lease covered remaining -"},
 		{coordinator.LeaseResult{}, "decision leases"},
 		{coordinator.Result{}, "outcome reason message leases holder contention blocker"},
 		{coordinator.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},
-		{coordinator.MutateRequest{}, "owner op paths try retry_after"},
+		{coordinator.MutateRequest{}, "owner op paths files try retry_after"},
 	}
 	for _, tt := range tests {
 		if got := jsontest.FieldNames(tt.v); got != tt.want {
@@ -118,6 +119,9 @@ func (g gen) mutateRequest() coordinator.MutateRequest {
 		r.Paths = []string{}
 	case 1:
 		r.Paths = []string{g.Str(), g.Str()}
+		if g.R.IntN(2) == 0 {
+			r.Files = []gate.File{{Path: r.Paths[1], Dev: g.R.Uint64(), Ino: g.R.Uint64()}}
+		}
 	}
 	return r
 }
@@ -206,6 +210,12 @@ func TestCodecDecodesRequestsStrictly(t *testing.T) {
 		`{"op":null}`,
 		`{"owner":"alice","op":"write","paths":["x.txt"],"try":true}`,
 		`{"owner":"alice","op":"write","paths":null}`,
+		`{"owner":"alice","op":"write","paths":["g"],"files":[{"path":"g","dev":2049,"ino":18446744073709551615}]}`,
+		`{"owner":"alice","paths":["g"],"files":[{"ino":1,"path":"g"},{"path":"h","dev":1,"ino":2,"mode":0}]}`,
+		`{"owner":"alice","paths":["g"],"files":[]}`,
+		`{"owner":"alice","paths":["g"],"files":null}`,
+		`{"owner":"alice","paths":["g"],"files":[{"path":"g","ino":-1}]}`,
+		`{"op":"acquire","owner":{"name":"w1"},"scope":{"type":"file","paths":["g"],"files":[{"path":"g","dev":3,"ino":4}]}}`,
 		`{"owner":"alice","paths":[],"force":true}`,
 		`{"owner":"al\"ice","paths":["a"]}`,
 		`{"owner":"alice","try":"yes"}`,

@@ -42,6 +42,9 @@ func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 			return LeaseResult{}, err
 		}
 		req.Scope.Paths = paths
+		if req.Scope.Files, err = cleanFiles(lr.Scope.Files, paths); err != nil {
+			return LeaseResult{}, err
+		}
 	}
 	c.mu.Lock()
 	now := c.clock.Now()

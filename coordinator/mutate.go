@@ -38,6 +38,10 @@ type MutateRequest struct {
 	Owner string   `json:"owner"`
 	Op    string   `json:"op"`    // the mutation, for reports: write, create, rename, unlink, ...
 	Paths []string `json:"paths"` // workspace-relative; a directory subtree as "dir/**"
+	// Files are the identities of the paths that name an existing file, as
+	// the requester found them: the grant covers each file under all its
+	// names, and is refused while another owner's lease covers the file.
+	Files []gate.File `json:"files,omitempty"`
 	// Try asks for a grant only: when another owner holds a path the
 	// answer is Denied at once, with no contention heartbeat and no retry.
 	// Sidecars use it to take a new directory's whole subtree when they can.
@@ -113,6 +117,9 @@ func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, er
 		return Result{}, err
 	}
 	req.Paths = paths
+	if req.Files, err = cleanFiles(req.Files, paths); err != nil {
+		return Result{}, err
+	}
 	if err := c.callerOf(ctx).actAs(req.Owner); err != nil {
 		return Result{}, err
 	}
@@ -124,7 +131,7 @@ func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, er
 	}
 	now := c.clock.Now()
 	c.activity(req.Owner, now)
-	d, done, err := c.decideAndCommit(o.Owner, paths, now)
+	d, done, err := c.decideAndCommit(o.Owner, paths, req.Files, now)
 	if err != nil || d.Granted || d.Reason != gate.ReasonHeldByOther || req.Try {
 		c.mu.Unlock()
 		return c.settle(ctx, d, done, err)
@@ -195,16 +202,17 @@ func (c *Coordinator) inside(p string) error {
 	return nil
 }
 
-// decideAndCommit decides an auto acquire of paths for o, reclaiming the
-// leases of dead holders first, and commits a grant. Call with c.mu held.
-func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, now time.Time) (gate.Decision, <-chan error, error) {
+// decideAndCommit decides an auto acquire of paths (whose files have the
+// identities files) for o, reclaiming the leases of dead holders first, and
+// commits a grant. Call with c.mu held.
+func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate.File, now time.Time) (gate.Decision, <-chan error, error) {
 	st := gate.ScopeFile
 	for _, p := range paths {
 		if gate.IsGlob(p) {
 			st = gate.ScopeSparse
 		}
 	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: paths}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: paths, Files: files}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil || !d.Granted {
 		return d, pre, err
@@ -352,7 +360,8 @@ func failed(err error) <-chan error {
 func (con *contention) contended() Result {
 	v := con.view
 	return Result{Outcome: Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
-		Message: fmt.Sprintf("%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), v.Holder.Owner.Name, v.RetryAt.UTC().Format(time.RFC3339))}
+		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
+			v.Holder.Owner.Name, v.RetryAt.UTC().Format(time.RFC3339))}
 }
 
 func conflictFile(paths []string, h gate.Lease) string {

@@ -39,7 +39,7 @@ type Table struct {
 	holders   map[Owner]*holder
 	groups    map[string]*ownerGroup
 	endings   []ending
-	live      []int32 // the slots of active leases, in no order
+	live      []int32             // the slots of active leases, in no order
 	files     map[int32][]File    // the file identities of the leases that record any, by slot
 	byFile    map[fileKey][]int32 // the active leases recording each file identity
 	lastToken uint64

@@ -1,6 +1,6 @@
 // Package jsonenc appends the JSON of the lease types the hot paths encode
-// (leases, owners, scopes, strings, times) byte for byte as encoding/json
-// writes them, without reflection. A value it cannot write that way (a
+// (leases, owners, scopes, file identities, strings, times) byte for byte
+// as encoding/json writes them, without reflection. A value it cannot write that way (a
 // string that needs escaping, a time outside the years 0 to 9999) stops it
 // with ErrSlowPath, and the caller drops what was appended and hands the
 // whole value to encoding/json. Functions that take an error are steps of
@@ -89,7 +89,30 @@ func Scope(b []byte, sc gate.Scope, err error) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if len(sc.Files) > 0 {
+		b = append(b, `,"files":`...)
+		b, err = Files(b, sc.Files, err)
+	}
 	return append(b, '}'), err
+}
+
+// Files appends fs as encoding/json writes a []gate.File, unless an
+// earlier step failed.
+func Files(b []byte, fs []gate.File, err error) ([]byte, error) {
+	b = append(b, '[')
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"path":`...)
+		b, err = StringAfter(b, f.Path, err)
+		b = append(b, `,"dev":`...)
+		b = strconv.AppendUint(b, f.Dev, 10)
+		b = append(b, `,"ino":`...)
+		b = strconv.AppendUint(b, f.Ino, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']'), err
 }
 
 // StringField appends an omitempty string field: name (with its leading

@@ -18,7 +18,8 @@ func TestLeaseLikeEncodingJSON(t *testing.T) {
 	at := time.Date(2026, 11, 23, 9, 30, 1, 123456789, time.UTC)
 	full := gate.Lease{
 		ID: "01JBENCH000000000000000001", Owner: gate.Owner{Name: "alice", Host: "vm", PID: 42, StartTime: 1700000000000},
-		Kind: gate.KindCheckout, Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**", "src/é.go"}},
+		Kind: gate.KindCheckout, Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**", "src/é.go"},
+			Files: []gate.File{{Path: "src/é.go", Dev: 2049, Ino: 1<<63 + 5}, {Path: "docs/x", Ino: 1}}},
 		State: gate.StateReleased, FencingToken: 7, AcquiredAt: at, LastHeartbeatAt: at, ExpiresAt: at.Add(72 * time.Hour),
 		RenewalCount: 2, ReminderSent: true, ReleaseReason: "done", EndedBy: "alice", TerminatedAt: at.Add(time.Hour),
 	}
@@ -33,12 +34,13 @@ func TestLeaseLikeEncodingJSON(t *testing.T) {
 		}
 	}
 	slow := map[string]func(*gate.Lease){
-		"escaped string": func(l *gate.Lease) { l.Owner.Name = `a"b` },
-		"html":           func(l *gate.Lease) { l.Scope.Paths = []string{"a<b>"} },
-		"control byte":   func(l *gate.Lease) { l.ReleaseReason = "line\nbreak" },
-		"invalid utf-8":  func(l *gate.Lease) { l.EndedBy = "\xff" },
-		"line separator": func(l *gate.Lease) { l.ID = "a\u2028b" },
-		"year 10000":     func(l *gate.Lease) { l.AcquiredAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
+		"escaped string":    func(l *gate.Lease) { l.Owner.Name = `a"b` },
+		"html":              func(l *gate.Lease) { l.Scope.Paths = []string{"a<b>"} },
+		"control byte":      func(l *gate.Lease) { l.ReleaseReason = "line\nbreak" },
+		"invalid utf-8":     func(l *gate.Lease) { l.EndedBy = "\xff" },
+		"line separator":    func(l *gate.Lease) { l.ID = "a\u2028b" },
+		"escaped file path": func(l *gate.Lease) { l.Scope.Files = []gate.File{{Path: "a\tb", Ino: 1}} },
+		"year 10000":        func(l *gate.Lease) { l.AcquiredAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
 	}
 	for name, edit := range slow {
 		l := full
@@ -59,7 +61,8 @@ func TestKnowsEveryField(t *testing.T) {
 	}{
 		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
 		{gate.Owner{}, "name host pid start_time"},
-		{gate.Scope{}, "type paths"},
+		{gate.Scope{}, "type paths files"},
+		{gate.File{}, "path dev ino"},
 	}
 	for _, tt := range tests {
 		if got := jsontest.FieldNames(tt.v); got != tt.want {

@@ -77,6 +77,9 @@ func (p *parser) lease() *gate.Lease {
 		}
 		p.lit(`]`)
 	}
+	if p.opt(`,"files":[`) {
+		l.Scope.Files = p.files()
+	}
 	p.lit(`},"state":`)
 	l.State = gate.State(p.str())
 	p.lit(`,"fencing_token":`)
@@ -110,6 +113,25 @@ func (p *parser) lease() *gate.Lease {
 	}
 	p.lit(`}`)
 	return l
+}
+
+// files reads the rest of a list of file identities as jsonenc.Files
+// writes it, its "[" already read.
+func (p *parser) files() []gate.File {
+	var fs []gate.File
+	for first := true; !p.bad && (first || p.opt(`,`)); first = false {
+		var f gate.File
+		p.lit(`{"path":`)
+		f.Path = p.str()
+		p.lit(`,"dev":`)
+		f.Dev = p.uint(math.MaxUint64)
+		p.lit(`,"ino":`)
+		f.Ino = p.uint(math.MaxUint64)
+		p.lit(`}`)
+		fs = append(fs, f)
+	}
+	p.lit(`]`)
+	return fs
 }
 
 // parser reads b from i on. Once bad is set every step does nothing and

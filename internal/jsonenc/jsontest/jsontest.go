@@ -65,6 +65,9 @@ func (g Gen) Lease() gate.Lease {
 	for range g.R.IntN(3) {
 		l.Scope.Paths = append(l.Scope.Paths, g.Str())
 	}
+	for range g.R.IntN(3) / 2 {
+		l.Scope.Files = append(l.Scope.Files, gate.File{Path: g.Str(), Dev: g.R.Uint64(), Ino: g.R.Uint64()})
+	}
 	return l
 }
 

@@ -42,7 +42,8 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		return nil
 	}
 	halted := false
-	r, err := s.cfg.Client.Gate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, RetryAfter: s.cfg.Windows.Retry}, s.observer(paths, &halted))
+	req := coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
+	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted))
 	if halted {
 		s.resume()
 	}
@@ -189,12 +190,13 @@ func (s *Sidecar) noteCommit() {
 
 // observer reports the protocol's stages to the person running the
 // worker, and halts the worker while a blocker is open.
-func (s *Sidecar) observer(paths []string, halted *bool) api.Observer {
+func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool) api.Observer {
+	paths := req.Paths
 	return api.Observer{
 		Contended: func(r coordinator.Result) {
 			c := r.Contention
-			s.notef("contention: %s is held by %s (for %s); the write waits for one retry at %s (in %s)",
-				strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.HolderAge.Round(time.Second),
+			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
+				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Name, c.HolderAge.Round(time.Second),
 				c.RetryAt.UTC().Format(time.RFC3339), time.Until(c.RetryAt).Round(time.Second))
 		},
 		Blocked: func(r coordinator.Result) bool {

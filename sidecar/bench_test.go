@@ -2,7 +2,9 @@ package sidecar
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/leasegate/leasegate/intercept/seccomp"
@@ -52,6 +54,25 @@ func BenchmarkDecideLocal(b *testing.B) {
 				if err := s.Decide(context.Background(), bc.m); err != nil {
 					b.Fatalf("Decide(%s) = %v", bc.name, err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkIdentity measures the lookup of a file's identity that every
+// mutation sent to the coordinator pays, for an existing file and a
+// missing one.
+func BenchmarkIdentity(b *testing.B) {
+	ws := mustGitWorkspace(b)
+	s := newTestSidecar(b, ws)
+	if err := os.WriteFile(filepath.Join(ws.Root, "a.go"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{"a.go", "missing.go"} {
+		b.Run(p, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s.identities([]string{p})
 			}
 		})
 	}

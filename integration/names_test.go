@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,7 +18,14 @@ func TestHardLinkIsHeld(t *testing.T) {
 	if err := os.Link(filepath.Join(r.dir, "f.txt"), filepath.Join(r.dir, "g.txt")); err != nil {
 		t.Fatal(err)
 	}
-	r.worker("alice", "echo alice >> f.txt; sleep 60")
+	alice := r.worker("alice", "echo alice >> f.txt; sleep 60")
+	t.Cleanup(func() {
+		if t.Failed() {
+			_ = alice.cmd.Process.Signal(syscall.SIGQUIT)
+			time.Sleep(time.Second)
+			t.Logf("alice's output:\n%s", alice.out)
+		}
+	})
 	eventually(t, 10*time.Second, "alice's lease on f.txt", func() bool { return r.holders()["f.txt"] == "alice" })
 	bob := r.worker("bob", "echo bob >> g.txt")
 	eventually(t, 10*time.Second, "bob's contention", func() bool {

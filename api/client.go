@@ -328,6 +328,13 @@ func (c *Client) Lease(ctx context.Context, req coordinator.LeaseRequest, admin,
 	return r, c.post(ctx, "/v1/leases", req, &r)
 }
 
+// Whoami returns who the coordinator takes this process to be: the owners
+// it acts as (from its ancestry), or an operator.
+func (c *Client) Whoami(ctx context.Context) (coordinator.CallerView, error) {
+	var v coordinator.CallerView
+	return v, c.do(ctx, http.MethodGet, "/v1/whoami", nil, &v)
+}
+
 // GetLease returns one lease.
 func (c *Client) GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error) {
 	var l gate.Lease

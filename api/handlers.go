@@ -48,6 +48,8 @@ func (s *Server) health(*http.Request) (any, error) { return s.Info, nil }
 
 func (s *Server) status(*http.Request) (any, error) { return s.c.Status(), nil }
 
+func (s *Server) whoami(r *http.Request) (any, error) { return s.c.Whoami(r.Context()), nil }
+
 func (s *Server) register(r *http.Request) (any, error) {
 	var reg coordinator.Registration
 	if err := decode(r, &reg); err != nil {

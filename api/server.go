@@ -77,6 +77,7 @@ func (s *Server) routes() {
 		"GET /v1/leases":                   s.leases,
 		"GET /v1/leases/{id}":              s.getLease,
 		"GET /v1/history":                  s.history,
+		"GET /v1/whoami":                   s.whoami,
 		"POST /v1/ungated":                 s.ungated,
 	}
 	for pattern, fn := range h {

@@ -177,3 +177,27 @@ func (c *Coordinator) mayRegister(cl caller, name string) error {
 	}
 	return nil
 }
+
+// CallerView is who the coordinator takes a caller to be: the answer of
+// GET /v1/whoami, by which a process (a git hook, say) learns the owner it
+// acts as by the same rule every owner check uses.
+type CallerView struct {
+	Peer         *gate.Peer `json:"peer,omitempty"`         // nil for a caller without one (TCP)
+	Owners       []string   `json:"owners,omitempty"`       // the owners it acts as, nearest first
+	RootPID      int        `json:"root_pid,omitempty"`     // the nearest owner's root process
+	Operator     bool       `json:"operator,omitempty"`     // outside every owner's tree, as the coordinator's user
+	Unidentified string     `json:"unidentified,omitempty"` // why it is no one, when it is
+}
+
+// Whoami says who the caller of ctx is.
+func (c *Coordinator) Whoami(ctx context.Context) CallerView {
+	cl := c.callerOf(ctx)
+	v := CallerView{Owners: cl.owners, RootPID: cl.root, Operator: cl.operator || cl.trusted}
+	if !cl.trusted {
+		v.Peer = &cl.peer
+	}
+	if cl.unknown != nil {
+		v.Unidentified = cl.unknown.Error()
+	}
+	return v
+}

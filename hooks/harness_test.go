@@ -147,7 +147,7 @@ func (r *repo) serve() {
 		}
 	})
 	deadline := time.Now().Add(10 * time.Second)
-	for r.leasegate(nil, "", "status", "--no-start").code != 0 {
+	for r.leasegate(nil, "", "status", "--json").code != 0 { // exit 5 while none answers
 		if time.Now().After(deadline) {
 			r.t.Fatalf("the coordinator did not answer within 10s:\n%s", log.String())
 		}

@@ -73,7 +73,7 @@ func TestIdleExitNotHeldByTheDead(t *testing.T) {
 	r.server = cmd
 	t.Cleanup(r.stopServer)
 	eventually(t, 15*time.Second, "the coordinator to answer", func() bool {
-		_, _, code := r.lg("status", "--no-start")
+		_, _, code := r.lg("status", "--json")
 		return code == 0
 	})
 	id := blockedAndKilled(t, r)
@@ -94,7 +94,7 @@ func TestServeStop(t *testing.T) {
 	if code != 3 || !strings.Contains(errs, "alice holds 1") || !strings.Contains(errs, "--force") {
 		t.Fatalf("serve --stop with a lease held: exit %d, want 3 naming alice and --force\nstdout: %s\nstderr: %s", code, out, errs)
 	}
-	if _, _, code := r.lg("status", "--no-start"); code != 0 {
+	if _, _, code := r.lg("status", "--json"); code != 0 {
 		t.Fatalf("the coordinator does not answer after a refused --stop (status exit %d)", code)
 	}
 	out = r.mustLG("serve", "--stop", "--force")

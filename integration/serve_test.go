@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +47,7 @@ func TestAutoStartRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, codes[i] = r.lg("status", "--json")
+			_, _, codes[i] = r.lg("acquire", fmt.Sprintf("f%d.txt", i), "--as", fmt.Sprintf("w%d", i))
 		}()
 	}
 	wg.Wait()

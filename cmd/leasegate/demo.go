@@ -134,7 +134,7 @@ func (d *demo) startServer(ctx context.Context) (*exec.Cmd, error) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if d.quiet(ctx, "status", "--no-start") == nil {
+		if d.quiet(ctx, "status", "--json") == nil { // exit 5 while none answers
 			return cmd, nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -80,20 +81,31 @@ func (c *common) client(ctx context.Context) (*api.Client, *workspace.Workspace,
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), Logger: c.logger("leasegate")})
+	if err := c.chosen(ws); err != nil {
+		return nil, nil, err
+	}
+	cl, err := c.dial(ctx, ws, dialConfig{Start: true, Health: true})
+	if isNoCoordinator(err) && c.noStart {
+		return nil, nil, fmt.Errorf("%w (and --no-start is set)", err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := cl.Health(ctx); err == nil {
-		return cl, ws, nil
-	}
-	if c.noStart {
-		return nil, nil, fmt.Errorf("%w: no coordinator answers at %s (and --no-start is set)", api.ErrUnavailable, ws.SocketPath())
-	}
-	if err := c.startServer(ctx, ws, cl); err != nil {
-		return nil, nil, err
-	}
 	return cl, ws, nil
+}
+
+// chosen refuses to make a workspace of a directory outside any git
+// checkout that nobody named as one: --workspace or a leasegate.json
+// there names it.
+func (c *common) chosen(ws *workspace.Workspace) error {
+	if ws.GitDir != "" || c.dir != "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(ws.Root, workspace.ConfigFile)); err == nil {
+		return nil
+	}
+	return usagef("%s is not in a git checkout: leasegate would gate it as a workspace of its own (state in %s); "+
+		"say so with --workspace %s, or put a %s there", ws.Root, ws.StateDir, ws.Root, workspace.ConfigFile)
 }
 
 func withoutEnv(env []string, keys ...string) []string {

@@ -9,9 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/hooks"
-	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -58,9 +56,6 @@ func (f *hookFlags) log() hclog.Logger {
 	return f.logger("leasegate")
 }
 
-// probeTimeout bounds the check that a coordinator answers.
-const probeTimeout = 2 * time.Second
-
 // connect reaches the coordinator of the workspace a hook call names,
 // starting it when asked to (unless --no-start). For an agent hook
 // (health false) a coordinator counts as up when its socket accepts a
@@ -71,47 +66,12 @@ const probeTimeout = 2 * time.Second
 // have no such bound, ask for its health.
 func (f *hookFlags) connect(log hclog.Logger, health bool) hooks.ConnectFunc {
 	return func(ctx context.Context, ws *workspace.Workspace, start bool) (hooks.Coordinator, error) {
-		cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1, Logger: log})
+		cl, err := f.dial(ctx, ws, dialConfig{Start: start, Health: health, RetryMax: 1, Logger: log})
 		if err != nil {
-			return nil, err
-		}
-		if answers(ctx, cl, ws.SocketPath(), health) {
-			return cl, nil
-		}
-		if !start || f.noStart {
-			cl.Close()
-			return nil, fmt.Errorf("%w: no coordinator answers at %s", api.ErrUnavailable, ws.SocketPath())
-		}
-		if err := f.startServer(ctx, ws, cl); err != nil {
-			cl.Close()
-			return nil, err
+			return nil, err // not a typed nil in the interface
 		}
 		return cl, nil
 	}
-}
-
-// answers reports whether the coordinator at the unix socket path answers
-// its health check, or with health false only whether it accepts
-// connections.
-func answers(ctx context.Context, cl *api.Client, path string, health bool) bool {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	if health {
-		_, err := cl.Health(ctx)
-		return err == nil
-	}
-	return listening(ctx, path)
-}
-
-// listening reports whether something accepts connections on the unix
-// socket at path.
-func listening(ctx context.Context, path string) bool {
-	c, err := unixsock.Dial(ctx, path)
-	if err != nil {
-		return false
-	}
-	_ = c.Close()
-	return true
 }
 
 const hookTargets = "claude-code, codex, gemini, cursor, git-pre-commit or git-post-commit"

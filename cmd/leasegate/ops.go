@@ -33,8 +33,8 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
 	}
-	cl, ws, err := f.client(ctx)
-	if err != nil {
+	cl, ws, err := f.reader(ctx)
+	if err != nil || cl == nil {
 		return err
 	}
 	s, err := cl.Status(ctx)
@@ -73,8 +73,8 @@ func cmdBlockers(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, _, err := f.client(ctx)
-	if err != nil {
+	cl, _, err := f.reader(ctx)
+	if err != nil || cl == nil {
 		return err
 	}
 	var reps []blocker.Report
@@ -418,8 +418,8 @@ func cmdHistory(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("history: want at most one PATH or LEASE_ID")
 	}
-	cl, ws, err := f.client(ctx)
-	if err != nil {
+	cl, ws, err := f.reader(ctx)
+	if err != nil || cl == nil {
 		return err
 	}
 	var id gate.LeaseID
@@ -453,8 +453,8 @@ func cmdEvents(ctx context.Context, args []string) error {
 	if _, err := parseMixed(fs, args); err != nil {
 		return err
 	}
-	cl, _, err := f.client(ctx)
-	if err != nil {
+	cl, _, err := f.reader(ctx)
+	if err != nil || cl == nil {
 		return err
 	}
 	enc := json.NewEncoder(os.Stdout)

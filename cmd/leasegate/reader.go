@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// reader connects a read-only command (status, blockers, history, events)
+// to the workspace's running coordinator. It starts none and creates
+// nothing: with none running it says so and returns a nil client, and the
+// command ends there (exit 0; exit 5 under --json, where a script must
+// tell "none running" from an empty answer).
+func (c *common) reader(ctx context.Context) (*api.Client, *workspace.Workspace, error) {
+	ws, err := c.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := c.dial(ctx, ws, dialConfig{Health: true})
+	if isNoCoordinator(err) {
+		return nil, ws, c.noneRunning(ws)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, ws, nil
+}
+
+// noneRunning reports that no coordinator answers for ws: one that holds
+// the workspace without answering is an error; otherwise a line on
+// stdout, or the error under --json.
+func (c *common) noneRunning(ws *workspace.Workspace) error {
+	if pid, serving := ws.Serving(); serving {
+		return fmt.Errorf("%w: the coordinator (pid %d) of %s does not answer at %s", api.ErrUnavailable, pid, ws.Root, ws.SocketPath())
+	}
+	if c.jsonOut {
+		return fmt.Errorf("%w: no coordinator running for %s", api.ErrUnavailable, ws.Root)
+	}
+	msg := "no coordinator running (nothing is held)"
+	if _, err := os.Stat(ws.LedgerPath()); !errors.Is(err, fs.ErrNotExist) {
+		msg = "no coordinator running (nothing is held until one starts; its ledger keeps any check-out leases for then)"
+	}
+	fmt.Println(msg)
+	return nil
+}

@@ -21,6 +21,14 @@ type Subject struct {
 	// LastHeartbeat is when the owner's sidecar last beat. Zero means the
 	// owner does not heartbeat (e.g. a check-out made with the CLI).
 	LastHeartbeat time.Time
+	// Process is the owner's process as the coordinator identified it
+	// itself (Identify, Watch); nil when it did not. It is judged instead
+	// of Owner.PID, which stays as what the owner reported.
+	Process *Watched
+	// Unseen, when set, says why the owner's process cannot be seen from
+	// here (a pid namespace this one does not contain): it is judged by
+	// its heartbeat alone.
+	Unseen string
 }
 
 // Evaluator judges owners by the rules in the package documentation. It
@@ -63,9 +71,14 @@ func (e *Evaluator) Host() string { return e.cfg.Host }
 // Evaluate judges s at now. CheckedAt is now in UTC.
 func (e *Evaluator) Evaluate(s Subject, now time.Time) gate.Liveness {
 	var v gate.Liveness
-	if e.isLocal(s.Owner) {
+	switch {
+	case s.Process != nil:
+		v = e.byWatched(s, now)
+	case s.Unseen != "":
+		v = e.byHeartbeatBecause(s, now, s.Unseen)
+	case e.isLocal(s.Owner):
 		v = e.byProcess(s, now)
-	} else {
+	default:
 		v = e.byHeartbeat(s, now)
 	}
 	v.CheckedAt = now.UTC()
@@ -84,7 +97,7 @@ func (e *Evaluator) byProcess(s Subject, now time.Time) gate.Liveness {
 	st, err := e.lookup(pid)
 	switch {
 	case errors.Is(err, ErrProcessNotFound):
-		return verdict(gate.Dead, fmt.Sprintf("pid %d not found on host %s", pid, e.cfg.Host))
+		return e.notFound(s, now)
 	case err != nil:
 		return e.noteHeartbeat(verdict(gate.Unknown,
 			fmt.Sprintf("process lookup failed, so not judged dead: %v", err)), s, now)

@@ -10,7 +10,12 @@ import (
 // byHeartbeat judges an owner that is not a process of this host by its
 // heartbeat alone.
 func (e *Evaluator) byHeartbeat(s Subject, now time.Time) gate.Liveness {
-	why := e.whyHeartbeat(s.Owner)
+	return e.byHeartbeatBecause(s, now, e.whyHeartbeat(s.Owner))
+}
+
+// byHeartbeatBecause judges an owner by its heartbeat alone, for the
+// reason why.
+func (e *Evaluator) byHeartbeatBecause(s Subject, now time.Time, why string) gate.Liveness {
 	if s.LastHeartbeat.IsZero() {
 		return verdict(gate.Unknown, why, "no heartbeat recorded")
 	}

@@ -95,9 +95,10 @@ func TestWatchSeesExit(t *testing.T) {
 		t.Fatalf("Evaluate(live watched) = %+v, want alive by pidfd noting the registered pid", v)
 	}
 	MustSignal(t, pid, syscall.SIGSTOP)
-	if v := e.Evaluate(subj, now); v.Status != gate.Stopped || !hasEvidence(v, "pidfd:") {
-		t.Fatalf("Evaluate(stopped watched) = %+v, want stopped by pidfd", v)
-	}
+	Eventually(t, "a stopped verdict by pidfd", func() bool {
+		v := e.Evaluate(subj, now)
+		return v.Status == gate.Stopped && hasEvidence(v, "pidfd:")
+	})
 	MustSignal(t, pid, syscall.SIGKILL)
 	select {
 	case <-exited:

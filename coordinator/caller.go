@@ -63,7 +63,7 @@ func (c *Coordinator) matchRoots(chain []liveness.Proc) caller {
 	var cl caller
 	for _, p := range chain {
 		for _, name := range c.roots[p.PID] {
-			if o := c.owners[name]; o != nil && o.PID == p.PID && sameStart(o.StartTime, p.StartTime) && !slices.Contains(cl.owners, name) {
+			if o := c.owners[name]; o != nil && c.rootOf(o).PID == p.PID && sameStart(c.rootOf(o).StartTime, p.StartTime) && !slices.Contains(cl.owners, name) {
 				if len(cl.owners) == 0 {
 					cl.root = p.PID
 				}
@@ -93,11 +93,12 @@ func operatorUID(p gate.Peer) (bool, error) {
 // noteRoot indexes an owner's root process for matchRoots. Call with c.mu
 // held. Entries of owners registered again elsewhere stay until they are
 // looked up, where the owner's current record decides.
-func (c *Coordinator) noteRoot(o gate.Owner) {
-	if o.PID <= 0 || o.StartTime == 0 || slices.Contains(c.roots[o.PID], o.Name) {
+func (c *Coordinator) noteRoot(o *owner) {
+	r := c.rootOf(o)
+	if r.PID <= 0 || r.StartTime == 0 || slices.Contains(c.roots[r.PID], o.Name) {
 		return
 	}
-	c.roots[o.PID] = append(c.roots[o.PID], o.Name)
+	c.roots[r.PID] = append(c.roots[r.PID], o.Name)
 }
 
 // actAs returns nil when the caller may act as owner name: a trusted

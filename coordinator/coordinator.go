@@ -38,6 +38,8 @@ type Coordinator struct {
 	lastLoss    time.Time   // when the watcher's last lost events were recorded
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
+	pidNS       PidNS         // the coordinator's own pid namespace
+	kick        chan struct{} // asks the liveness loop for a check now
 }
 
 // Open replays the ledger into a fresh lease table and blocker book and
@@ -54,7 +56,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		table: gate.NewTable(), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
-		entropy: ulid.Monotonic(rand.Reader, 0),
+		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: ownPidNS(), kick: make(chan struct{}, 1),
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
 		return nil, fmt.Errorf("replay ledger: %w", err)
@@ -105,6 +107,8 @@ func (c *Coordinator) Run(ctx context.Context) error {
 	defer cancel()
 	c.sched.OnSweep(c.sweep)
 	c.armReminders()
+	c.watchReplayed()
+	defer c.forgetAll()
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); c.w.run(ctx) }()

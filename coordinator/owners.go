@@ -20,8 +20,12 @@ type owner struct {
 	stoppedAt     time.Time    // non-zero while a stop-idle window is open
 	stoppedBy     stopSource   // what opened the window
 	windows       gate.Windows // as the owner named them; zero fields are the coordinator's
+	treeEnds      bool         // its worker's tree ends with its process (Registration.TreeEnds)
 	gone          bool         // worker ended or reclaimed; kept for status until pruned
 	liveness      gate.Liveness
+	seen          *seen             // what the coordinator found of its process at registration
+	proc          *liveness.Watched // that process, watched; nil when not identified
+	unseen        string            // why its process cannot be seen: judged by heartbeat
 }
 
 // OwnerView is an owner as status shows it.
@@ -33,19 +37,24 @@ type OwnerView struct {
 	StoppedAt     time.Time `json:"stopped_at,omitzero"`
 	// StoppedBy says what opened the stop-idle window: "reported" (the
 	// owner said so) or "liveness" (its process was seen stopped).
-	StoppedBy string        `json:"stopped_by,omitempty"`
-	Windows   gate.Windows  `json:"windows"` // in effect, each with where it came from
-	Liveness  gate.Liveness `json:"liveness"`
-	Leases    int           `json:"leases"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// SeenPID is the owner's process as the coordinator's pid namespace
+	// sees it (identified from SO_PEERCRED); 0 when not identified. PID
+	// is what the owner reported.
+	SeenPID  int           `json:"seen_pid,omitempty"`
+	Windows  gate.Windows  `json:"windows"` // in effect, each with where it came from
+	Liveness gate.Liveness `json:"liveness"`
+	Leases   int           `json:"leases"`
 }
 
 func (c *Coordinator) replayOwner(e gate.Event) {
 	switch e.Type {
 	case gate.EventOwnerRegistered:
-		var r Registration
+		var r registered
 		if json.Unmarshal(e.Data, &r) == nil && r.Name != "" {
-			c.owners[r.Name] = &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows}
-			c.noteRoot(r.Owner)
+			o := &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows, seen: r.Seen, treeEnds: r.TreeEnds}
+			c.owners[r.Name] = o
+			c.noteRoot(o)
 		}
 	case gate.EventOwnerGone:
 		if o := c.owners[e.Actor]; o != nil {
@@ -66,6 +75,7 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 		return err
 	}
 	cl := c.callerOf(ctx)
+	sn := c.identify(ctx, o)
 	c.mu.Lock()
 	if err := c.mayRegister(cl, o.Name); err != nil {
 		c.mu.Unlock()
@@ -73,15 +83,20 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	}
 	now := c.clock.Now()
 	if old := c.owners[o.Name]; old != nil && !old.gone && old.Owner != o && old.PID != 0 {
-		if v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: old.Owner, LastHeartbeat: old.lastHeartbeat}, now); v.Status != gate.Dead {
+		if v := c.cfg.Liveness.Evaluate(old.subject(), now); v.Status != gate.Dead {
 			c.mu.Unlock()
 			return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch,
 				Message: fmt.Sprintf("owner %s is already registered to live pid %d on %s (%s)", o.Name, old.PID, old.Host, strings.Join(v.Evidence, "; "))}
 		}
 	}
-	data, _ := json.Marshal(r)
-	c.owners[o.Name] = &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows}
-	c.noteRoot(o)
+	data, _ := json.Marshal(registered{Registration: r, Seen: sn})
+	if old := c.owners[o.Name]; old != nil {
+		old.forget()
+	}
+	no := &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows, treeEnds: r.TreeEnds}
+	c.watch(no, sn)
+	c.owners[o.Name] = no
+	c.noteRoot(no)
 	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerRegistered, At: now, Actor: o.Name, Data: data}})
 	c.mu.Unlock()
 	if err != nil {
@@ -177,6 +192,7 @@ func (c *Coordinator) End(ctx context.Context, name, why string) (int, error) {
 	done, n, err := c.releaseOwner(name, why, now, func(l gate.Lease) bool { return l.Kind == gate.KindAuto })
 	if err == nil {
 		o.gone = true
+		o.forget()
 		c.sched.CancelIdle(name)
 		var d2 <-chan error
 		d2, err = c.commit([]gate.Event{{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, By: cl.record()}})
@@ -253,6 +269,8 @@ func (c *Coordinator) livenessLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			c.CheckLiveness(ctx)
+		case <-c.kick:
+			c.CheckLiveness(ctx)
 		}
 	}
 }
@@ -296,7 +314,7 @@ func (c *Coordinator) autoOwners() []string { return c.table.HolderNames(gate.Ki
 func (c *Coordinator) judge(name string, now time.Time) gate.Liveness {
 	var subj liveness.Subject
 	if o := c.owners[name]; o != nil {
-		subj = liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat}
+		subj = o.subject()
 	} else if ls := c.table.ByOwner(name); len(ls) > 0 {
 		subj = liveness.Subject{Owner: ls[0].Owner}
 	}
@@ -311,6 +329,9 @@ func (c *Coordinator) judge(name string, now time.Time) gate.Liveness {
 // check-outs stay, as they outlive the worker that took them.
 // Call with c.mu held.
 func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-chan error, error) {
+	if o := c.owners[name]; o != nil && o.treeEnds {
+		v.Evidence = append(v.Evidence, "its worker's processes end with it: the sidecar runs its worker under a reaper that kills the worker's whole tree when the sidecar dies")
+	}
 	data, _ := json.Marshal(v)
 	why := "owner dead: " + strings.Join(v.Evidence, "; ")
 	var evs []gate.Event
@@ -324,6 +345,7 @@ func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-ch
 	evs = append(evs, notice(name, NoticeReclaimed, now, fmt.Sprintf("%d lease(s) of %s reclaimed: %s", len(evs)-1, name, why)))
 	if o := c.owners[name]; o != nil {
 		o.gone = true
+		o.forget()
 	}
 	c.sched.CancelIdle(name)
 	c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)

@@ -9,6 +9,11 @@ import "github.com/leasegate/leasegate/gate"
 type Registration struct {
 	gate.Owner
 	Windows gate.Windows `json:"windows,omitzero"`
+	// TreeEnds says that the owner's whole worker tree ends with the
+	// owner's process (a `leasegate run` sidecar: its reaper kills the
+	// worker's every process when the sidecar dies), so a reclaim after
+	// that process's death leaves no writer behind.
+	TreeEnds bool `json:"tree_ends,omitempty"`
 }
 
 // validWindows refuses windows an owner may not name: zero or negative

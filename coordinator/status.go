@@ -7,7 +7,6 @@ import (
 
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/liveness"
 )
 
 // maxUngated is how many recent ungated writes status keeps.
@@ -42,6 +41,9 @@ type Status struct {
 	RetryAfter time.Duration `json:"retry_after_ns"`
 	IdleAfter  time.Duration `json:"idle_after_ns"`
 	Defaults   gate.Windows  `json:"default_windows"`
+	// PidNS is the coordinator's pid namespace: a private one sees only
+	// the workers inside it, which status says.
+	PidNS PidNS `json:"pid_namespace"`
 }
 
 // Status returns a consistent snapshot of the coordinator's state.
@@ -51,7 +53,7 @@ func (c *Coordinator) Status() Status {
 	now := c.clock.Now()
 	s := Status{Now: now, StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
 		Blockers: c.book.Open(), Ungated: append([]UngatedWrite(nil), c.ungated...),
-		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows}
+		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}
 	for _, l := range s.Leases {
 		counts[l.Owner.Name]++
@@ -60,8 +62,8 @@ func (c *Coordinator) Status() Status {
 		if o.gone && counts[o.Name] == 0 {
 			continue
 		}
-		v := c.cfg.Liveness.Evaluate(liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat}, now)
-		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
+		v := c.cfg.Liveness.Evaluate(o.subject(), now)
+		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, SeenPID: o.seenPID(), RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
 			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Windows: c.windowsOf(o.Name),
 			Liveness: v, Leases: counts[o.Name]})
 	}

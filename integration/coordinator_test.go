@@ -174,8 +174,8 @@ func TestOwnerKilledIsReclaimed(t *testing.T) {
 			reclaim = &e
 		}
 	}
-	if reclaim == nil || !strings.Contains(reclaim.Reason, "not found") {
-		t.Fatalf("no reclaim with process evidence in the history: %+v", reclaim)
+	if reclaim == nil || !strings.Contains(reclaim.Reason, "pidfd: pid ") || !strings.Contains(reclaim.Reason, "exited") {
+		t.Fatalf("no reclaim with the pidfd's evidence in the history: %+v", reclaim)
 	}
 }
 

@@ -198,4 +198,8 @@ func TestWorkerTreeEndsWithSidecar(t *testing.T) {
 		t.Fatalf("the worker's processes outlived their sidecar by %s", took)
 	}
 	eventually(t, 10*time.Second, "reclaim of a.txt", func() bool { return r.holders()["a.txt"] == "" })
+	i := slices.IndexFunc(r.history("a.txt"), func(e gate.Event) bool { return e.Type == gate.EventReclaimed })
+	if i < 0 || !strings.Contains(r.history("a.txt")[i].Reason, "reaper that kills the worker's whole tree") {
+		t.Fatalf("the reclaim's evidence does not say the worker's tree ended with the sidecar: %+v", r.history("a.txt"))
+	}
 }

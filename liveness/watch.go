@@ -98,3 +98,10 @@ func (w *Watched) Close() {
 	_ = w.f.Close()
 	<-w.done
 }
+
+// Unwatched is p without a pidfd: judged by its pid and create time.
+func Unwatched(p ProcID) *Watched {
+	w := &Watched{ProcID: p, done: make(chan struct{})}
+	close(w.done)
+	return w
+}

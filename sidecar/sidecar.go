@@ -71,7 +71,7 @@ func (s *Sidecar) register(ctx context.Context) error {
 	}
 	host, _ := os.Hostname()
 	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
-	if err := s.cfg.Client.Register(ctx, coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows}); err != nil {
+	if err := s.cfg.Client.Register(ctx, coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}); err != nil {
 		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
 	}
 	return nil

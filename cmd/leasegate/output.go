@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -39,6 +40,9 @@ const statusLeasesPerOwner = 10
 func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rule string, all bool) {
 	fmt.Fprintf(w, "workspace %s  (for owners that name none: retry after %s, stop-idle %s)\n", ws.Root,
 		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
+	if !s.PidNS.Host {
+		fmt.Fprintf(w, "pid namespace %s: %s\n", s.PidNS.ID, s.PidNS.Note)
+	}
 	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))
@@ -47,7 +51,7 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 		if !o.StoppedAt.IsZero() {
 			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ago\t%s\t%s\n", o.Name, st, o.PID, o.Leases, ago(s.Now, o.LastActivity),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s ago\t%s\t%s\n", o.Name, st, pidString(o), o.Leases, ago(s.Now, o.LastActivity),
 			windowString(o.Windows.Retry, 0), windowString(o.Windows.Idle, 0))
 	}
 	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))
@@ -172,4 +176,16 @@ func printHistory(evs []gate.Event) {
 		}
 		fmt.Println(line)
 	}
+}
+
+// pidString is an owner's pid as the coordinator sees it, with the one it
+// reported when they differ (a worker in its own pid namespace).
+func pidString(o coordinator.OwnerView) string {
+	switch {
+	case o.SeenPID == 0:
+		return strconv.Itoa(o.PID)
+	case o.SeenPID != o.PID:
+		return fmt.Sprintf("%d (reported %d)", o.SeenPID, o.PID)
+	}
+	return strconv.Itoa(o.SeenPID)
 }

@@ -1,0 +1,20 @@
+package coordinator
+
+import "os"
+
+// initialPidNS is the host's pid namespace as /proc/self/ns/pid names it
+// (PROC_PID_INIT_INO).
+const initialPidNS = "pid:[4026531836]"
+
+// ownPidNS names the coordinator's pid namespace.
+func ownPidNS() PidNS {
+	id, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return PidNS{ID: "unknown", Host: true}
+	}
+	ns := PidNS{ID: id, Host: id == initialPidNS}
+	if !ns.Host {
+		ns.Note = "the coordinator runs in a private pid namespace: processes outside it cannot be seen, so their owners are judged by heartbeat alone, and it ends when the namespace does; start it where it sees every worker (on the host: leasegate serve --workspace DIR)"
+	}
+	return ns
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package coordinator
+
+// ownPidNS: there are no pid namespaces here.
+func ownPidNS() PidNS { return PidNS{ID: "none", Host: true} }

@@ -1,0 +1,140 @@
+package integration_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// unshareArgs returns the unshare command line that runs a command in a
+// pid namespace of its own with its own /proc: as root, or in a user
+// namespace where root is not available. It skips the test if neither
+// works here.
+func unshareArgs(t *testing.T) []string {
+	t.Helper()
+	args := []string{"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"}
+	if os.Geteuid() != 0 {
+		args = []string{"unshare", "-Urp", "--fork", "--mount-proc", "--kill-child"}
+	}
+	if out, err := exec.Command(args[0], append(args[1:], "true")...).CombinedOutput(); err != nil {
+		t.Skipf("%s: %v: %s (no pid namespaces here, as root or in a user namespace)", strings.Join(args, " "), err, out)
+	}
+	return args
+}
+
+// nsWorker starts `leasegate run --as name -- sh -c script` in a pid
+// namespace of its own, where the sidecar is pid 1.
+func (r *repo) nsWorker(t *testing.T, name, script string) *worker {
+	t.Helper()
+	argv := append(unshareArgs(t), bin, "run", "--as", name, "--", "sh", "-c", script)
+	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
+	w.cmd = exec.Command(argv[0], argv[1:]...)
+	w.cmd.Dir, w.cmd.Env = r.dir, r.env
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	w.cmd.WaitDelay = time.Second
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = w.cmd.Wait()
+		w.code = w.cmd.ProcessState.ExitCode()
+		close(w.done)
+	}()
+	t.Cleanup(func() {
+		_ = w.cmd.Process.Kill() // --kill-child: the namespace ends with it
+		<-w.done
+	})
+	return w
+}
+
+// TestNamespacedWorkerSeenFromHost: a coordinator on the host sees a
+// worker in its own pid namespace by its real pid (which the worker
+// cannot report: its own is 1), watches it through a pidfd, and frees its
+// file at once when it is killed, saying so.
+func TestNamespacedWorkerSeenFromHost(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	w := r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	eventually(t, 15*time.Second, "inner to lease a.txt", func() bool { return r.holders()["a.txt"] == "inner" })
+	var sidecar int
+	eventually(t, 10*time.Second, "the sidecar under unshare", func() bool {
+		kids := childrenOf(t, w.cmd.Process.Pid)
+		if len(kids) == 1 {
+			sidecar = kids[0]
+		}
+		return sidecar != 0
+	})
+	o, _ := r.ownerView("inner")
+	if o.PID != 1 || o.SeenPID != sidecar || o.Liveness.Status != gate.Alive || !strings.Contains(strings.Join(o.Liveness.Evidence, "; "), "pidfd: pid ") {
+		t.Fatalf("status of inner: reported pid %d, seen pid %d, %s %q; want reported 1, seen %d, alive by pidfd",
+			o.PID, o.SeenPID, o.Liveness.Status, o.Liveness.Evidence, sidecar)
+	}
+	killed := time.Now()
+	if err := syscall.Kill(sidecar, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "reclaim of a.txt", func() bool { return r.holders()["a.txt"] == "" })
+	var reclaim gate.Event
+	for _, e := range r.history("a.txt") {
+		if e.Type == gate.EventReclaimed {
+			reclaim = e
+		}
+	}
+	took := reclaim.At.Sub(killed)
+	t.Logf("reclaimed %s after kill -9 (ledger time): %s", took.Round(time.Millisecond), reclaim.Reason)
+	if !strings.Contains(reclaim.Reason, "pidfd: pid ") || !strings.Contains(reclaim.Reason, "registered as pid 1") {
+		t.Fatalf("reclaim evidence %q, want the pidfd's, naming the registered pid", reclaim.Reason)
+	}
+	if took > 2*time.Second { // the contract's second, with slack for a loaded machine
+		t.Fatalf("reclaimed %s after kill -9", took)
+	}
+}
+
+// TestNamespacedCoordinatorSparesHostWorkers: a worker in its own pid
+// namespace starts the coordinator, which then lives in that namespace and
+// cannot see a worker on the host. Status says so, and the host worker,
+// judged by its heartbeat, keeps its file.
+func TestNamespacedCoordinatorSparesHostWorkers(t *testing.T) {
+	r := bareRepo(t)
+	r.write("a.txt", "a\n")
+	r.write("b.txt", "b\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "files")
+	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.client = cl
+	eventually(t, 20*time.Second, "inner to lease a.txt", func() bool {
+		_, err := cl.Health(t.Context())
+		return err == nil && r.holders()["a.txt"] == "inner"
+	})
+	st := r.status()
+	if st.PidNS.Host || !strings.Contains(st.PidNS.Note, "leasegate serve") {
+		t.Fatalf("status of a coordinator in a private pid namespace: %+v, want it said, with the fix", st.PidNS)
+	}
+	out := r.mustLG("status")
+	if !strings.Contains(out, "pid namespace "+st.PidNS.ID) {
+		t.Fatalf("status text does not name the private pid namespace:\n%s", out)
+	}
+	host := r.worker("host", "echo y >> b.txt; sleep 30")
+	eventually(t, 10*time.Second, "host to lease b.txt", func() bool { return r.holders()["b.txt"] == "host" })
+	time.Sleep(10 * time.Second)
+	if got := r.holders()["b.txt"]; got != "host" {
+		t.Fatalf("b.txt held by %q 10 s later, want host; history %+v\nhost worker:\n%s", got, r.history("b.txt"), host.out)
+	}
+	if hasEvent(r.history("b.txt"), gate.EventReclaimed) {
+		t.Fatal("the host worker's lease was reclaimed")
+	}
+	o, _ := r.ownerView("host")
+	if o.Liveness.Status != gate.Alive || !strings.Contains(strings.Join(o.Liveness.Evidence, "; "), "outside the coordinator's pid namespace") {
+		t.Fatalf("host owner judged %s %q, want alive by heartbeat, saying why", o.Liveness.Status, o.Liveness.Evidence)
+	}
+}

@@ -138,3 +138,32 @@ func TestNamespacedCoordinatorSparesHostWorkers(t *testing.T) {
 		t.Fatalf("host owner judged %s %q, want alive by heartbeat, saying why", o.Liveness.Status, o.Liveness.Evidence)
 	}
 }
+
+// TestLostRegistrationRegistersAgain: a coordinator started again on a
+// fresh ledger knows no owner; the worker's sidecar registers again, says
+// so, and its next write is gated (leased), not ungated.
+func TestLostRegistrationRegistersAgain(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	w := r.workerEnv("alice", "echo x >> a.txt; while [ ! -e build/go ]; do sleep 0.05; done; echo y >> b.txt; sleep 5",
+		"LEASEGATE_NO_START=1")
+	eventually(t, 10*time.Second, "alice's lease", func() bool { return r.holders()["a.txt"] == "alice" })
+	r.killServer()
+	ledgers, _ := filepath.Glob(filepath.Join(r.dir, ".git", "leasegate", "ledger.db*"))
+	for _, f := range ledgers {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.startServer(retryAfter, idleAfter)
+	eventually(t, 15*time.Second, "alice registered again", func() bool { _, ok := r.ownerView("alice"); return ok })
+	r.write("build/go", "")
+	eventually(t, 15*time.Second, "alice's write of b.txt, leased", func() bool { return r.holders()["b.txt"] == "alice" })
+	if !strings.Contains(w.out.String(), "registered again") {
+		t.Fatalf("the worker was not told:\n%s", w.out)
+	}
+	for _, u := range r.status().Ungated {
+		if u.Path == "b.txt" {
+			t.Fatalf("b.txt written ungated: %+v", u)
+		}
+	}
+}

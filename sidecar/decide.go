@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,9 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	halted := false
 	req := coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
 	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted))
+	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
+		r, err = s.cfg.Client.Gate(ctx, req, s.observer(req, &halted))
+	}
 	if halted {
 		s.resume()
 	}

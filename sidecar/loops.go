@@ -42,6 +42,8 @@ func (s *Sidecar) heartbeats(ctx context.Context) {
 				s.notef("the coordinator answers again")
 			}
 			down = false
+		case errors.Is(err, gate.ErrNotFound):
+			s.registerAgain(ctx, err)
 		case errors.Is(err, api.ErrUnavailable) && s.cfg.Restart != nil:
 			if !down {
 				s.notef("%v; starting the coordinator again, gated writes wait meanwhile", err)

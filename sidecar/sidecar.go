@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/liveness"
@@ -29,6 +28,8 @@ type Sidecar struct {
 	rule  *workspace.Rule
 	owner gate.Owner
 	sup   *seccomp.Supervisor
+
+	regMu sync.Mutex // one registerAgain at a time
 
 	haltMu  sync.Mutex
 	halts   int  // blocked mutations currently halting the worker
@@ -71,7 +72,7 @@ func (s *Sidecar) register(ctx context.Context) error {
 	}
 	host, _ := os.Hostname()
 	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
-	if err := s.cfg.Client.Register(ctx, coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}); err != nil {
+	if err := s.cfg.Client.Register(ctx, s.registration()); err != nil {
 		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
 	}
 	return nil

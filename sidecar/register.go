@@ -1,0 +1,30 @@
+package sidecar
+
+import (
+	"context"
+
+	"github.com/leasegate/leasegate/coordinator"
+)
+
+// registration is what the sidecar registers: its owner, the windows it
+// names, and that its worker's tree ends with it (the reaper).
+func (s *Sidecar) registration() coordinator.Registration {
+	return coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}
+}
+
+// registerAgain registers the owner again after the coordinator answered
+// that it has no such owner (cause): its leases were reclaimed, or the
+// coordinator started again on a fresh ledger. The worker's writes stay
+// gated: each takes its lease again, by the contention protocol. It tells
+// the worker and reports whether the owner is registered now.
+func (s *Sidecar) registerAgain(ctx context.Context, cause error) bool {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	s.held.forget()
+	if err := s.cfg.Client.Register(ctx, s.registration()); err != nil {
+		s.notef("the coordinator lost the registration of %s (%v) and registering again failed: %v; writes stay held or refused, never ungated", s.cfg.Name, cause, err)
+		return false
+	}
+	s.notef("the coordinator lost the registration of %s (%v): registered again; writes stay gated, and the files held before must be leased again", s.cfg.Name, cause)
+	return true
+}

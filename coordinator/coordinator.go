@@ -56,7 +56,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		table: gate.NewTable(), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
-		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: ownPidNS(), kick: make(chan struct{}, 1),
+		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
 		return nil, fmt.Errorf("replay ledger: %w", err)

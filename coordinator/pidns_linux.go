@@ -6,8 +6,9 @@ import "os"
 // (PROC_PID_INIT_INO).
 const initialPidNS = "pid:[4026531836]"
 
-// ownPidNS names the coordinator's pid namespace.
-func ownPidNS() PidNS {
+// CurrentPidNS names the calling process's pid namespace (the
+// coordinator's, when it calls it).
+func CurrentPidNS() PidNS {
 	id, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
 		return PidNS{ID: "unknown", Host: true}

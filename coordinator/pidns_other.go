@@ -3,4 +3,4 @@
 package coordinator
 
 // ownPidNS: there are no pid namespaces here.
-func ownPidNS() PidNS { return PidNS{ID: "none", Host: true} }
+func CurrentPidNS() PidNS { return PidNS{ID: "none", Host: true} }

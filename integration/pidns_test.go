@@ -106,7 +106,7 @@ func TestNamespacedCoordinatorSparesHostWorkers(t *testing.T) {
 	r.write("b.txt", "b\n")
 	r.git("add", "-A")
 	r.git("commit", "-qm", "files")
-	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	inner := r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
 	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +119,9 @@ func TestNamespacedCoordinatorSparesHostWorkers(t *testing.T) {
 	st := r.status()
 	if st.PidNS.Host || !strings.Contains(st.PidNS.Note, "leasegate serve") {
 		t.Fatalf("status of a coordinator in a private pid namespace: %+v, want it said, with the fix", st.PidNS)
+	}
+	if !strings.Contains(inner.out.String(), "started the coordinator in pid namespace "+st.PidNS.ID) {
+		t.Fatalf("the command that started the coordinator did not say where:\n%s", inner.out)
 	}
 	out := r.mustLG("status")
 	if !strings.Contains(out, "pid namespace "+st.PidNS.ID) {

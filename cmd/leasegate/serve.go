@@ -171,6 +171,9 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", cfg.Windows.Retry, "idle-after", cfg.Windows.Idle)
+	if ns := coordinator.CurrentPidNS(); !ns.Host {
+		log.Warn("serving from a private pid namespace", "pid-namespace", ns.ID, "note", ns.Note)
+	}
 	rep.ready()
 	errc := make(chan error, 4)
 	wg.Add(2)

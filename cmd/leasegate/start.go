@@ -65,6 +65,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	case err != nil:
 		return fmt.Errorf("%w: started a coordinator (pid %d) but %v; see %s", api.ErrUnavailable, cmd.Process.Pid, err, logPath)
 	case rep.Ready:
+		warnPidNS()
 		return waitHealthy(ctx, cl, fmt.Sprintf("the coordinator (pid %d)", rep.PID), logPath)
 	case rep.Serving:
 		// Another starter's coordinator won the workspace; it may still be

@@ -33,6 +33,7 @@ type caller struct {
 	root     int      // the nearest owner's root pid
 	operator bool
 	unknown  error // why the peer is unidentified
+	unseen   bool  // the peer is outside the coordinator's pid namespace (unseen.go)
 }
 
 // callerOf identifies the caller of ctx. The peer's ancestry is read once
@@ -42,6 +43,11 @@ func (c *Coordinator) callerOf(ctx context.Context) caller {
 	pc := peerConnOf(ctx)
 	if pc == nil {
 		return caller{trusted: true}
+	}
+	if pc.peer.PID <= 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.unseenCaller(pc.peer)
 	}
 	chain, err := pc.ancestry()
 	if err != nil {
@@ -173,7 +179,8 @@ func (cl caller) mayLease(lr *LeaseRequest) error {
 // nobody's leases. Call with c.mu held.
 func (c *Coordinator) mayRegister(cl caller, name string) error {
 	err := cl.actAs(name)
-	if err == nil || cl.unknown != nil || c.owners[name] != nil || len(c.table.ByOwner(name)) > 0 {
+	fresh := c.owners[name] == nil && len(c.table.ByOwner(name)) == 0
+	if err == nil || (cl.unknown != nil && !cl.unseen) || !fresh {
 		return err
 	}
 	return nil

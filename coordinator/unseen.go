@@ -1,0 +1,27 @@
+package coordinator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// unseenCaller is a caller the kernel gave no pid for: a process outside
+// the coordinator's pid namespace (a coordinator started inside a
+// worker's private pid namespace, which status and its starter say). Its
+// ancestry cannot be read, so it is no operator, but it may register a
+// name no one has used and act as the owners registered from outside the
+// namespace, which are judged by heartbeat; never as an owner whose
+// process the coordinator sees. Call with c.mu held.
+func (c *Coordinator) unseenCaller(p gate.Peer) caller {
+	cl := caller{peer: p, unseen: true, unknown: fmt.Errorf(
+		"the connecting process is outside the coordinator's pid namespace %s (SO_PEERCRED pid 0): it acts only as owners registered from outside it", c.pidNS.ID)}
+	for name, o := range c.owners {
+		if !o.gone && o.unseen != "" {
+			cl.owners = append(cl.owners, name)
+		}
+	}
+	slices.Sort(cl.owners)
+	return cl
+}

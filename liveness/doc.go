@@ -4,11 +4,24 @@
 // and it must not reclaim, release or store anything itself: the
 // coordinator acts on its verdicts.
 //
-// The rules, applied by Evaluator.Evaluate in this order:
+// The rules, applied by Evaluator.Evaluate in this order. Each line of
+// evidence names its source: "pidfd:", "pid + start time:", or the
+// heartbeat.
+//
+// An owner whose process the coordinator identified itself (Subject.Process:
+// Identify from the connection's peer, held by Watch) is judged by that
+// process: through its pidfd, exited gives Dead whatever the heartbeat
+// says, state T gives Stopped, anything else Alive; without a pidfd (a
+// kernel before 5.3) by its pid and create time as below.
+//
+// An owner whose process cannot be seen (Subject.Unseen: outside this pid
+// namespace) is judged by its heartbeat alone, as below.
 //
 // An owner on this host (Owner.Host equals Config.Host) with a PID above
 // zero is judged by its process, looked up with gopsutil:
-//   - no process with that pid: Dead ("pid 1234 not found ...");
+//   - no process with that pid: Dead ("pid 1234 not found ..."), but
+//     Unknown while the owner's heartbeat is within the TTL: the owner
+//     says it is there, and its pid may be one of another pid namespace;
 //   - a process whose create time differs from Owner.StartTime by more
 //     than StartSlack: Dead, because the pid now belongs to another process
 //     (the owner exited and the kernel reused its pid); but Unknown if the

@@ -81,6 +81,24 @@ func TestLongWorkspacePath(t *testing.T) {
 			t.Errorf("status does not show %s:\n%s", want, st)
 		}
 	}
+
+	// The sidecar starts a killed coordinator again at this path too.
+	trigger := filepath.Join(t.TempDir(), "go")
+	w = r.worker("dave", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo d > d.txt", trigger))
+	eventually(t, 10*time.Second, "dave registered", func() bool {
+		out, _, _ := r.lg("status", "--json")
+		return strings.Contains(out, `"dave"`)
+	})
+	stopServe(t, r.dir)
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 30*time.Second); code != 0 || r.read("d.txt") != "d\n" {
+		t.Fatalf("dave's write after the coordinator was killed: exit %d, d.txt %q:\n%s", code, r.read("d.txt"), w.out)
+	}
+	if !strings.Contains(w.out.String(), "starting the coordinator again") {
+		t.Errorf("the sidecar did not start the coordinator again:\n%s", w.out)
+	}
 }
 
 // lgStdin runs the leasegate CLI in the repo with the file at stdin as its

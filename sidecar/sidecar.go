@@ -60,6 +60,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, err
 	}
 	s.seedLeased(ctx)
+	if err := s.claimInherited(ctx); err != nil {
+		s.end(0, err)
+		if s.isAborted() {
+			return ExitAborted, nil
+		}
+		return 0, err
+	}
 	code, err := s.supervise(ctx)
 	s.end(code, err)
 	return code, err
@@ -190,7 +197,7 @@ func (s *Sidecar) halt() {
 	s.haltMu.Lock()
 	defer s.haltMu.Unlock()
 	s.halts++
-	if s.halts == 1 {
+	if s.halts == 1 && s.sup != nil { // nil: no worker yet
 		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGSTOP)
 	}
 }
@@ -199,7 +206,7 @@ func (s *Sidecar) resume() {
 	s.haltMu.Lock()
 	defer s.haltMu.Unlock()
 	s.halts--
-	if s.halts == 0 && !s.aborted {
+	if s.halts == 0 && !s.aborted && s.sup != nil {
 		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGCONT)
 	}
 }
@@ -215,7 +222,15 @@ func (s *Sidecar) abort() {
 	s.haltMu.Lock()
 	defer s.haltMu.Unlock()
 	s.aborted = true
-	s.sup.KillTree()
+	if s.sup != nil { // nil: the worker was never started
+		s.sup.KillTree()
+	}
+}
+
+func (s *Sidecar) isAborted() bool {
+	s.haltMu.Lock()
+	defer s.haltMu.Unlock()
+	return s.aborted
 }
 
 func (s *Sidecar) notef(format string, args ...any) {

@@ -1,0 +1,93 @@
+package workspace_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// TestServeLock: one holder at a time; a second says who holds it, and
+// Serving sees the holder without taking anything.
+func TestServeLock(t *testing.T) {
+	w := mustFind(t, mustRepo(t))
+	if err := w.EnsureStateDir(); err != nil {
+		t.Fatal(err)
+	}
+	if pid, serving := w.Serving(); serving || pid != 0 {
+		t.Fatalf("Serving() before any lock = %d, %t; want 0, false", pid, serving)
+	}
+	l, err := w.LockServe()
+	if err != nil {
+		t.Fatalf("LockServe() = %v", err)
+	}
+	var se *workspace.ServingError
+	if _, err := w.LockServe(); !errors.As(err, &se) || se.PID != os.Getpid() {
+		t.Fatalf("second LockServe() = %v, want a ServingError naming pid %d", err, os.Getpid())
+	}
+	if !strings.Contains(se.Error(), "another coordinator (pid ") {
+		t.Errorf("ServingError says %q", se)
+	}
+	if pid, serving := w.Serving(); !serving || pid != os.Getpid() {
+		t.Fatalf("Serving() while locked = %d, %t; want %d, true", pid, serving, os.Getpid())
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, serving := w.Serving(); serving {
+		t.Fatal("Serving() after Close = true")
+	}
+	l, err = w.LockServe()
+	if err != nil {
+		t.Fatalf("LockServe() after Close = %v", err)
+	}
+	l.Close()
+}
+
+// TestAnchor: removing or replacing the state directory or the ledger is
+// seen and named; nothing else is.
+func TestAnchor(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(w *workspace.Workspace) error
+		want   string
+	}{
+		{name: "untouched", change: func(*workspace.Workspace) error { return nil }, want: ""},
+		{name: "state dir removed", change: func(w *workspace.Workspace) error { return os.RemoveAll(w.StateDir) }, want: "leasegate was removed"},
+		{name: "root removed", change: func(w *workspace.Workspace) error { return os.RemoveAll(w.Root) }, want: " was removed"},
+		{name: "ledger replaced", change: func(w *workspace.Workspace) error {
+			if err := os.Remove(w.LedgerPath()); err != nil {
+				return err
+			}
+			return os.WriteFile(w.LedgerPath(), nil, 0o600)
+		}, want: "ledger.db was replaced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := mustFind(t, mustRepo(t))
+			if err := w.EnsureStateDir(); err != nil {
+				t.Fatal(err)
+			}
+			// Held open, as the coordinator holds its ledger: its inode
+			// is not reused.
+			f, err := os.Create(w.LedgerPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			a, err := w.Anchor()
+			if err != nil {
+				t.Fatalf("Anchor() = %v", err)
+			}
+			if err := tt.change(w); err != nil {
+				t.Fatal(err)
+			}
+			got := a.Removed()
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("Removed() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

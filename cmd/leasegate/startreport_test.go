@@ -21,7 +21,9 @@ func TestStartReport(t *testing.T) {
 		{name: "ready", say: func(r *reporter) { r.ready() },
 			check: func(rep startReport, err error) bool { return err == nil && rep.Ready && rep.PID == os.Getpid() }},
 		{name: "cause", say: func(r *reporter) { r.done(errors.New("open ledger x: invalid database")) },
-			check: func(rep startReport, err error) bool { return err == nil && rep.Error == "open ledger x: invalid database" }},
+			check: func(rep startReport, err error) bool {
+				return err == nil && rep.Error == "open ledger x: invalid database"
+			}},
 		{name: "another coordinator", say: func(r *reporter) { r.done(&workspace.ServingError{PID: 42}) },
 			check: func(rep startReport, err error) bool { return err == nil && rep.Serving && rep.ServingPID == 42 }},
 		{name: "exited without a word", say: func(r *reporter) { r.f.Close(); r.f = nil },

@@ -63,6 +63,7 @@ func commands() []command {
 
 func main() {
 	seccomp.MaybeRunChild()
+	undumpable()
 	time.Local = time.UTC // persisted and printed times are UTC
 	os.Exit(run(os.Args[1:]))
 }

@@ -42,6 +42,10 @@ type request struct {
 	linkTarget uint64
 	// open is set for opens, whose Op depends on the file they find.
 	open *openIntent
+	// process is set for syscalls that act on another process (ptrace
+	// attach, process_vm_writev, pidfd_open, pidfd_getfd): no file
+	// changes, the target must be of the worker's tree (process.go).
+	process *processTarget
 }
 
 // openIntent is what an open's flags say about the file.

@@ -19,7 +19,9 @@ const (
 	OpChmod     Op = "chmod"
 	OpChown     Op = "chown"
 	OpUtimes    Op = "utimes"
-	OpMknod     Op = "mknod"
+	OpMknod     Op = "mknod"     // mknod, and bind of a unix socket to a path
+	OpXattr     Op = "xattr"     // setxattr and removexattr families
+	OpSetFlags  Op = "set-flags" // file attributes: chattr's ioctls, file_setattr
 )
 
 // Mutation is one syscall, held in the kernel, that is about to change the

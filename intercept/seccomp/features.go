@@ -48,7 +48,7 @@ func Available() error {
 // set no_new_privs; the filter applies to this thread and everything it
 // execs or spawns.
 func installFilter() (int, error) {
-	prog, err := buildFilter(syscallTable)
+	prog, err := buildFilter(notifiedTable(), refusedTable)
 	if err != nil {
 		return -1, err
 	}

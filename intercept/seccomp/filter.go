@@ -4,6 +4,7 @@ package seccomp
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -41,11 +42,31 @@ var noRingSyscalls = []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, 
 // caller without CAP_DAC_READ_SEARCH) and lets read opens through.
 const openByHandleFlagsArg = 2
 
+// fsIoctls are the ioctl commands that change a file's attributes through
+// an fd (chattr: immutable, append-only, project ids): notified, and gated
+// like a chmod of the file. The command is an unsigned int, so the filter
+// compares the low 32 bits, as the kernel reads them.
+var fsIoctls = []uint32{unix.FS_IOC_SETFLAGS, fsIoc32SetFlags, fsIocFSSetXattr}
+
+// fsIoc32SetFlags is FS_IOC32_SETFLAGS, which 64-bit kernels accept too.
+const fsIoc32SetFlags = 0x40046602
+
+// fsIocFSSetXattr is FS_IOC_FSSETXATTR, _IOW('X', 32, struct fsxattr).
+const fsIocFSSetXattr = 0x401c5820
+
+// attachRequests are the ptrace requests that take a new tracee: notified,
+// and allowed only for a process of the worker's own tree (process.go).
+// Every other request acts on a tracee already attached.
+var attachRequests = []uint32{unix.PTRACE_ATTACH, unix.PTRACE_SEIZE}
+
 // buildFilter assembles the classic BPF program installed in the worker:
 //
 //	arch != native          -> kill the process (foreign syscall numbers)
 //	nr has the x32 bit      -> kill the process (amd64 only; nr -1 is allowed)
+//	nr is ioctl             -> notify if the command sets file attributes
+//	nr is ptrace            -> notify if the request attaches
 //	nr is io_uring's        -> fail with ENOSYS
+//	nr is refused           -> fail with that entry's errno
 //	nr is open_by_handle_at -> fail with EPERM if the flags have a write flag
 //	nr is gated always      -> notify
 //	nr is open/openat       -> notify if the flags argument has a write flag
@@ -53,7 +74,7 @@ const openByHandleFlagsArg = 2
 //
 // The flags are read from the low 32 bits of the argument (offset +0 on
 // these little-endian architectures): open flags are an int.
-func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
+func buildFilter(table []syscallEntry, refused []refusal) ([]unix.SockFilter, error) {
 	var b bpfBuilder
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
 	b.jump(unix.BPF_JEQ, nativeArch, "", "kill")
@@ -64,8 +85,15 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 		b.jump(unix.BPF_JEQ, 0xffffffff, "allow", "")
 		b.jump(unix.BPF_JGE, x32Bit, "kill", "")
 	}
+	b.jump(unix.BPF_JEQ, unix.SYS_IOCTL, "ioctl", "")
+	b.jump(unix.BPF_JEQ, unix.SYS_PTRACE, "ptrace", "")
 	for _, nr := range noRingSyscalls {
 		b.jump(unix.BPF_JEQ, nr, "nosys", "")
+	}
+	errnos := map[unix.Errno]bool{}
+	for _, r := range refused {
+		b.jump(unix.BPF_JEQ, r.nr, "errno"+strconv.Itoa(int(r.errno)), "")
+		errnos[r.errno] = true
 	}
 	b.jump(unix.BPF_JEQ, unix.SYS_OPEN_BY_HANDLE_AT, "byhandle", "")
 	var flagArgs []int
@@ -88,6 +116,8 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 		b.label("allow" + strconv.Itoa(arg))
 		b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 	}
+	argCheck(&b, "ioctl", 1, fsIoctls)
+	argCheck(&b, "ptrace", 0, attachRequests)
 	b.label("byhandle")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, uint32(offArgs+8*openByHandleFlagsArg))
 	b.jump(unix.BPF_JSET, writeOpenFlags, "", "readbyhandle")
@@ -96,11 +126,26 @@ func buildFilter(table []syscallEntry) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 	b.label("nosys")
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
+	for _, errno := range slices.Sorted(maps.Keys(errnos)) {
+		b.label("errno" + strconv.Itoa(int(errno)))
+		b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(errno))
+	}
 	b.label("notify")
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_USER_NOTIF)
 	b.label("kill")
 	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_KILL_PROCESS)
 	return b.assemble()
+}
+
+// argCheck emits the section at label that notifies when the low 32 bits
+// of argument arg equal one of values, and allows otherwise.
+func argCheck(b *bpfBuilder, label string, arg int, values []uint32) {
+	b.label(label)
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, uint32(offArgs+8*arg))
+	for _, v := range values {
+		b.jump(unix.BPF_JEQ, v, "notify", "")
+	}
+	b.stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 }
 
 // bpfBuilder assembles classic BPF with forward jumps to named labels.

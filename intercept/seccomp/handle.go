@@ -11,11 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// gated indexes the native syscall table by number.
+// gated indexes every syscall the filter may notify by number.
 var gated = func() map[int32]*syscallEntry {
-	m := make(map[int32]*syscallEntry, len(syscallTable))
-	for i := range syscallTable {
-		m[int32(syscallTable[i].nr)] = &syscallTable[i]
+	all := append(notifiedTable(), argTable...)
+	m := make(map[int32]*syscallEntry, len(all))
+	for i := range all {
+		m[int32(all[i].nr)] = &all[i]
 	}
 	return m
 }()
@@ -110,19 +111,30 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 	if err != nil {
 		return Mutation{}, err
 	}
+	if req.process != nil {
+		return Mutation{}, s.checkProcess(t, *req.process)
+	}
 	snap, err := t.snapshot(req)
 	if err != nil {
 		return Mutation{}, err
 	}
-	return snap.mutation(e.name, req)
+	m, err := snap.mutation(e.name, req)
+	if err == nil {
+		err = s.guardMemory(m)
+	}
+	return m, err
 }
 
 // resolveErrno is the errno for a mutation whose paths cannot be resolved:
 // where the kernel itself would fail the syscall (a bad pointer, a closed
-// fd, an empty or too long path, a symlink loop) the same errno; anything
-// else (an unreadable /proc, an unknown syscall) EPERM. Never an
-// unresolved allow.
+// fd, an empty or too long path, a symlink loop) the same errno; an fd or
+// directory with no path to check (errUnresolvable) or another process's
+// memory, EACCES; anything else (an unreadable /proc, an unknown syscall,
+// a process outside the worker's tree) EPERM. Never an unresolved allow.
 func resolveErrno(err error) unix.Errno {
+	if errors.Is(err, errUnresolvable) || errors.Is(err, errForeignMemory) {
+		return unix.EACCES
+	}
 	var errno unix.Errno
 	if errors.As(err, &errno) {
 		switch errno {

@@ -52,6 +52,11 @@ func runReaper(argv []string) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		reaperFail(fmt.Errorf("become a child subreaper: %w", err))
 	}
+	// The reaper runs without the filter, as the worker's parent: a worker
+	// must not trace it (the filter refuses) nor read its memory.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		reaperFail(fmt.Errorf("become undumpable: %w", err))
+	}
 	if os.Getppid() != parent {
 		os.Exit(127) // the supervisor died before the prctl could matter
 	}

@@ -197,6 +197,56 @@ var portableCases = []syscallCase{
 	{name: "open_by_handle_at read", err: byHandleReadErr(), run: func(d int) error {
 		return openByHandle(d, unix.O_RDONLY)
 	}},
+	{name: "setxattr", want: mut(seccomp.OpXattr, "f"), anyErr: true, run: func(d int) error {
+		return unix.Setxattr("l", "user.k", []byte("v"), 0)
+	}},
+	{name: "lremovexattr", want: mut(seccomp.OpXattr, "l"), anyErr: true, run: func(d int) error {
+		return unix.Lremovexattr("l", "user.k")
+	}},
+	{name: "fsetxattr", want: mut(seccomp.OpXattr, "f"), anyErr: true, run: func(d int) error {
+		fd, err := unix.Openat(d, "f", unix.O_RDONLY, 0)
+		if err != nil {
+			return err
+		}
+		return closeFD(fd, unix.Fsetxattr(fd, "user.k", []byte("v"), 0))
+	}},
+	{name: "ioctl setflags", want: mut(seccomp.OpSetFlags, "f"), anyErr: true, run: func(d int) error {
+		fd, err := unix.Openat(d, "f", unix.O_RDONLY, 0)
+		if err != nil {
+			return err
+		}
+		flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+		if err == nil {
+			err = unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags))
+		}
+		return closeFD(fd, err)
+	}},
+	{name: "bind unix path", want: mut(seccomp.OpMknod, "sock"), run: func(d int) error {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		return closeFD(fd, unix.Bind(fd, &unix.SockaddrUnix{Name: "sock"}))
+	}},
+	{name: "bind abstract", run: func(d int) error {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			return err
+		}
+		return closeFD(fd, unix.Bind(fd, &unix.SockaddrUnix{Name: "@leasegate-test-abstract"}))
+	}},
+	{name: "acct refused", err: unix.EPERM, run: func(d int) error {
+		return rawErr(unix.SYS_ACCT, ptr("f"))
+	}},
+	{name: "open_tree refused", err: unix.EPERM, run: func(d int) error {
+		return rawErr(unix.SYS_OPEN_TREE, uintptr(d), ptr("."), 1)
+	}},
+	{name: "chroot refused", err: unix.EPERM, run: func(d int) error {
+		return rawErr(unix.SYS_CHROOT, ptr("sub"))
+	}},
+	{name: "ptrace attach of init refused", err: unix.EPERM, run: func(d int) error {
+		return rawErr(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 1, 0, 0)
+	}},
 	{name: "bad pointer", err: unix.EFAULT, run: func(d int) error {
 		return rawErr(unix.SYS_OPENAT, uintptr(d), 8, unix.O_WRONLY|unix.O_CREAT, 0o644)
 	}},

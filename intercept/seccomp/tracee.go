@@ -104,14 +104,24 @@ func (t *tracee) tgid() (int, error) { return t.tgids.lookup(t.tid) }
 // link. A closed fd is EBADF, as in the kernel.
 func (t *tracee) fdLink(fd int) (string, error) {
 	if fd == unix.AT_FDCWD {
-		return t.lookups.cwd(t.tid, t.pid, func() (string, error) { return t.readlink(t.proc("cwd")) })
+		return t.lookups.cwd(t.tid, t.pid, func() (string, error) { return t.verifiedLink(t.proc("cwd")) })
 	}
 	if fd < 0 {
 		return "", unix.EBADF
 	}
-	link, err := t.readlink(t.proc("fd/" + strconv.Itoa(fd)))
+	link, err := t.verifiedLink(t.proc("fd/" + strconv.Itoa(fd)))
 	if errors.Is(err, unix.ENOENT) {
 		return "", unix.EBADF
+	}
+	return link, err
+}
+
+// verifiedLink reads a magic link and checks that it names the file it
+// leads to (verifyLink).
+func (t *tracee) verifiedLink(proc string) (string, error) {
+	link, err := t.readlink(proc)
+	if err == nil {
+		err = verifyLink(proc, link)
 	}
 	return link, err
 }

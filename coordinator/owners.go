@@ -17,11 +17,12 @@ type owner struct {
 	registeredAt  time.Time
 	lastHeartbeat time.Time // zero until the first beat since this coordinator started
 	lastActivity  time.Time
-	stoppedAt     time.Time    // non-zero while a stop-idle window is open
-	stoppedBy     stopSource   // what opened the window
-	windows       gate.Windows // as the owner named them; zero fields are the coordinator's
-	treeEnds      bool         // its worker's tree ends with its process (Registration.TreeEnds)
-	gone          bool         // worker ended or reclaimed; kept for status until pruned
+	stoppedAt     time.Time     // non-zero while a stop-idle window is open
+	stoppedBy     stopSource    // what opened the window
+	windows       gate.Windows  // as the owner named them; zero fields are the coordinator's
+	treeEnds      bool          // its worker's tree ends with its process (Registration.TreeEnds)
+	heartbeatTTL  time.Duration // as the owner named it; zero: the coordinator's
+	gone          bool          // worker ended or reclaimed; kept for status until pruned
 	liveness      gate.Liveness
 	seen          *seen             // what the coordinator found of its process at registration
 	proc          *liveness.Watched // that process, watched; nil when not identified
@@ -52,7 +53,7 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 	case gate.EventOwnerRegistered:
 		var r registered
 		if json.Unmarshal(e.Data, &r) == nil && r.Name != "" {
-			o := &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows, seen: r.Seen, treeEnds: r.TreeEnds}
+			o := &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows, seen: r.Seen, treeEnds: r.TreeEnds, heartbeatTTL: r.HeartbeatTTL}
 			c.owners[r.Name] = o
 			c.noteRoot(o)
 		}
@@ -74,6 +75,9 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	if err := validWindows(r.Windows); err != nil {
 		return err
 	}
+	if err := validTTL(r.HeartbeatTTL); err != nil {
+		return err
+	}
 	cl := c.callerOf(ctx)
 	sn := c.identify(ctx, o)
 	c.mu.Lock()
@@ -93,7 +97,8 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	if old := c.owners[o.Name]; old != nil {
 		old.forget()
 	}
-	no := &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows, treeEnds: r.TreeEnds}
+	no := &owner{Owner: o, registeredAt: now, lastHeartbeat: now, lastActivity: now, windows: r.Windows, treeEnds: r.TreeEnds,
+		heartbeatTTL: r.HeartbeatTTL}
 	c.watch(no, sn)
 	c.owners[o.Name] = no
 	c.noteRoot(no)
@@ -148,6 +153,9 @@ func (c *Coordinator) activity(name string, now time.Time) {
 		return
 	}
 	o.lastActivity = now
+	if o.heartbeatTTL > 0 { // an owner that beats with its calls (a hook session)
+		o.lastHeartbeat = now
+	}
 	if !o.stoppedAt.IsZero() {
 		o.stoppedAt, o.stoppedBy = time.Time{}, ""
 		c.sched.Activity(name)

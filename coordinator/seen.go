@@ -80,7 +80,7 @@ func (c *Coordinator) watch(o *owner, s *seen) {
 
 // subject is what the liveness evaluator judges of o.
 func (o *owner) subject() liveness.Subject {
-	return liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat, Process: o.proc, Unseen: o.unseen}
+	return liveness.Subject{Owner: o.Owner, LastHeartbeat: o.lastHeartbeat, Process: o.proc, Unseen: o.unseen, TTL: o.heartbeatTTL}
 }
 
 // seenPID is the owner's pid as the coordinator sees it, 0 when it did

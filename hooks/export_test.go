@@ -27,7 +27,7 @@ var LiteralRuns = literalRuns
 func AgentStartTime(ws *workspace.Workspace, owner string) int64 {
 	s := newSession(ws, owner)
 	last, _ := s.registration()
-	r := agentOwner(last, owner)
+	r := agentOwner(ClaudeCode, last, owner)
 	_ = s.saveRegistration(r)
 	return r.Owner.StartTime
 }
@@ -41,8 +41,15 @@ func SetCachedAgentStart(ws *workspace.Workspace, owner string, start int64) err
 	return s.saveRegistration(r)
 }
 
-// AgentPID is the agent process a hook run by this process acts for.
+// AgentPID is the agent process a Claude Code hook run by this process
+// acts for, 0 when none is found.
 func AgentPID() int {
-	pid, _, _ := agentPID(os.Getppid())
-	return pid
+	p, _ := findAgent(ClaudeCode, os.Getppid())
+	return p.PID
+}
+
+// ProcComm is the command name of process pid.
+func ProcComm(pid int) string {
+	st, _ := procStat(pid)
+	return st.comm
 }

@@ -20,9 +20,11 @@ type GitConfig struct {
 	// Dir is where git runs the hook (the top of the worktree); empty
 	// means the current directory.
 	Dir string
-	// Committer is the owner name of whoever commits. Empty means nobody
-	// known: every lease of another live owner on a staged file refuses
-	// the commit, and nothing is released after it.
+	// Committer is the owner name whoever commits claims (LEASEGATE_AS,
+	// CLAUDE_CODE_SESSION_ID). An owner whose root process is an ancestor
+	// of the hook comes first (committerOf). Empty and no such owner means
+	// nobody known: every lease of another live owner on a staged file
+	// refuses the commit, and nothing is released after it.
 	Committer string
 }
 
@@ -107,8 +109,9 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 	if err != nil {
 		return fmt.Errorf("cannot check the commit against the leases: %w", err)
 	}
-	if cs := conflicts(st, staged, cfg.Committer); len(cs) > 0 {
-		return &CommitRefusedError{Committer: cfg.Committer, Conflicts: cs}
+	committer := committerOf(st, cfg.Committer)
+	if cs := conflicts(st, staged, committer); len(cs) > 0 {
+		return &CommitRefusedError{Committer: committer, Conflicts: cs}
 	}
 	return nil
 }
@@ -171,9 +174,6 @@ func covers(s gate.Scope, p string) bool {
 // PostCommit releases the committer's leases on the committed files that
 // are clean now. Without a committer it does nothing.
 func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
-	if cfg.Committer == "" {
-		return nil, nil
-	}
 	dir, err := gitDir(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -182,12 +182,25 @@ func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := cfg.Connect(ctx, ws, true)
+	// A commit that claims no one starts no coordinator: with none
+	// running, no owner's session can be committing.
+	cl, err := cfg.Connect(ctx, ws, cfg.Committer != "")
 	if err != nil {
+		if cfg.Committer == "" {
+			return nil, nil
+		}
 		return nil, err
 	}
 	defer cl.Close()
-	return cl.Committed(ctx, cfg.Committer)
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	committer := committerOf(st, cfg.Committer)
+	if committer == "" {
+		return nil, nil
+	}
+	return cl.Committed(ctx, committer)
 }
 
 func gitDir(dir string) (string, error) {

@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ type fakeCoordinator struct {
 	mu         sync.Mutex
 	gateFn     func(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error)
 	registered []gate.Owner
+	ttls       []time.Duration // the heartbeat TTL of each registration
 	gates      []coordinator.MutateRequest
 }
 
@@ -39,6 +41,7 @@ func (f *fakeCoordinator) Register(_ context.Context, r coordinator.Registration
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.registered = append(f.registered, r.Owner)
+	f.ttls = append(f.ttls, r.HeartbeatTTL)
 	return nil
 }
 
@@ -131,6 +134,7 @@ func TestWriteDeniesWhenTheCoordinatorDoesNotAnswer(t *testing.T) {
 }
 
 func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
+	t.Setenv("LEASEGATE_AGENT_PROGRAM", hooks.ProcComm(os.Getppid())) // this test's parent plays the agent
 	r := newRepo(t)
 	f := &fakeCoordinator{}
 	forgotten := false // the coordinator lost the owner (its ledger was reset)
@@ -184,5 +188,25 @@ func TestWriteAsExplicitOwnerDoesNotRegister(t *testing.T) {
 func TestNewRejectsConfigWithoutConnect(t *testing.T) {
 	if _, err := hooks.New(hooks.DefaultConfig()); !errors.Is(err, hooks.ErrInvalidConfig) {
 		t.Errorf("New(no Connect) error = %v, want ErrInvalidConfig", err)
+	}
+}
+
+// TestWriteWithoutAgentProcess: a hook whose agent process is not among
+// its ancestors (an unknown agent, a wrapper chain it cannot see through)
+// registers no pid: the coordinator judges the session by its hook calls
+// as heartbeats, with a TTL long enough for an agent's pauses, instead of
+// taking some other process for the agent.
+func TestWriteWithoutAgentProcess(t *testing.T) {
+	r := newRepo(t)
+	f := &fakeCoordinator{}
+	f.gateFn = func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
+		return coordinator.Result{Outcome: coordinator.Granted}, nil
+	}
+	h := newHandler(t, f, nil)
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
+		t.Fatalf("Handle() = %+v, want Allow", d)
+	}
+	if len(f.registered) != 1 || f.registered[0].PID != 0 || f.ttls[0] != hooks.HookHeartbeatTTL {
+		t.Fatalf("registered %+v with ttls %v, want no pid and the %s hook heartbeat TTL", f.registered, f.ttls, hooks.HookHeartbeatTTL)
 	}
 }

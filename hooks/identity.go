@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -26,18 +30,33 @@ func (h *Handler) ownerName(ev Event) (name string, explicit bool, err error) {
 	return name, explicit, nil
 }
 
+// HookHeartbeatTTL is how long a session whose agent process cannot be
+// found may go without a hook call before the coordinator judges it dead:
+// its hook calls are its only heartbeats, and an agent may think or run a
+// long command for minutes between two.
+const HookHeartbeatTTL = 15 * time.Minute
+
 // agentOwner is the owner record of a session: its name and the agent's
-// process as liveness handle, so the session's leases go when the agent
-// dies. The process's start time comes from the session's last
-// registration when the same process (pid, boot and start in clock ticks,
-// one read of /proc) made it: liveness.ProcessStart reads /proc/cpuinfo
-// and more the first time, a millisecond of every call.
-func agentOwner(last registration, name string) registration {
-	r := registration{Owner: gate.Owner{Name: name}, Agent: agentProcess(os.Getppid())}
+// process as liveness handle (and, for the coordinator, the root of the
+// processes that act as this owner), so the session's leases go when the
+// agent dies. The agent is found by what it is (see findAgent); where it
+// cannot be, the owner has no pid and is judged by its hook calls as
+// heartbeats, never declared dead because a wrapper exited. The process's
+// start time comes from the session's last registration when the same
+// process (pid, boot and start in clock ticks, one read of /proc) made it:
+// liveness.ProcessStart reads /proc/cpuinfo and more the first time, a
+// millisecond of every call.
+func agentOwner(a Agent, last registration, name string) registration {
+	r := registration{Owner: gate.Owner{Name: name}}
 	r.Owner.Host, _ = os.Hostname()
-	r.Owner.PID = r.Agent.PID
-	if a := last.Agent; r.Agent.known() && a.PID == r.Agent.PID && a.Boot == r.Agent.Boot && a.Ticks == r.Agent.Ticks {
-		r.Owner.StartTime, r.Agent.StartTime = a.StartTime, a.StartTime
+	agent, found := findAgent(a, os.Getppid())
+	if !found {
+		r.HeartbeatTTL = HookHeartbeatTTL
+		return r
+	}
+	r.Agent, r.Owner.PID = agent, agent.PID
+	if l := last.Agent; r.Agent.known() && l.PID == r.Agent.PID && l.Boot == r.Agent.Boot && l.Ticks == r.Agent.Ticks {
+		r.Owner.StartTime, r.Agent.StartTime = l.StartTime, l.StartTime
 		return r
 	}
 	if start, err := liveness.ProcessStart(r.Owner.PID); err == nil {
@@ -57,42 +76,97 @@ type agentProc struct {
 // known reports whether the process could be identified.
 func (p agentProc) known() bool { return p.Boot != "" && p.Ticks != 0 }
 
-// agentProcess returns the agent's process: the first process up from pid
-// that is not a shell.
-func agentProcess(pid int) agentProc {
-	pid, st, err := agentPID(pid)
-	p := agentProc{PID: pid}
-	if err != nil {
-		return p
-	}
-	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return p
-	}
-	p.Boot, p.Ticks = string(bytes.TrimSpace(boot)), st.ticks
-	return p
-}
+// maxAgentDepth bounds the walk up from a hook to its agent: shells,
+// wrappers (timeout, env, nice, npx, a user's script) and the agent's own
+// helpers sit in between, never this many.
+const maxAgentDepth = 32
 
-// shells are the programs an agent may run its hook command through; the
-// agent is the nearest ancestor that is not one of them.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
-	"ash": true, "busybox": true, "fish": true, "tcsh": true, "csh": true,
-}
-
-// agentPID walks up from pid past shells and returns the first process that
-// is not one, with its stat. It stops at pid 1 and where /proc cannot be
-// read.
-func agentPID(pid int) (int, stat, error) {
-	for i := 0; i < 16 && pid > 1; i++ {
+// findAgent walks up from pid to the nearest process that is agent a
+// (isAgent). It does not take the first process that is not a shell: a
+// hook run through a wrapper would take the wrapper, which exits with the
+// call.
+func findAgent(a Agent, pid int) (agentProc, bool) {
+	for i := 0; i < maxAgentDepth && pid > 1; i++ {
 		st, err := procStat(pid)
-		if err != nil || !shells[st.comm] {
-			return pid, st, err
+		if err != nil {
+			return agentProc{}, false
+		}
+		if isAgent(a, pid, st.comm) {
+			p := agentProc{PID: pid}
+			if boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+				p.Boot, p.Ticks = string(bytes.TrimSpace(boot)), st.ticks
+			}
+			return p, true
 		}
 		pid = st.ppid
 	}
-	st, err := procStat(pid)
-	return pid, st, err
+	return agentProc{}, false
+}
+
+// agentNames are the program names each agent runs as; agentScripts the
+// names of the scripts a JavaScript runtime runs for it.
+var (
+	agentNames = map[Agent][]string{
+		ClaudeCode: {"claude"},
+		Codex:      {"codex"},
+		Gemini:     {"gemini"},
+		Cursor:     {"cursor-agent"},
+	}
+	agentScripts = map[Agent][]string{
+		ClaudeCode: {"claude", "claude-code", "@anthropic-ai/claude-code"},
+		Codex:      {"codex", "@openai/codex"},
+		Gemini:     {"gemini", "gemini-cli", "@google/gemini-cli"},
+		Cursor:     {"cursor-agent"},
+	}
+	jsRuntimes = map[string]bool{"node": true, "bun": true, "deno": true, "nodejs": true}
+)
+
+// isAgent reports whether process pid, named comm, is agent a: its
+// program (command name or executable) is the agent's, or one named in
+// LEASEGATE_AGENT_PROGRAM (comma-separated: an agent installed under
+// another name), or it is a JavaScript runtime running the agent's script
+// (npm installs).
+func isAgent(a Agent, pid int, comm string) bool {
+	exe := ""
+	if target, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil {
+		exe = filepath.Base(strings.TrimSuffix(target, " (deleted)"))
+	}
+	names := agentNames[a]
+	if extra := os.Getenv("LEASEGATE_AGENT_PROGRAM"); extra != "" {
+		names = append(slices.Clone(names), strings.Split(extra, ",")...)
+	}
+	if slices.Contains(names, comm) || slices.Contains(names, exe) {
+		return true
+	}
+	if !jsRuntimes[comm] && !jsRuntimes[exe] {
+		return false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+	for i, arg := range args {
+		if i == 0 || i > 3 || strings.HasPrefix(arg, "-") {
+			continue
+		}
+		if scriptOf(a, arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptOf reports whether a script path is one of agent a's: its name
+// without extension, or a directory of it, is the agent's.
+func scriptOf(a Agent, path string) bool {
+	for _, name := range agentScripts[a] {
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		if base == name || strings.Contains(path, "/"+name+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // stat is what the hooks read of /proc/PID/stat.

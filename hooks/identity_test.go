@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/leasegate/leasegate/hooks"
@@ -12,6 +13,7 @@ import (
 // agent's start time once, and then takes it from its cache while the
 // agent process is the same.
 func TestAgentStartTimeIsCachedPerProcess(t *testing.T) {
+	t.Setenv("LEASEGATE_AGENT_PROGRAM", hooks.ProcComm(os.Getppid())) // this test's parent plays the agent
 	r := newRepo(t)
 	ws, err := workspace.Find(r.root)
 	if err != nil {

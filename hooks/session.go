@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
@@ -49,9 +50,10 @@ const (
 
 // registration is what a session remembers of its owner.
 type registration struct {
-	Owner   gate.Owner   `json:"owner"`            // the record last registered
-	Agent   agentProc    `json:"agent"`            // the agent process it was made from
-	Windows gate.Windows `json:"windows,omitzero"` // the windows it named
+	Owner        gate.Owner    `json:"owner"`                      // the record last registered
+	Agent        agentProc     `json:"agent"`                      // the agent process it was made from
+	Windows      gate.Windows  `json:"windows,omitzero"`           // the windows it named
+	HeartbeatTTL time.Duration `json:"heartbeat_ttl_ns,omitempty"` // set when no agent process was found
 }
 
 // registration returns what a hook of this session last registered.

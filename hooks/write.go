@@ -27,7 +27,7 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
-	w := writer{name: name, explicit: explicit}
+	w := writer{name: name, explicit: explicit, agent: ev.Agent}
 	p := h.prepare(ctx, ws, ev)
 	defer p.release()
 	if d, done := h.screen(ctx, ws, p, name, nameErr); done {
@@ -66,7 +66,8 @@ func (h *Handler) screen(ctx context.Context, ws *workspace.Workspace, p prepare
 // writer is who asks for a mutation.
 type writer struct {
 	name     string
-	explicit bool // Config.Owner: registered by its sidecar, not by the hook
+	explicit bool  // Config.Owner: registered by its sidecar, not by the hook
+	agent    Agent // whose hook: the process it looks for as liveness handle
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
@@ -126,12 +127,12 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 		return nil
 	}
 	last, ok := sess.registration()
-	now := agentOwner(last, w.name)
+	now := agentOwner(w.agent, last, w.name)
 	now.Windows = h.cfg.Windows
 	if ok && last == now && !force {
 		return nil
 	}
-	if err := cl.Register(ctx, coordinator.Registration{Owner: now.Owner, Windows: now.Windows}); err != nil {
+	if err := cl.Register(ctx, coordinator.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL}); err != nil {
 		return err
 	}
 	if err := sess.saveRegistration(now); err != nil {

@@ -29,6 +29,18 @@ type Subject struct {
 	// here (a pid namespace this one does not contain): it is judged by
 	// its heartbeat alone.
 	Unseen string
+	// TTL is how old the owner's heartbeat may be, when it named its own
+	// (an agent's hook calls beat far less often than a sidecar); zero
+	// means the evaluator's.
+	TTL time.Duration
+}
+
+// ttl is the heartbeat TTL that applies to s.
+func (e *Evaluator) ttl(s Subject) time.Duration {
+	if s.TTL > 0 {
+		return s.TTL
+	}
+	return e.cfg.TTL
 }
 
 // Evaluator judges owners by the rules in the package documentation. It
@@ -139,15 +151,15 @@ func (e *Evaluator) otherStart(s Subject, st procState, now time.Time) gate.Live
 		return v
 	}
 	age := now.Sub(s.LastHeartbeat)
-	if age > e.cfg.TTL {
+	if age > e.ttl(s) {
 		v.Evidence = append(v.Evidence, fmt.Sprintf("the owner's last heartbeat at %s, %s ago, is older than the ttl %s too",
-			rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+			rfc3339(s.LastHeartbeat), age, e.ttl(s)))
 		return v
 	}
 	v.Status = gate.Unknown
 	v.Evidence = append(v.Evidence, fmt.Sprintf(
 		"but the owner's last heartbeat at %s, %s ago, is within the ttl %s: a stepped wall clock, not pid reuse, may explain the start times",
-		rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+		rfc3339(s.LastHeartbeat), age, e.ttl(s)))
 	return v
 }
 
@@ -155,10 +167,10 @@ func (e *Evaluator) otherStart(s Subject, st procState, now time.Time) gate.Live
 // the process settled: the verdict stands.
 func (e *Evaluator) noteHeartbeat(v gate.Liveness, s Subject, now time.Time) gate.Liveness {
 	age := now.Sub(s.LastHeartbeat)
-	if s.LastHeartbeat.IsZero() || age <= e.cfg.TTL {
+	if s.LastHeartbeat.IsZero() || age <= e.ttl(s) {
 		return v
 	}
-	note := fmt.Sprintf("heartbeat stale: last at %s, %s ago, older than the ttl %s", rfc3339(s.LastHeartbeat), age, e.cfg.TTL)
+	note := fmt.Sprintf("heartbeat stale: last at %s, %s ago, older than the ttl %s", rfc3339(s.LastHeartbeat), age, e.ttl(s))
 	if v.Status != gate.Unknown {
 		note += "; the process is there, so the owner is not dead"
 	}

@@ -20,12 +20,12 @@ func (e *Evaluator) byHeartbeatBecause(s Subject, now time.Time, why string) gat
 		return verdict(gate.Unknown, why, "no heartbeat recorded")
 	}
 	age := now.Sub(s.LastHeartbeat)
-	if age <= e.cfg.TTL {
+	if age <= e.ttl(s) {
 		return verdict(gate.Alive, why, fmt.Sprintf("last heartbeat at %s, %s ago, within the ttl %s",
-			rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+			rfc3339(s.LastHeartbeat), age, e.ttl(s)))
 	}
 	return verdict(gate.Dead, why, fmt.Sprintf("last heartbeat at %s, %s ago, older than the ttl %s",
-		rfc3339(s.LastHeartbeat), age, e.cfg.TTL))
+		rfc3339(s.LastHeartbeat), age, e.ttl(s)))
 }
 
 // whyHeartbeat says why an owner is judged by heartbeat.

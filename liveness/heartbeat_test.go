@@ -15,6 +15,7 @@ func TestEvaluateByHeartbeat(t *testing.T) {
 	const (
 		ttl      = liveness.DefaultTTL
 		interval = liveness.DefaultHeartbeatInterval
+		own      = 15 * time.Minute // an owner's own ttl (a hook session)
 	)
 	remote := gate.Owner{Name: "bob", Host: "host-b", PID: 1, StartTime: 1}
 	tests := []struct {
@@ -22,6 +23,7 @@ func TestEvaluateByHeartbeat(t *testing.T) {
 		owner gate.Owner
 		age   time.Duration // now minus the last heartbeat
 		never bool          // the owner never beat
+		ttl   time.Duration // the owner's own, if any
 		want  gate.LivenessStatus
 	}{
 		{name: "never beat", owner: remote, never: true, want: gate.Unknown},
@@ -36,11 +38,13 @@ func TestEvaluateByHeartbeat(t *testing.T) {
 		{name: "pid 0 on this host never beat", owner: gate.Owner{Name: "carol", Host: here}, never: true, want: gate.Unknown},
 		{name: "no host", owner: gate.Owner{Name: "dave", PID: 1}, age: ttl, want: gate.Alive},
 		{name: "no host, stale", owner: gate.Owner{Name: "dave", PID: 1}, age: ttl + 1, want: gate.Dead},
+		{name: "own ttl, past the default", owner: gate.Owner{Name: "cc-s", Host: here}, ttl: own, age: ttl + time.Minute, want: gate.Alive},
+		{name: "own ttl, past it", owner: gate.Owner{Name: "cc-s", Host: here}, ttl: own, age: own + time.Nanosecond, want: gate.Dead},
 	}
 	e := MustEvaluator(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := liveness.Subject{Owner: tt.owner, LastHeartbeat: now.Add(-tt.age)}
+			s := liveness.Subject{Owner: tt.owner, LastHeartbeat: now.Add(-tt.age), TTL: tt.ttl}
 			if tt.never {
 				s.LastHeartbeat = time.Time{}
 			}

@@ -80,7 +80,7 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err := h.register(ctx, cl, sess, w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths, RetryAfter: h.cfg.Windows.Retry}
+	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths, Files: ws.Files(paths), RetryAfter: h.cfg.Windows.Retry}
 	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was

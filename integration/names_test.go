@@ -47,3 +47,21 @@ func TestHardLinkIsHeld(t *testing.T) {
 		t.Fatalf("g.txt leased to %s", h["g.txt"])
 	}
 }
+
+// TestCheckoutCoversEveryName: a check-out of f.txt covers g.txt, a hard
+// link to it made before: bob's write of g.txt is held.
+func TestCheckoutCoversEveryName(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "old\n"})
+	if err := os.Link(filepath.Join(r.dir, "f.txt"), filepath.Join(r.dir, "g.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.mustLG("acquire", "--as", "alice", "f.txt")
+	r.worker("bob", "echo bob >> g.txt")
+	eventually(t, 10*time.Second, "bob's contention", func() bool {
+		cs := r.status().Contentions
+		return len(cs) == 1 && cs[0].Requester == "bob" && cs[0].Holder.Owner.Name == "alice"
+	})
+	if got := r.read("g.txt"); got != "old\n" {
+		t.Fatalf("g.txt = %q while bob was held, want it untouched", got)
+	}
+}

@@ -189,6 +189,7 @@ func cmdAcquire(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	scope.Files = ws.Files(scope.Paths) // the lease covers these files under every name
 	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl}, "", "")
 	if err != nil {
 		return err

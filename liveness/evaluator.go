@@ -89,7 +89,7 @@ func (e *Evaluator) Evaluate(s Subject, now time.Time) gate.Liveness {
 	case s.Unseen != "":
 		v = e.byHeartbeatBecause(s, now, s.Unseen)
 	case e.isLocal(s.Owner):
-		v = e.byProcess(s, now)
+		v = e.byPIDAndStart(s, now)
 	default:
 		v = e.byHeartbeat(s, now)
 	}

@@ -16,8 +16,8 @@ func (e *Evaluator) byWatched(s Subject, now time.Time) gate.Liveness {
 	if !w.HasPidfd() {
 		o := s.Owner
 		o.PID, o.StartTime = w.PID, w.StartTime
-		v := e.byProcess(Subject{Owner: o, LastHeartbeat: s.LastHeartbeat}, now)
-		v.Evidence[0] = "pid + start time: " + v.Evidence[0] + reportedAs(s.Owner, w)
+		v := e.byPIDAndStart(Subject{Owner: o, LastHeartbeat: s.LastHeartbeat}, now)
+		v.Evidence[0] += reportedAs(s.Owner, w)
 		return v
 	}
 	if w.Exited() {
@@ -40,6 +40,13 @@ func (e *Evaluator) byWatched(s Subject, now time.Time) gate.Liveness {
 		fmt.Sprintf("pidfd: pid %d%s running since %s (state %s)", w.PID, note, msTime(w.StartTime), st.status)), s, now)
 }
 
+// byPIDAndStart judges an owner by its pid and create time, and says so.
+func (e *Evaluator) byPIDAndStart(s Subject, now time.Time) gate.Liveness {
+	v := e.byProcess(s, now)
+	v.Evidence[0] = "pid + start time: " + v.Evidence[0]
+	return v
+}
+
 // exited is the verdict on an owner whose pidfd says its process exited:
 // the process itself, never a later one with its pid, so no heartbeat can
 // make it doubtful.
@@ -52,7 +59,7 @@ func (e *Evaluator) exited(s Subject) gate.Liveness {
 // when the owner does not say otherwise: a heartbeat within the TTL comes
 // from the owner itself, whose pid may be one of another pid namespace.
 func (e *Evaluator) notFound(s Subject, now time.Time) gate.Liveness {
-	v := verdict(gate.Dead, fmt.Sprintf("pid + start time: pid %d not found on host %s", s.Owner.PID, e.cfg.Host))
+	v := verdict(gate.Dead, fmt.Sprintf("pid %d not found on host %s", s.Owner.PID, e.cfg.Host))
 	if s.LastHeartbeat.IsZero() {
 		return v
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,5 +169,28 @@ func TestLostRegistrationRegistersAgain(t *testing.T) {
 		if u.Path == "b.txt" {
 			t.Fatalf("b.txt written ungated: %+v", u)
 		}
+	}
+}
+
+// TestRestartedCoordinatorWatchesTheSameProcess: what the coordinator
+// identified of an owner's process is in the ledger: started again, it
+// watches the same process by pidfd, and frees its file at once when it is
+// killed.
+func TestRestartedCoordinatorWatchesTheSameProcess(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	w := r.workerEnv("alice", "echo x >> a.txt; sleep 60", "LEASEGATE_NO_START=1")
+	eventually(t, 10*time.Second, "alice's lease", func() bool { return r.holders()["a.txt"] == "alice" })
+	r.killServer()
+	r.startServer(retryAfter, idleAfter)
+	o, _ := r.ownerView("alice")
+	if o.SeenPID != w.cmd.Process.Pid || !strings.Contains(strings.Join(o.Liveness.Evidence, "; "), "pidfd: pid ") {
+		t.Fatalf("after a restart alice is seen as pid %d (%q), want %d by pidfd", o.SeenPID, o.Liveness.Evidence, w.cmd.Process.Pid)
+	}
+	_ = w.cmd.Process.Kill()
+	eventually(t, 10*time.Second, "reclaim of a.txt", func() bool { return r.holders()["a.txt"] == "" })
+	if !slices.ContainsFunc(r.history("a.txt"), func(e gate.Event) bool {
+		return e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "pidfd: pid ")
+	}) {
+		t.Fatalf("no reclaim by pidfd after the restart: %+v", r.history("a.txt"))
 	}
 }

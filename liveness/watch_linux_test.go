@@ -130,3 +130,23 @@ func TestNotFoundWithFreshHeartbeat(t *testing.T) {
 		t.Fatalf("Evaluate(unseen, fresh heartbeat) = %+v, want alive by heartbeat", v)
 	}
 }
+
+// TestUnwatchedByPIDAndStart: an identified process held without a pidfd
+// is judged by its pid and create time, and the evidence says so.
+func TestUnwatchedByPIDAndStart(t *testing.T) {
+	cmd := MustStart(t, false, "sleep", "30")
+	pid := cmd.Process.Pid
+	start, _ := liveness.ProcessStart(pid)
+	subj := liveness.Subject{Owner: gate.Owner{Name: "o", Host: here, PID: 1, StartTime: start},
+		Process: liveness.Unwatched(liveness.ProcID{PID: pid, StartTime: start})}
+	e := MustEvaluator(t)
+	if v := e.Evaluate(subj, now); v.Status != gate.Alive || !hasEvidence(v, "pid + start time: pid "+strconv.Itoa(pid)) ||
+		!hasEvidence(v, "registered as pid 1") {
+		t.Fatalf("Evaluate(unwatched live) = %+v, want alive by pid + start time, noting the registered pid", v)
+	}
+	MustSignal(t, pid, syscall.SIGKILL)
+	_ = cmd.Wait()
+	if v := e.Evaluate(subj, now); v.Status != gate.Dead {
+		t.Fatalf("Evaluate(unwatched killed, no heartbeat) = %+v, want dead", v)
+	}
+}

@@ -14,6 +14,7 @@ import (
 // whose credentials cannot be read carries an invisible peer (pid 0), which
 // the coordinator trusts with nothing an operator or owner check needs.
 func connContext(ctx context.Context, c net.Conn) context.Context {
+	c = unwrapConn(c)
 	if _, ok := c.(*net.UnixConn); !ok {
 		return ctx
 	}

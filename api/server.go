@@ -117,7 +117,8 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
 	streams := newStreamSet()
 	defer streams.close()
 	base := context.WithValue(ctx, streamSetKey{}, streams)
-	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second,
+	l = limitConns(l)
+	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: connContext}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()

@@ -87,6 +87,7 @@ type streamJob struct {
 	id     uint64
 	target string
 	body   []byte
+	mem    int64 // taken from frameMemory, given back once answered
 }
 
 // serve reads requests until the connection ends or a frame cannot be
@@ -108,7 +109,7 @@ func (sc *serverStream) serve(ctx context.Context) {
 // does not follow the protocol (its error).
 func (sc *serverStream) readLoop(ctx context.Context) error {
 	for {
-		p, err := readFrame(sc.r, MaxBody)
+		p, err := sc.readFrame(ctx)
 		var tooLarge *frameTooLargeError
 		if errors.As(err, &tooLarge) {
 			return &gate.DeniedError{Reason: CodeTooLarge, Message: tooLarge.Error()}
@@ -118,9 +119,11 @@ func (sc *serverStream) readLoop(ctx context.Context) error {
 		}
 		id, target, body, err := parseRequest(p)
 		if err != nil {
+			frameMemory.give(int64(len(p)))
 			return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
 		}
-		if !sc.dispatch(ctx, streamJob{id: id, target: target, body: body}) {
+		if !sc.dispatch(ctx, streamJob{id: id, target: target, body: body, mem: int64(len(p))}) {
+			frameMemory.give(int64(len(p)))
 			return nil
 		}
 	}
@@ -153,6 +156,7 @@ func (sc *serverStream) work(ctx context.Context, j streamJob) {
 	defer sc.calls.Done()
 	for {
 		sc.run(ctx, j)
+		frameMemory.give(j.mem)
 		select {
 		case j = <-sc.jobs:
 		case <-sc.idle:

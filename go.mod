@@ -3,6 +3,7 @@ module github.com/leasegate/leasegate
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/benbjohnson/clock v1.3.5
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/hashicorp/go-hclog v1.6.3

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,9 @@ type CodexTrust struct {
 	Hooks []CodexHook
 	// ConfigFile is where Codex keeps the user's trust.
 	ConfigFile string
+	// Unverified: read from ConfigFile without Codex, which alone can
+	// check each hook's hash against its content.
+	Unverified bool
 }
 
 // CodexHook is one hook handler as Codex's hooks/list reports it.
@@ -74,8 +78,8 @@ func (t CodexTrust) Problem(want int) string {
 	manual := fmt.Sprintf("start `codex` in %s once and trust the folder when it asks, then trust leasegate's hooks when Codex says hooks need review (/hooks lists them)", t.Root)
 	offer := "; or let leasegate record both trusts in " + t.ConfigFile + ": `leasegate install codex --trust`"
 	if t.ProjectHooks && !t.ProjectTrusted {
-		return fmt.Sprintf("Codex does not trust the project %s, so it skips %s without a word (Codex: %q). Step: %s%s",
-			t.Root, t.HooksFile, t.ProjectReason, manual, offer)
+		return fmt.Sprintf("Codex does not trust the project %s, so it skips %s without a word (%s: %q). Step: %s%s",
+			t.Root, t.HooksFile, t.source(), t.ProjectReason, manual, offer)
 	}
 	var off []string
 	for _, h := range t.Hooks {
@@ -86,8 +90,8 @@ func (t CodexTrust) Problem(want int) string {
 	if len(t.Hooks) < want {
 		off = append(off, fmt.Sprintf("%d hook(s) Codex does not list", want-len(t.Hooks)))
 	}
-	return fmt.Sprintf("Codex skips %d of leasegate's hooks in %s without a word: %s. Step: start `codex` in %s and trust them when Codex says hooks need review (/hooks lists them)%s",
-		len(off), t.HooksFile, strings.Join(off, ", "), t.Root, offer)
+	return fmt.Sprintf("Codex skips %d of leasegate's hooks in %s without a word (%s): %s. Step: start `codex` in %s and trust them when Codex says hooks need review (/hooks lists them)%s",
+		len(off), t.HooksFile, t.source(), strings.Join(off, ", "), t.Root, offer)
 }
 
 // what names the hook by its event and matcher.
@@ -99,12 +103,40 @@ func (h CodexHook) what() string {
 }
 
 // label is what, with why Codex skips it.
+// source says where the answer comes from.
+func (t CodexTrust) source() string {
+	if t.Unverified {
+		return "read from " + t.ConfigFile + " without codex, hashes not checked"
+	}
+	return "Codex"
+}
+
 func (h CodexHook) label() string {
 	what := h.what()
 	if !h.Enabled {
 		return what + " (disabled)"
 	}
 	return what + " (" + h.TrustStatus + ")"
+}
+
+// CodexTrustOf asks Codex (AskCodexTrust), or, when no codex program can
+// be run, reads the trust recorded in Codex's config
+// (CodexTrustFromConfig).
+func CodexTrustOf(ctx context.Context, codex, root, hooksFile string) (CodexTrust, error) {
+	t, err := AskCodexTrust(ctx, codex, root, hooksFile)
+	if errors.Is(err, ErrCodexMissing) {
+		return CodexTrustFromConfig(root, hooksFile)
+	}
+	return t, err
+}
+
+// Verdict says, when nothing keeps Codex from running the hooks, that it
+// runs them and on what evidence.
+func (t CodexTrust) Verdict() string {
+	if t.Unverified {
+		return fmt.Sprintf("%s records trust of the project and all %d hooks (read without codex: their hashes are not checked; `leasegate doctor --codex PROGRAM` asks Codex itself)", t.ConfigFile, len(t.Hooks))
+	}
+	return fmt.Sprintf("Codex trusts the project and all %d hooks: they run", len(t.Hooks))
 }
 
 // AskCodexTrust asks the codex program (a name looked up in PATH, or a

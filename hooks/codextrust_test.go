@@ -1,6 +1,8 @@
 package hooks_test
 
 import (
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,5 +60,43 @@ func TestCodexTrustProblem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCodexTrustFromConfig: without the codex program, the trust the
+// user gave is read from Codex's config under the keys Codex files it by,
+// and said to be unverified.
+func TestCodexTrustFromConfig(t *testing.T) {
+	root := t.TempDir()
+	home := t.TempDir()
+	t.Setenv("CODEX_HOME", home)
+	file := hooks.SettingsPath(hooks.Codex, root)
+	if _, err := hooks.Install(hooks.Codex, file, exe); err != nil {
+		t.Fatal(err)
+	}
+	got, err := hooks.CodexTrustFromConfig(root, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProjectTrusted || !got.Unverified || len(got.Hooks) != 5 || !strings.Contains(got.Problem(5), "does not trust the project") {
+		t.Fatalf("with no config: %+v, problem %q", got, got.Problem(5))
+	}
+	cfg := "[projects." + strconv.Quote(root) + "]\ntrust_level = \"trusted\"\n"
+	for _, k := range []string{"pre_tool_use:0:0", "pre_tool_use:1:0", "post_tool_use:0:0", "user_prompt_submit:0:0"} {
+		cfg += "[hooks.state." + strconv.Quote(file+":"+k) + "]\ntrusted_hash = \"sha256:x\"\n"
+	}
+	writeFile(t, filepath.Join(home, "config.toml"), cfg, 0o600)
+	if got, err = hooks.CodexTrustFromConfig(root, file); err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Problem(5); !got.ProjectTrusted || !strings.Contains(p, "skips 1 of leasegate's hooks") || !strings.Contains(p, "Stop (untrusted)") {
+		t.Fatalf("with four hooks trusted: %+v, problem %q", got, p)
+	}
+	writeFile(t, filepath.Join(home, "config.toml"), cfg+"[hooks.state."+strconv.Quote(file+":stop:0:0")+"]\ntrusted_hash = \"sha256:y\"\n", 0o600)
+	if got, err = hooks.CodexTrustFromConfig(root, file); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Ready(5) || !strings.Contains(got.Verdict(), "not checked") {
+		t.Fatalf("with all trusted: %+v, verdict %q", got, got.Verdict())
 	}
 }

@@ -80,7 +80,7 @@ func (d *Diagnosis) diagnoseCodex(ctx context.Context, cfg DoctorConfig) {
 	if codex == "" {
 		codex = "codex"
 	}
-	t, err := AskCodexTrust(ctx, codex, cfg.Root, cfg.File)
+	t, err := CodexTrustOf(ctx, codex, cfg.Root, cfg.File)
 	if err != nil {
 		d.Problems = append(d.Problems, fmt.Sprintf("cannot tell whether Codex runs these hooks: %v. Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review", err, cfg.Root))
 		return
@@ -89,7 +89,7 @@ func (d *Diagnosis) diagnoseCodex(ctx context.Context, cfg DoctorConfig) {
 		d.Problems = append(d.Problems, p)
 		return
 	}
-	d.Notes = append(d.Notes, fmt.Sprintf("Codex trusts the project and all %d hooks", len(t.Hooks)))
+	d.Notes = append(d.Notes, t.Verdict())
 }
 
 // handlerCmd is an installed handler's command: a program with args, or

@@ -179,12 +179,17 @@ func TestCodexRealHooksTrust(t *testing.T) {
 	r.write("f.txt", "old\n")
 
 	out, code = lg("install", "codex", "--trust")
-	if code != 0 || !strings.Contains(out, "trusted the project") || !strings.Contains(out, "all 5 of leasegate's hooks: they run") {
+	if code != 0 || !strings.Contains(out, "trusted the project") || !strings.Contains(out, "trusts the project and all 5 hooks: they run") {
 		t.Fatalf("install codex --trust: exit %d:\n%s", code, out)
 	}
 	out, code = lg("doctor")
 	if code != 0 || !strings.Contains(out, "codex: ok") {
 		t.Fatalf("doctor after trust: exit %d, want codex ok:\n%s", code, out)
+	}
+	// Without the codex program, doctor reads the trust Codex recorded.
+	out, code = lg("doctor", "--codex", filepath.Join(t.TempDir(), "no-codex"))
+	if code != 0 || !strings.Contains(out, "codex: ok") || !strings.Contains(out, "hashes are not checked") {
+		t.Fatalf("doctor without codex after trust: exit %d, want codex ok from config.toml:\n%s", code, out)
 	}
 
 	log := runCodex(t, r, codex, env)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -164,17 +163,13 @@ func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
 		if err != nil {
 			return fmt.Errorf("install codex --trust: %w", err)
 		}
-	} else if t, err = hooks.AskCodexTrust(ctx, codex, ws.Root, file); err != nil {
-		if errors.Is(err, hooks.ErrCodexMissing) {
-			fmt.Printf("NOT ACTIVE YET: could not ask Codex whether it runs these hooks (%v). Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review; then `leasegate doctor`\n", err, ws.Root)
-			return nil
-		}
+	} else if t, err = hooks.CodexTrustOf(ctx, codex, ws.Root, file); err != nil {
 		return fmt.Errorf("asking Codex whether it runs the hooks: %w", err)
 	}
 	if p := t.Problem(want); p != "" {
 		fmt.Println("NOT ACTIVE YET: " + p)
 		return nil
 	}
-	fmt.Printf("Codex trusts the project and all %d of leasegate's hooks: they run\n", len(t.Hooks))
+	fmt.Println(t.Verdict())
 	return nil
 }

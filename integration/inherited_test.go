@@ -15,8 +15,15 @@ import (
 // worker inherits the descriptor.
 func (r *repo) inheritingWorker(name, script string) *worker {
 	r.t.Helper()
+	return r.shellWorker(`exec 7>>f.txt; exec "$0" run --as "$1" -- sh -c "$2"`, name, script)
+}
+
+// shellWorker runs shell with $0 the leasegate binary, $1 name and $2
+// script; its output goes to the worker's buffer unless shell redirects it.
+func (r *repo) shellWorker(shell, name, script string) *worker {
+	r.t.Helper()
 	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = exec.Command("sh", "-c", `exec 7>>f.txt; exec "$0" run --as "$1" -- sh -c "$2"`, bin, name, script)
+	w.cmd = exec.Command("sh", "-c", shell, bin, name, script)
 	w.cmd.Dir, w.cmd.Env = r.dir, slices.Clone(r.env)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	w.cmd.WaitDelay = time.Second
@@ -80,6 +87,24 @@ func TestInheritedDescriptorGrantedAtRetry(t *testing.T) {
 	}
 	if evs := r.history("f.txt"); hasEvent(evs, gate.EventUngatedWrite) {
 		t.Fatalf("bob's write reported as ungated: %+v", evs)
+	}
+	_ = bob
+}
+
+// TestInheritedStdoutIsHeld: `leasegate run --as bob -- CMD >> f.txt`
+// while alice holds f.txt: the shell opened f.txt as the worker's stdout,
+// so bob's lease is asked for before the worker starts, and held.
+func TestInheritedStdoutIsHeld(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "old\n"})
+	r.mustLG("acquire", "--as", "alice", "f.txt")
+	bob := r.shellWorker(`exec "$0" run --as "$1" -- sh -c "$2" >> f.txt`, "bob", "echo x")
+	eventually(t, 10*time.Second, "bob's contention", func() bool {
+		cs := r.status().Contentions
+		return len(cs) == 1 && cs[0].Requester == "bob" && cs[0].Holder.Owner.Name == "alice"
+	})
+	waitBlockerFor(t, r, "bob", 10*time.Second+retryAfter)
+	if got := r.read("f.txt"); got != "old\n" {
+		t.Fatalf("f.txt = %q while bob was held, want it untouched", got)
 	}
 	_ = bob
 }

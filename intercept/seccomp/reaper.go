@@ -58,12 +58,19 @@ func runReaper(argv []string) {
 		reaperFail(fmt.Errorf("become undumpable: %w", err))
 	}
 	if os.Getppid() != parent {
-		os.Exit(127) // the supervisor died before the prctl could matter
+		os.Exit(127) // the supervisor is gone already: start nothing
 	}
 	worker, err := startHelper(argv)
 	if err != nil {
 		reaperFail(err)
 	}
+	reapUntilEnd(worker, parent, sigs)
+}
+
+// reapUntilEnd reaps the worker and every orphan until none is left, then
+// exits as the worker did; on the supervisor's death or its request it
+// kills every process below the reaper first. It never returns.
+func reapUntilEnd(worker, parent int, sigs <-chan os.Signal) {
 	exits := make(chan reaped, 16)
 	go reapAll(exits)
 	var status unix.WaitStatus

@@ -3,6 +3,7 @@ package blocker
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ func (r Report) rows() [][2]string {
 		{"Retry due", stamp(r.RetryAt)},
 		{"Retried at", fmt.Sprintf("%s (%s)", stamp(r.RetriedAt), orDash(string(r.RetryResult)))},
 		{"Retry interval", "retry=" + r.RetryInterval.String() + from(r.RetryFrom, "the requester's window")},
+	}
+	if h.SameFileAs != "" {
+		rows = slices.Insert(rows, 2, [2]string{"Same file as", code(h.SameFileAs) + " (held under that name)"})
 	}
 	if h.IdleAfter != 0 {
 		rows = append(rows, [2]string{"Holder stop-idle", h.IdleAfter.String() + from(h.IdleFrom, "the holder's window")})

@@ -101,3 +101,16 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Errorf("WriteMarkdown = %v, wrote %d bytes; want Markdown()", err, buf.Len())
 	}
 }
+
+// TestMarkdownNamesTheHeldName: a path blocked as another name of a file
+// the holder leased shows the name the holder leased it under.
+func TestMarkdownNamesTheHeldName(t *testing.T) {
+	r := report()
+	if md := r.Markdown(); strings.Contains(md, "Same file as") {
+		t.Fatalf("Markdown() of a plain conflict has a same-file row:\n%s", md)
+	}
+	r.Holder.SameFileAs = "src/original.go"
+	if md := r.Markdown(); !strings.Contains(md, "| Same file as | `src/original.go` (held under that name) |") {
+		t.Fatalf("Markdown() lacks the holder's name of the file:\n%s", md)
+	}
+}

@@ -85,6 +85,9 @@ type HolderInfo struct {
 	// IdleAfter is the holder's stop-idle window, IdleFrom who named it.
 	IdleAfter time.Duration     `json:"idle_after,omitempty"`
 	IdleFrom  gate.WindowSource `json:"idle_from,omitempty"`
+	// SameFileAs is the holder's path that names the blocked file, when the
+	// blocked path is another name of it (a hard link).
+	SameFileAs string `json:"same_file_as,omitempty"`
 }
 
 // Resolution is an operator's answer to a report.
@@ -112,6 +115,7 @@ type Input struct {
 	RetryInterval  time.Duration     // zero means RetryAt - FirstDeniedAt
 	RetryFrom      gate.WindowSource // who named the requester's retry window
 	HolderIdle     gate.Window       // the holder's stop-idle window
+	SameFileAs     string            // the holder's path naming the blocked file under another name, if so
 	RetryResult    gate.Reason
 }
 
@@ -148,6 +152,7 @@ func holderInfo(in Input) HolderInfo {
 	h := HolderInfo{
 		Owner: l.Owner, LeaseID: l.ID, FencingToken: l.FencingToken, Kind: l.Kind,
 		AcquiredAt: utc(l.AcquiredAt), Liveness: lv, IdleAfter: in.HolderIdle.After, IdleFrom: in.HolderIdle.From,
+		SameFileAs: in.SameFileAs,
 	}
 	if !at.IsZero() && !l.AcquiredAt.IsZero() {
 		h.HeldFor = at.Sub(l.AcquiredAt)

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"slices"
 
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -27,19 +28,32 @@ func cleanFiles(in []gate.File, paths []string) ([]gate.File, error) {
 	return out, nil
 }
 
-// sameFileNote says which path of the holder's lease names the requested
-// file, when the two share a file under different names; "" otherwise.
-func sameFileNote(holder gate.Lease, paths []string, files []gate.File) string {
+// sameFileAs is the path of the holder's lease that names a requested
+// file, when the request meets the lease only through a file they share
+// under different names; "" otherwise (a path conflict names itself).
+func sameFileAs(holder gate.Lease, paths []string, files []gate.File) string {
 	hp, p := gate.SameFile(holder, gate.Scope{Files: files})
-	if hp == "" || hp == p {
+	if hp == "" || hp == p || slices.ContainsFunc(paths, func(q string) bool { return overlapsHolder(q, holder) }) {
 		return ""
 	}
-	for _, q := range paths {
-		if overlapsHolder(q, holder) {
-			return "" // a path conflict names itself
-		}
+	return hp
+}
+
+// sameFileNote is sameFileAs for a message: " (the same file as f.txt)".
+func sameFileNote(holder gate.Lease, paths []string, files []gate.File) string {
+	if hp := sameFileAs(holder, paths, files); hp != "" {
+		return " (the same file as " + hp + ")"
 	}
-	return " (the same file as " + hp + ")"
+	return ""
+}
+
+// heldPath is the path a blocker's holder leased: the blocked path, or the
+// other name of its file.
+func heldPath(rep blocker.Report) string {
+	if rep.Holder.SameFileAs != "" {
+		return rep.Holder.SameFileAs
+	}
+	return rep.Path
 }
 
 func overlapsHolder(p string, h gate.Lease) bool {

@@ -80,7 +80,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 		Requester: c.owners[con.req.Owner].Owner, Holder: h, HolderLiveness: c.judge(h.Owner.Name, now),
 		FirstDeniedAt: con.view.FirstDeniedAt, RetryAt: con.view.RetryAt, RetriedAt: now,
 		RetryInterval: con.view.RetryAfter.After, RetryFrom: con.view.RetryAfter.From,
-		HolderIdle: c.windowsOf(h.Owner.Name).Idle, RetryResult: d.Reason,
+		HolderIdle: c.windowsOf(h.Owner.Name).Idle, RetryResult: d.Reason, SameFileAs: sameFileAs(h, con.req.Paths, con.req.Files),
 	})
 	opened, err := blocker.OpenedEvent(rep, now)
 	if err != nil {
@@ -91,7 +91,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 		{Type: gate.EventRetry, At: now, Actor: con.req.Owner, Path: rep.Path, LeaseID: h.ID, Reason: string(d.Reason), Data: retryData},
 		opened,
 		notice(con.req.Owner, NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", rep.Path, h.Owner.Name, rep.ID)),
-		leaseNotice(h, NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, rep.Path)),
+		leaseNotice(h, NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, heldPath(rep))),
 	}
 	done, err := c.commit(evs)
 	if err != nil {

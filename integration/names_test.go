@@ -30,8 +30,8 @@ func TestHardLinkIsHeld(t *testing.T) {
 		return len(cs) == 1 && cs[0].Requester == "bob" && cs[0].Holder.Owner.Name == "alice"
 	})
 	id := waitBlockerFor(t, r, "bob", 10*time.Second+retryAfter)
-	if rep := mustBlocker(t, r, id); rep.Holder.Owner.Name != "alice" || rep.Path != "g.txt" {
-		t.Fatalf("blocker on %s held by %+v, want g.txt held by alice", rep.Path, rep.Holder)
+	if rep := mustBlocker(t, r, id); rep.Holder.Owner.Name != "alice" || rep.Path != "g.txt" || rep.Holder.SameFileAs != "f.txt" {
+		t.Fatalf("blocker on %s held by %+v, want g.txt held by alice as f.txt", rep.Path, rep.Holder)
 	}
 	denyUntilDone(t, r, bob, id, "bob")
 	if bob.code == 0 {

@@ -85,8 +85,9 @@ func TestIdleExitNotHeldByTheDead(t *testing.T) {
 }
 
 // TestServeStop: `serve --stop` refuses while an owner holds a lease (exit
-// 3, the coordinator keeps serving), stops it with --force, and says so
-// when none runs; the lease is still there for the next coordinator.
+// 3, the coordinator keeps serving), refuses a worker even with --force,
+// stops it with --force from an operator's shell, and says so when none
+// runs; the lease is still there for the next coordinator.
 func TestServeStop(t *testing.T) {
 	r := newRepo(t, map[string]string{"a.txt": "a\n"})
 	r.mustLG("acquire", "a.txt", "--as", "alice")
@@ -96,6 +97,10 @@ func TestServeStop(t *testing.T) {
 	}
 	if _, _, code := r.lg("status", "--json"); code != 0 {
 		t.Fatalf("the coordinator does not answer after a refused --stop (status exit %d)", code)
+	}
+	w := r.worker("carol", bin+" serve --stop --force; echo rc=$?")
+	if code := w.wait(t, 30*time.Second); code != 0 || !strings.Contains(w.out.String(), "rc=3") || !strings.Contains(w.out.String(), "ADMIN_REQUIRED") {
+		t.Fatalf("serve --stop --force from inside a worker: exit %d, want the stop refused with ADMIN_REQUIRED (rc=3):\n%s", code, w.out)
 	}
 	out = r.mustLG("serve", "--stop", "--force")
 	if want := "(pid " + strconv.Itoa(r.server.Process.Pid) + ")"; !strings.Contains(out, want) {

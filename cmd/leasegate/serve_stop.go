@@ -18,9 +18,10 @@ import (
 const stopWait = 15 * time.Second
 
 // stopServe stops the workspace's coordinator with SIGTERM and waits until
-// it has let go of the workspace. While owners hold leases it refuses
-// (exit 3) unless force; the leases stay in the ledger either way, for
-// the next coordinator.
+// it has let go of the workspace. It is an operator's act: refused (exit
+// 3) to a process the coordinator places inside a worker or agent tree,
+// and while owners hold leases unless force; the leases stay in the
+// ledger either way, for the next coordinator.
 func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
 	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1})
 	if err != nil {
@@ -34,6 +35,13 @@ func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
 		}
 		fmt.Printf("no coordinator running for %s\n", ws.Root)
 		return nil
+	}
+	if who, err := cl.Whoami(ctx); err == nil && !who.Operator {
+		as := "owner " + strings.Join(who.Owners, ", ")
+		if len(who.Owners) == 0 {
+			as = "no one the coordinator can identify (" + who.Unidentified + ")"
+		}
+		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: "stopping the coordinator is an operator's act, and this process runs as " + as}
 	}
 	s, err := cl.Status(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,4 +120,34 @@ func fillUp(t *testing.T, path string) {
 			return
 		}
 	}
+}
+
+// TestStartFailureSocketPathTooLong: where a long socket path cannot be
+// reached by a short name (no /proc, in a mount namespace of its own),
+// the coordinator says so at once, naming the path.
+func TestStartFailureSocketPathTooLong(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare not installed")
+	}
+	r := deepRepo(t, 200)
+	sock := filepath.Join(r.dir, ".git", "leasegate", "coord.sock")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "unshare", "-m", "sh", "-c",
+		`mount -t tmpfs none /proc || exit 77; exec "$0" serve --workspace "$1" --idle-exit 0`, bin, r.dir)
+	cmd.Env = r.env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	code := cmd.ProcessState.ExitCode()
+	if code == 77 || (err != nil && code == 1 && strings.Contains(string(out), "unshare")) {
+		t.Skipf("cannot hide /proc in a mount namespace (needs root): %s", out)
+	}
+	if code != 5 || !strings.Contains(string(out), "socket path too long") || !strings.Contains(string(out), sock) {
+		t.Fatalf("serve without /proc at a %d-byte socket path: exit %d, want 5 naming the path:\n%s", len(sock), code, out)
+	}
+	if took > saidAtOnce {
+		t.Errorf("serve took %s to fail, want under %s", took, saidAtOnce)
+	}
+	t.Logf("failed in %s: %s", took.Round(time.Millisecond), strings.TrimSpace(string(out)))
 }

@@ -31,7 +31,7 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet, waits bool) {
 	fs.StringVar(&c.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print JSON instead of text")
-	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error")
+	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error or off (env LEASEGATE_LOG_LEVEL)")
 	fs.BoolVar(&c.noStart, "no-start", os.Getenv("LEASEGATE_NO_START") == "1", "do not start a coordinator if none is running (env LEASEGATE_NO_START=1)")
 	if waits {
 		registerWindows(fs, &c.windows)
@@ -70,6 +70,10 @@ func (c *common) workspace() (*workspace.Workspace, error) {
 		if dir, err = os.Getwd(); err != nil {
 			return nil, err
 		}
+	} else if st, err := os.Stat(dir); err != nil {
+		return nil, usagef("--workspace %s: %v", c.dir, errors.Unwrap(err))
+	} else if !st.IsDir() {
+		return nil, usagef("--workspace %s: not a directory", c.dir)
 	}
 	return workspace.Find(dir)
 }
@@ -121,16 +125,39 @@ func withoutEnv(env []string, keys ...string) []string {
 
 // parse parses flags, turning errors into usage errors.
 func parse(fs *flag.FlagSet, args []string) error {
+	if flagCollector != nil {
+		flagCollector(fs)
+		return errCollected
+	}
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
-			fs.Usage()
+			printHelp(os.Stdout, fs)
 			return &exitStatus{code: exitOK}
 		}
-		return usagef("%s: %v", fs.Name(), err)
+		return usagef("%s: %v (leasegate help %s)", fs.Name(), err, fs.Name())
+	}
+	if err := checkLogLevel(fs); err != nil {
+		return err
 	}
 	return checkEnv(fs)
+}
+
+// logLevels are the values --log-level takes.
+var logLevels = []string{"trace", "debug", "info", "warn", "error", "off"}
+
+// checkLogLevel refuses a --log-level (or LEASEGATE_LOG_LEVEL) that is
+// not a level: hclog would take it silently for another.
+func checkLogLevel(fs *flag.FlagSet) error {
+	f := fs.Lookup("log-level")
+	if f == nil {
+		return nil
+	}
+	v := strings.ToLower(strings.TrimSpace(f.Value.String()))
+	if slices.Contains(logLevels, v) {
+		return nil
+	}
+	return usagef("%s: --log-level %q is not a level; want one of %s", fs.Name(), f.Value.String(), strings.Join(logLevels, ", "))
 }
 
 // parseMixed parses flags that may come before or after positional

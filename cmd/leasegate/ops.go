@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,6 +182,9 @@ func cmdAcquire(ctx context.Context, args []string) error {
 	if f.as == "" {
 		return usagef("acquire: --as NAME is required (who holds the lease)")
 	}
+	if f.ttl <= 0 {
+		return usagef("acquire: --ttl %s: want a positive duration (default %s)", f.ttl, gate.DefaultCheckoutTTL)
+	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {
 		return err
@@ -191,6 +195,10 @@ func cmdAcquire(ctx context.Context, args []string) error {
 	}
 	scope.Files = ws.Files(scope.Paths) // the lease covers these files under every name
 	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl}, "", "")
+	verb := "acquired"
+	if held, ok := alreadyHeld(err, f.as, scope); ok {
+		res, err, verb = coordinator.LeaseResult{Decision: gate.Decision{Granted: true, Reason: gate.ReasonOK, Lease: &held}, Leases: []gate.Lease{held}}, nil, "already held"
+	}
 	if err != nil {
 		return err
 	}
@@ -198,10 +206,32 @@ func cmdAcquire(ctx context.Context, args []string) error {
 		return printJSON(res)
 	}
 	for _, l := range res.Leases {
-		fmt.Printf("acquired %s for %s: %s, token %d, expires %s (in %s)\n", l.ID, l.Owner.Name, scopeString(l.Scope),
-			l.FencingToken, l.ExpiresAt.UTC().Format(time.RFC3339), f.ttl)
+		fmt.Printf("%s %s for %s: %s, token %d, expires %s (in %s)\n", verb, l.ID, l.Owner.Name, scopeString(l.Scope),
+			l.FencingToken, l.ExpiresAt.UTC().Format(time.RFC3339), l.ExpiresAt.Sub(time.Now()).Round(time.Second))
 	}
 	return nil
+}
+
+// alreadyHeld reports whether an acquire was refused only because owner
+// already holds a check-out of exactly that scope: acquiring it again is
+// not an error, and leaves the lease as it is.
+func alreadyHeld(err error, owner string, scope gate.Scope) (gate.Lease, bool) {
+	var de *gate.DeniedError
+	if !errors.As(err, &de) || de.Reason != gate.ReasonScopeOverlap || de.Holder == nil {
+		return gate.Lease{}, false
+	}
+	h := *de.Holder
+	if !h.HeldBy(owner) || h.Kind != gate.KindCheckout || h.Scope.Type != scope.Type || !sameSet(h.Scope.Paths, scope.Paths) {
+		return gate.Lease{}, false
+	}
+	return h, true
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // scopeOf turns command-line paths into a scope, each relative to the
@@ -308,6 +338,9 @@ func holderOp(ctx context.Context, name string, op gate.Op, args []string) error
 	}
 	if len(pos) != 1 || f.as == "" {
 		return usagef("%s: want one LEASE_ID or PATH and --as NAME", name)
+	}
+	if f.ttl <= 0 && op == gate.OpRenew {
+		return usagef("renew: --ttl %s: want a positive duration (default %s)", f.ttl, gate.DefaultCheckoutTTL)
 	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {

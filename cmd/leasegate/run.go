@@ -2,11 +2,37 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	iofs "io/fs"
 	"os"
+	"os/exec"
 
 	"github.com/leasegate/leasegate/sidecar"
 )
+
+// Exit codes of a worker that cannot be started, as a shell has them.
+const (
+	exitNotExecutable = 126
+	exitNotFound      = 127
+)
+
+// findWorker checks, before anything starts, that the worker's command
+// can be run: like a shell, one line and 127 when it is not found, 126
+// when it cannot be executed.
+func findWorker(name string) error {
+	_, err := exec.LookPath(name)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, iofs.ErrPermission):
+		reportError(fmt.Errorf("run: %s: permission denied", name), exitNotExecutable, "PERMISSION_DENIED")
+		return &exitStatus{code: exitNotExecutable}
+	}
+	reportError(fmt.Errorf("run: %s: command not found", name), exitNotFound, "COMMAND_NOT_FOUND")
+	return &exitStatus{code: exitNotFound}
+}
 
 func cmdRun(ctx context.Context, args []string) error {
 	var f common
@@ -26,6 +52,9 @@ func cmdRun(ctx context.Context, args []string) error {
 		return usagef("run: give the worker command after --, e.g. leasegate run --as alice -- claude")
 	case gateKind != "seccomp":
 		return usagef("run: --gate %q is not available; use seccomp, or agent hooks (leasegate install claude-code)", gateKind)
+	}
+	if err := findWorker(argv[0]); err != nil {
+		return err
 	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {

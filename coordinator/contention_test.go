@@ -100,42 +100,33 @@ func leaseOn(ls []gate.Lease, path string) gate.Lease {
 }
 
 // TestContentionWaitsExactly180s: with the default windows nothing is
-// decided 179.999 s after the denial, even when the holder released long
-// before: there is no short-loop retry.
+// decided 179.999 s after the denial while the holder keeps its lease:
+// there is no short-loop retry.
 func TestContentionWaitsExactly180s(t *testing.T) {
-	for _, release := range []bool{false, true} {
-		name := map[bool]string{false: "held", true: "released"}[release]
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				e := startEnv(t)
-				con := contend(t, e)
-				if release {
-					if _, err := e.c.End(e.ctx, "alice", "worker exited"); err != nil {
-						t.Fatalf("End(alice) = %v", err)
-					}
-				}
-				e.advanceTo(retryAt - time.Millisecond)
-				r, err := e.c.WaitContention(cancelled(), con.ID)
-				if err != nil || r.Outcome != coordinator.Contended {
-					t.Fatalf("WaitContention 1ms before the retry = %s, %v; want contended", r.Outcome, err)
-				}
-				if n := len(e.events(gate.EventRetry)) + len(e.events(gate.EventBlockerOpened)); n != 0 {
-					t.Fatalf("%d retry or blocker events before the retry was due, want 0", n)
-				}
-				if got := e.held("bob", gate.KindAuto); len(got) != 0 {
-					t.Fatalf("bob holds %q before his retry, want nothing", got)
-				}
-				if s := e.c.Status(); len(s.Contentions) != 1 || s.Contentions[0].ID != con.ID {
-					t.Fatalf("status contentions %+v, want the pending %s", s.Contentions, con.ID)
-				}
-			})
-		})
-	}
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		con := contend(t, e)
+		e.advanceTo(retryAt - time.Millisecond)
+		r, err := e.c.WaitContention(cancelled(), con.ID)
+		if err != nil || r.Outcome != coordinator.Contended {
+			t.Fatalf("WaitContention 1ms before the retry = %s, %v; want contended", r.Outcome, err)
+		}
+		if n := len(e.events(gate.EventRetry)) + len(e.events(gate.EventBlockerOpened)) + len(e.events(gate.EventContentionWoken)); n != 0 {
+			t.Fatalf("%d retry, woken or blocker events before the retry was due, want 0", n)
+		}
+		if got := e.held("bob", gate.KindAuto); len(got) != 0 {
+			t.Fatalf("bob holds %q before his retry, want nothing", got)
+		}
+		if s := e.c.Status(); len(s.Contentions) != 1 || s.Contentions[0].ID != con.ID {
+			t.Fatalf("status contentions %+v, want the pending %s", s.Contentions, con.ID)
+		}
+	})
 }
 
-// TestContentionRetryGrantsAfterRelease: the holder released within the
-// window; the one retry at +180 s grants, exactly once.
-func TestContentionRetryGrantsAfterRelease(t *testing.T) {
+// TestReleaseWakesWaiter: the holder released within the window; the
+// waiting write is granted at the release, recorded as woken by it, and its
+// retry never runs.
+func TestReleaseWakesWaiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		con := contend(t, e)
@@ -143,23 +134,27 @@ func TestContentionRetryGrantsAfterRelease(t *testing.T) {
 		if _, err := e.c.End(e.ctx, "alice", "worker exited"); err != nil {
 			t.Fatalf("End(alice) = %v", err)
 		}
-		e.advanceTo(retryAt)
+		synctest.Wait()
 		r, err := e.c.WaitContention(e.ctx, con.ID)
 		if err != nil || r.Outcome != coordinator.Granted {
-			t.Fatalf("WaitContention after the retry = %s, %v; want granted", r.Outcome, err)
+			t.Fatalf("WaitContention after the release = %s, %v; want granted", r.Outcome, err)
 		}
 		if got, want := e.held("bob", gate.KindAuto), []string{"src/a.go", "src/a_test.go"}; !slices.Equal(got, want) {
-			t.Fatalf("bob holds %q after the retry, want %q", got, want)
+			t.Fatalf("bob holds %q after the release, want %q", got, want)
+		}
+		woken := e.events(gate.EventContentionWoken)
+		if len(woken) != 1 || woken[0].Actor != "bob" || !woken[0].At.Equal(e.at(150*time.Second)) || woken[0].Reason != string(gate.EventReleased) {
+			t.Fatalf("contention.woken events %+v, want one for bob at the release (%s)", woken, e.at(150*time.Second))
 		}
 		e.advanceTo(retryAt + 10*time.Minute)
 		if n := grantsOf(e, "bob"); n != 2 {
-			t.Fatalf("%d grants to bob, want 2 (one retry, the file and its pair)", n)
+			t.Fatalf("%d grants to bob, want 2 (the file and its pair, once)", n)
 		}
-		if at := e.events(gate.EventGranted)[2].At; !at.Equal(e.at(retryAt)) {
-			t.Fatalf("bob's grant at %s, want exactly %s", at, e.at(retryAt))
+		if at := e.events(gate.EventGranted)[2].At; !at.Equal(e.at(150 * time.Second)) {
+			t.Fatalf("bob's grant at %s, want exactly the release at %s", at, e.at(150*time.Second))
 		}
-		if n := len(e.events(gate.EventBlockerOpened)); n != 0 {
-			t.Fatalf("%d blockers after a granted retry, want 0", n)
+		if n := len(e.events(gate.EventBlockerOpened)) + len(e.events(gate.EventRetry)); n != 0 {
+			t.Fatalf("%d retry or blocker events after an early grant, want 0", n)
 		}
 	})
 }

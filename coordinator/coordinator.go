@@ -148,8 +148,9 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		if err := c.book.Apply(evs[i]); err != nil {
 			return nil, fmt.Errorf("commit: %w", err)
 		}
-		if t := evs[i].Type; t == gate.EventReleased || t == gate.EventCompleted || t == gate.EventExpired || t == gate.EventEvicted || t == gate.EventReclaimed {
+		if endsLease(evs[i].Type) {
 			c.noteEnded(evs[i].LeaseID, evs[i].At)
+			c.wakeWaiters(evs[i])
 		}
 	}
 	c.boundEnded()

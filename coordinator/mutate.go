@@ -83,7 +83,8 @@ type contention struct {
 	view      ContentionView
 	req       MutateRequest
 	result    Result
-	done      chan struct{} // closed when the retry has been decided
+	done      chan struct{}         // closed when the retry has been decided
+	waitsOn   map[gate.LeaseID]bool // the leases in the way: one ending wakes it
 }
 
 // hold is a blocked mutation held for an operator's instruction.
@@ -206,13 +207,7 @@ func (c *Coordinator) inside(p string) error {
 // identities files) for o, reclaiming the leases of dead holders first, and
 // commits a grant. Call with c.mu held.
 func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate.File, now time.Time) (gate.Decision, <-chan error, error) {
-	st := gate.ScopeFile
-	for _, p := range paths {
-		if gate.IsGlob(p) {
-			st = gate.ScopeSparse
-		}
-	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: paths, Files: files}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(paths), Paths: paths, Files: files}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil || !d.Granted {
 		return d, pre, err
@@ -220,6 +215,16 @@ func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate
 	c.fillIDs(d.Events, now)
 	done, err := c.commit(d.Events)
 	return d, both(pre, done), err
+}
+
+// scopeOf is the scope type of an auto lease over paths.
+func scopeOf(paths []string) gate.ScopeType {
+	for _, p := range paths {
+		if gate.IsGlob(p) {
+			return gate.ScopeSparse
+		}
+	}
+	return gate.ScopeFile
 }
 
 // decideReclaiming runs Decide; when the holders include a dead owner it
@@ -338,6 +343,7 @@ func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time)
 	retryAt, _ := c.sched.ScheduleRetry(id, now, w.After, func(time.Time) { c.retry(id) })
 	con.view = ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
 		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: Contended}
+	con.holdBy(d)
 	c.contentions[id], c.byKey[key] = con, con
 	file := conflictFile(req.Paths, *d.Holder)
 	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,

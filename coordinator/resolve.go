@@ -95,13 +95,7 @@ func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (Result, []ga
 	if !ok || o.gone {
 		return Result{Outcome: Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
 	}
-	st := gate.ScopeFile
-	for _, p := range rep.Paths {
-		if gate.IsGlob(p) {
-			st = gate.ScopeSparse
-		}
-	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: st, Paths: rep.Paths}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(rep.Paths), Paths: rep.Paths}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil {
 		return Result{}, nil, nil, err

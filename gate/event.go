@@ -26,8 +26,10 @@ const (
 	EventOwnerGone         EventType = "owner.gone"       // Actor, Reason, Data (evidence)
 	EventContention        EventType = "contention.heartbeat"
 	EventRetry             EventType = "contention.retry"
-	EventBlockerOpened     EventType = "blocker.opened"   // Data (blocker report)
-	EventBlockerResolved   EventType = "blocker.resolved" // Data (resolution)
+	EventContentionWoken   EventType = "contention.woken"     // Actor (the requester), LeaseID (the lease that ended), Reason (how), Data
+	EventContentionGone    EventType = "contention.withdrawn" // Actor (the requester), Path, Reason (why), Data
+	EventBlockerOpened     EventType = "blocker.opened"       // Data (blocker report)
+	EventBlockerResolved   EventType = "blocker.resolved"     // Data (resolution)
 	EventUngatedWrite      EventType = "write.ungated"
 	EventRuleChanged       EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
 	EventNotice            EventType = "notice"             // reminders, evictions, reclaims for the owner

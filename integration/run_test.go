@@ -144,12 +144,12 @@ func mustBlocker(t *testing.T, r *repo, id string) blocker.Report {
 	return rep
 }
 
-// TestGrantedAtRetry: the holder finishes inside the window; the held write
-// proceeds at its one retry, no earlier.
+// TestGrantedAtRetry: a denied write's one retry is scheduled exactly the
+// window after the denial; the holder finishing inside the window lets the
+// held write proceed (at the release, TestFreedFileWakesWaiter).
 func TestGrantedAtRetry(t *testing.T) {
 	r := newRepo(t, map[string]string{"a.txt": "old\n"})
 	r.mustLG("acquire", "--as", "holder", "a.txt")
-	start := time.Now()
 	w := r.worker("writer", "echo new >> a.txt")
 	eventually(t, 5*time.Second, "contention", func() bool { return len(r.status().Contentions) == 1 })
 	con := r.status().Contentions[0]
@@ -159,9 +159,6 @@ func TestGrantedAtRetry(t *testing.T) {
 	r.mustLG("release", "a.txt", "--as", "holder")
 	if code := w.wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("writer exit %d:\n%s", code, w.out)
-	}
-	if waited := time.Since(start); waited < retryAfter {
-		t.Fatalf("write proceeded after %s, before the retry at %s", waited, retryAfter)
 	}
 	if r.read("a.txt") != "old\nnew\n" || !strings.Contains(w.out.String(), "contention") {
 		t.Fatalf("content %q, output %q", r.read("a.txt"), w.out)

@@ -178,3 +178,58 @@ os.kill(child, 9); os.waitpid(child, 0)
 		t.Logf("worker output:\n%s", out)
 	}
 }
+
+// TestCheckedIsUsed: what the gate checked is what the kernel does. A
+// worker flips openat2's flags from read-only to write while the gate
+// reads them, and swaps a directory of an ungated path for a symlink into
+// the state directory while the gate resolves it; thousands of tries never
+// get a write fd on the state directory's file.
+func TestCheckedIsUsed(t *testing.T) {
+	r := newRepo(t, nil)
+	racer := filepath.Join(t.TempDir(), "racer")
+	if out, err := exec.Command("go", "build", "-o", racer, "./testdata/racer").CombinedOutput(); err != nil {
+		t.Fatalf("build racer: %v\n%s", err, out)
+	}
+	canary := filepath.Join(r.dir, ".git", "leasegate", "canary")
+	if err := os.WriteFile(canary, []byte("state\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(canary, &st); err != nil {
+		t.Fatal(err)
+	}
+	r.write(".git/dd/canary", "decoy\n")
+	if err := os.Symlink("leasegate", filepath.Join(r.dir, ".git", "ds")); err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("%s flags .git/leasegate/canary 3000 && %s dirswap .git/dd .git/ds canary %d 3000", racer, racer, st.Ino)
+	w := r.worker("bob", script)
+	if code := w.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("racer exit %d:\n%s", code, w.out)
+	}
+	var lines []string
+	for _, line := range strings.Split(w.out.String(), "\n") {
+		if strings.HasPrefix(line, "hits=") {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("racer output has %d result lines, want 2:\n%s", len(lines), w.out)
+	}
+	for i, what := range []string{"flags flipped to O_WRONLY", "directory swapped for a symlink"} {
+		var hits, opened int
+		if _, err := fmt.Sscanf(lines[i], "hits=%d opened=%d", &hits, &opened); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d write fds on the state file of %d opens", what, hits, opened)
+		if hits != 0 {
+			t.Errorf("%s: %d opens got a write fd on the state directory's file", what, hits)
+		}
+		if opened == 0 {
+			t.Errorf("%s: no open succeeded at all: the race was never run", what)
+		}
+	}
+	if got := r.read(".git/leasegate/canary"); got != "state\n" {
+		t.Fatalf("state file = %q", got)
+	}
+}

@@ -42,6 +42,9 @@ type request struct {
 	linkTarget uint64
 	// open is set for opens, whose Op depends on the file they find.
 	open *openIntent
+	// call is set for an O_CREAT|O_EXCL open, whose Op needs no look at
+	// the file: what emulating it needs.
+	call *openIntent
 	// process is set for syscalls that act on another process (ptrace
 	// attach, process_vm_writev, pidfd_open, pidfd_getfd): no file
 	// changes, the target must be of the worker's tree (process.go).
@@ -52,6 +55,10 @@ type request struct {
 type openIntent struct {
 	create   bool // O_CREAT: a missing file is created
 	readOnly bool // O_RDONLY access mode: an existing file is not changed
+	// readsOnly: a read-only openat2, resolved only so it can be emulated.
+	readsOnly bool
+	flags     uint64 // the open flags, as read once
+	mode      uint32 // the create mode
 }
 
 // nameArg is one file a syscall names, as the kernel will look it up.

@@ -32,14 +32,14 @@ func (s *Supervisor) handle(n notif, buf []byte) {
 	tid := int(n.PID)
 	s.lookups.seen(tid)
 	defer s.lookups.answered(tid)
-	m, err := s.inspect(n, buf)
+	m, oc, err := s.inspect(n, buf)
 	if err == nil && s.instant != nil {
 		// No validity check first: an answer to a notification that is
 		// no longer valid is refused by the kernel, and DecideNow acts on
-		// nothing.
+		// nothing. (An emulated open checks, in respond.)
 		if answered, err := s.instant.DecideNow(m); answered {
 			s.traceDecision(m, err)
-			s.send(n, responseFor(n.ID, err))
+			s.respond(n, oc, err)
 			return
 		}
 	}
@@ -52,11 +52,11 @@ func (s *Supervisor) handle(n notif, buf []byte) {
 		return // no one left to answer
 	}
 	if err != nil {
-		s.send(n, s.unresolved(n, err))
+		s.unresolved(n, oc, err)
 		return
 	}
 	s.startReceiver()
-	s.send(n, s.decide(n.ID, m))
+	s.respond(n, oc, s.decide(n.ID, m))
 }
 
 // send delivers an answer. ENOENT means the thread is gone (or was
@@ -68,11 +68,12 @@ func (s *Supervisor) send(n notif, resp notifResp) {
 }
 
 // unresolved answers a notification that carries no mutation for the
-// Decider: one that changes no named file runs; one whose paths cannot be
-// resolved fails.
-func (s *Supervisor) unresolved(n notif, err error) notifResp {
+// Decider: one that changes no named file runs (an open of it is
+// emulated); one whose paths cannot be resolved fails.
+func (s *Supervisor) unresolved(n notif, oc *openCall, err error) {
 	if errors.Is(err, errNoMutation) {
-		return continueResp(n.ID)
+		s.respond(n, oc, nil)
+		return
 	}
 	errno := resolveErrno(err)
 	name := fmt.Sprint(n.Data.Nr)
@@ -80,17 +81,17 @@ func (s *Supervisor) unresolved(n notif, err error) notifResp {
 		name = e.name
 	}
 	s.log.Debug("mutation not resolved", "syscall", name, "tid", n.PID, "error", err, "errno", errno)
-	return errnoResp(n.ID, errno)
+	s.send(n, errnoResp(n.ID, errno))
 }
 
 // inspect reads what the syscall is about and resolves its paths. What it
 // returns is only trustworthy once the notification is found still valid
 // (see handle).
-func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
+func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
 	e := gated[n.Data.Nr]
 	if e == nil { // the filter only notifies table entries: a bug, fail closed
 		s.log.Error("notified of an unknown syscall", "nr", n.Data.Nr)
-		return Mutation{}, fmt.Errorf("unknown syscall %d", n.Data.Nr)
+		return Mutation{}, nil, fmt.Errorf("unknown syscall %d", n.Data.Nr)
 	}
 	t := &tracee{tid: int(n.PID), tgids: &s.tgids, lookups: &s.lookups, buf: buf}
 	req, err := e.decode(n.Data.Args, t)
@@ -102,27 +103,31 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, error) {
 		s.lookups.unsettle(t.tid, pid)
 	case req.op.movesLookups():
 		s.lookups.unsettle(t.tid, 0)
+	case req.op == opUmask:
+		s.umaskChanged.Store(true)
+	case req.op == opCreds:
+		s.credsChanged.Store(true)
 	}
 	if errors.Is(err, errNoMutation) {
 		// Letting it run has no side effect here; if the thread is gone
 		// the answer simply fails.
-		return Mutation{}, err
+		return Mutation{}, nil, err
 	}
 	if err != nil {
-		return Mutation{}, err
+		return Mutation{}, nil, err
 	}
 	if req.process != nil {
-		return Mutation{}, s.checkProcess(t, *req.process)
+		return Mutation{}, nil, s.checkProcess(t, *req.process)
 	}
 	snap, err := t.snapshot(req)
 	if err != nil {
-		return Mutation{}, err
+		return Mutation{}, nil, err
 	}
 	m, err := snap.mutation(e.name, req)
 	if err == nil {
 		err = s.guardMemory(m)
 	}
-	return m, err
+	return m, callOf(req, m.Paths), err
 }
 
 // resolveErrno is the errno for a mutation whose paths cannot be resolved:
@@ -147,14 +152,14 @@ func resolveErrno(err error) unix.Errno {
 
 // decide asks the Decider while the notification is watched: if the
 // thread is killed, Decide's context is cancelled.
-func (s *Supervisor) decide(id uint64, m Mutation) notifResp {
+func (s *Supervisor) decide(id uint64, m Mutation) error {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	w := s.watchValid(id, cancel)
 	defer w.stop()
 	err := s.cfg.Decider.Decide(ctx, m)
 	s.traceDecision(m, err)
-	return responseFor(id, err)
+	return err
 }
 
 // traceDecision logs a Decider's answer at trace level.

@@ -29,6 +29,8 @@ type Supervisor struct {
 	log      hclog.Logger
 	cmd      *exec.Cmd    // the helper (the worker after its exec), or the reaper
 	waited   <-chan error // cmd.Wait's error, from the thread that started it
+	changes               // sticky: a worker process changed its umask or credentials
+	umask    uint32       // the supervisor's own umask, which its emulated creates get
 	worker   int          // the worker's pid, as the kernel gave it in the handshake
 	listener int
 	waker    *waker
@@ -187,6 +189,7 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, wor
 		done: make(chan struct{}), exited: make(chan struct{}), ended: make(chan struct{}),
 	}
 	s.instant, _ = cfg.Decider.(InstantDecider)
+	s.umask = ownUmask()
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	// Ending the context wakes the serve loop out of poll; the callback
 	// returns at once, and the waker ignores it once closed.

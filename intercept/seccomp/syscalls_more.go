@@ -6,7 +6,8 @@ import "golang.org/x/sys/unix"
 
 // moreTable lists the syscalls notified on both architectures beyond the
 // path table: names created by bind, extended attributes, file attributes
-// by path, and the syscalls that reach into another process.
+// by path, the syscalls that reach into another process, and those that
+// change what an emulated open must match (umask, credentials).
 var moreTable = []syscallEntry{
 	{unix.SYS_BIND, "bind", always, decodeBind},
 	{unix.SYS_SETXATTR, "setxattr", always, decodeXattrPath(true)},
@@ -21,6 +22,31 @@ var moreTable = []syscallEntry{
 	{unix.SYS_PROCESS_VM_WRITEV, "process_vm_writev", always, decodeProcessPid},
 	{unix.SYS_PIDFD_OPEN, "pidfd_open", always, decodeProcessPid},
 	{unix.SYS_PIDFD_GETFD, "pidfd_getfd", always, decodePidfdGetfd},
+	{unix.SYS_UMASK, "umask", always, decodeMarker(opUmask)},
+	{unix.SYS_SETUID, "setuid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETGID, "setgid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETREUID, "setreuid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETREGID, "setregid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETRESUID, "setresuid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETRESGID, "setresgid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETFSUID, "setfsuid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETFSGID, "setfsgid", always, decodeMarker(opCreds)},
+	{unix.SYS_SETGROUPS, "setgroups", always, decodeMarker(opCreds)},
+	{unix.SYS_CAPSET, "capset", always, decodeMarker(opCreds)},
+}
+
+// opUmask and opCreds mark syscalls that change nothing in the tree but
+// what an emulated open must match (emulate.go): the worker's umask, its
+// credentials. Seen once, the supervisor checks them before each
+// emulated open from then on.
+const (
+	opUmask Op = "umask"
+	opCreds Op = "creds"
+)
+
+// decodeMarker returns a decoder for a syscall that only marks op.
+func decodeMarker(op Op) decoder {
+	return func(args, *tracee) (request, error) { return request{op: op}, errNoMutation }
 }
 
 // argTable lists the syscalls the filter notifies only for some values of

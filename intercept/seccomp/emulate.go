@@ -1,0 +1,189 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// openCall is an open the supervisor makes in the worker's place: the
+// path it resolved and checked, and the flags and mode it read once.
+type openCall struct {
+	path  string
+	flags uint64
+	mode  uint32
+}
+
+// callOf is the open to emulate for req, whose first path resolved to
+// path; nil for syscalls that are not opens.
+func callOf(req request, paths []string) *openCall {
+	intent := req.open
+	if intent == nil {
+		intent = req.call
+	}
+	if intent == nil || len(paths) == 0 {
+		return nil
+	}
+	return &openCall{path: paths[0], flags: intent.flags, mode: intent.mode}
+}
+
+// seccompNotifAddfd mirrors struct seccomp_notif_addfd.
+type seccompNotifAddfd struct {
+	ID         uint64
+	Flags      uint32
+	Srcfd      uint32
+	Newfd      uint32
+	NewfdFlags uint32
+}
+
+// emulatedResolve is how the supervisor looks up a path it resolved
+// itself: every symlink on it is already followed, so a symlink found now
+// was put there since the check (a directory swapped for a link) and the
+// open fails with ELOOP instead of going where the link leads.
+const emulatedResolve = unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// respond answers a notification with a Decider's verdict err (nil:
+// allowed). An allowed open is made by the supervisor and its fd
+// installed in the worker (SECCOMP_IOCTL_NOTIF_ADDFD with
+// SECCOMP_ADDFD_FLAG_SEND, which also answers), so the file opened is the
+// one checked, with the flags checked, whatever the worker changes in its
+// memory meanwhile. Anything else allowed, and an open that cannot be
+// emulated faithfully, continues in the kernel.
+func (s *Supervisor) respond(n notif, c *openCall, err error) {
+	if err != nil || c == nil || !s.emulable(n, c) {
+		s.send(n, responseFor(n.ID, err))
+		return
+	}
+	if !notifValid(s.listener, n.ID) {
+		return // no one to open for: the open would act for nothing
+	}
+	resp, ok := s.emulate(n, c)
+	switch {
+	case !ok:
+		s.send(n, continueResp(n.ID))
+	case resp.ID != 0:
+		s.send(n, resp)
+	}
+}
+
+// emulable reports whether the supervisor can open c exactly as the
+// worker's thread would: a path outside /proc, /sys and /dev (but
+// /dev/shm), whose files mean something else to another opener (magic
+// links, the caller's terminal) or act on open (a watchdog), with the same credentials (unless
+// a worker process ever changed its own), and for a create, the same
+// umask (the worker's, once any of its processes changed it, must not
+// lose bits the supervisor's own umask would strip).
+func (s *Supervisor) emulable(n notif, c *openCall) bool {
+	if strings.HasPrefix(c.path, "/proc/") || strings.HasPrefix(c.path, "/sys/") ||
+		(strings.HasPrefix(c.path, "/dev/") && !strings.HasPrefix(c.path, "/dev/shm/")) {
+		return false
+	}
+	creds := s.credsChanged.Load()
+	mask := c.flags&unix.O_CREAT != 0 && s.umaskChanged.Load()
+	if !creds && !mask {
+		return true
+	}
+	st, err := readStatus(int(n.PID))
+	if err != nil {
+		return false
+	}
+	if creds && (st.fsuid != os.Geteuid() || st.fsgid != os.Getegid()) {
+		return false
+	}
+	// Only an equal umask gives the same mode: the kernel applies the
+	// supervisor's own to its open.
+	return !mask || st.umask == s.umask
+}
+
+// emulate opens c and installs the fd in the worker as the syscall's
+// result. It returns ok false, having changed nothing, when the file
+// turns out not to be a regular one (a FIFO would block, a device may
+// act on open): the kernel then makes the open itself.
+func (s *Supervisor) emulate(n notif, c *openCall) (notifResp, bool) {
+	// O_NONBLOCK keeps a FIFO's open from blocking; it is taken off
+	// again below for a regular file that did not ask for it.
+	how := unix.OpenHow{Flags: c.flags | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY, Mode: uint64(c.mode), Resolve: emulatedResolve}
+	fd, err := unix.Openat2(unix.AT_FDCWD, c.path, &how)
+	if err != nil {
+		errno, _ := err.(unix.Errno)
+		if errno == 0 {
+			errno = unix.EACCES
+		}
+		return errnoResp(n.ID, errno), true
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return notifResp{}, false
+	}
+	if c.flags&(unix.O_NONBLOCK|unix.O_PATH) == 0 {
+		// F_SETFL changes only the status flags (O_APPEND, O_DIRECT,
+		// O_NOATIME, O_NONBLOCK...), as open set them.
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, int(c.flags)); err != nil {
+			return errnoResp(n.ID, unix.EIO), true
+		}
+	}
+	add := seccompNotifAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, Srcfd: uint32(fd)}
+	if c.flags&unix.O_CLOEXEC != 0 {
+		add.NewfdFlags = unix.O_CLOEXEC
+	}
+	if err := ioctl(s.listener, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add)); err != nil {
+		errno, _ := err.(unix.Errno)
+		if errno == unix.ENOENT || errno == 0 {
+			return notifResp{}, true // the thread is gone: nothing to answer
+		}
+		return errnoResp(n.ID, errno), true // EMFILE: the worker's fd table is full
+	}
+	return notifResp{}, true
+}
+
+// procStatus is what emulable reads from /proc/<tid>/status.
+type procStatus struct {
+	fsuid, fsgid int
+	umask        uint32
+}
+
+// readStatus reads a thread's filesystem ids and umask.
+func readStatus(tid int) (procStatus, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return procStatus{}, err
+	}
+	var st procStatus
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		f := strings.Fields(v)
+		switch {
+		case k == "Umask" && len(f) == 1:
+			u, _ := strconv.ParseUint(f[0], 8, 32)
+			st.umask = uint32(u)
+		case k == "Uid" && len(f) == 4:
+			st.fsuid, _ = strconv.Atoi(f[3])
+		case k == "Gid" && len(f) == 4:
+			st.fsgid, _ = strconv.Atoi(f[3])
+		}
+	}
+	return st, nil
+}
+
+// ownUmask reads this process's umask without changing it.
+func ownUmask() uint32 {
+	st, err := readStatus(os.Getpid())
+	if err != nil {
+		return 0o777 // unknown: no worker umask will match, creates continue
+	}
+	return st.umask
+}
+
+// changes are the sticky facts emulable needs: set once any worker
+// process calls umask or changes its credentials.
+type changes struct {
+	umaskChanged atomic.Bool
+	credsChanged atomic.Bool
+}

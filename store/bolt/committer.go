@@ -91,9 +91,10 @@ func (l *Ledger) commit(batch []*request) bool {
 		}
 		return false
 	}
-	l.rotateIfFull()
+	l.rotateIfFull(len(buf))
 	f := &flight{calls: ok, buf: buf, spans: spans, prev: l.last, done: make(chan struct{})}
 	f.seg, f.off = l.j.reserve(len(buf))
+	l.off.Store(l.j.off)
 	l.written += uint64(len(spans))
 	l.last = f.done
 	l.flights.Add(1)
@@ -169,13 +170,16 @@ func (l *Ledger) committed(seg int, ents []entry) {
 	l.lastSeq.Add(uint64(len(ents))) // ents run from LastSeq()+1 without gaps
 }
 
-// rotateIfFull moves commits to the other segment once the active one is
-// full and the other one's events are in the bbolt file: it waits for the
-// commits in flight, seals the active segment for the copier and starts
-// writing the other from its start. While the copier lags, the active
-// segment grows instead.
-func (l *Ledger) rotateIfFull() {
-	if l.j.off < l.cfg.JournalSize {
+// rotateIfFull moves commits to the other segment when a commit of n
+// bytes would not fit in the active one (a segment never grows past the
+// zero-filled space it was given, which a full disk may not have) and the
+// other one's events are in the bbolt file: it waits for the commits in
+// flight, seals the active segment for the copier and starts writing the
+// other from its start. While the copier lags (or fails, see Headroom),
+// and for a commit larger than a segment, the active segment grows
+// instead.
+func (l *Ledger) rotateIfFull(n int) {
+	if l.j.off == 0 || l.j.off+int64(n) <= l.cfg.JournalSize {
 		return
 	}
 	next := (l.j.active + 1) % journalSegments
@@ -189,6 +193,7 @@ func (l *Ledger) rotateIfFull() {
 	l.mu.Lock()
 	l.mem.seal(l.j.active)
 	l.j.rotate()
+	l.off.Store(0)
 	l.mu.Unlock()
 	select {
 	case l.copyReq <- struct{}{}:

@@ -31,6 +31,10 @@ const (
 	// (7.5 events a commit against 4.6 with two, 16 clients over the
 	// socket) and more acquire+release pairs per second.
 	DefaultMaxInFlight = 1
+	// DefaultCopyRetry is how often a failed copy of the journal into the
+	// bbolt file (a full disk) is tried again. Each try costs one bbolt
+	// transaction; a second means space that returns is used within one.
+	DefaultCopyRetry = time.Second
 )
 
 // Config tunes a Ledger. The zero value of every field means its default,
@@ -57,12 +61,16 @@ type Config struct {
 	// MaxInFlight is how many commits may be written at once; they are
 	// acknowledged in order. Default 0, which means DefaultMaxInFlight (1).
 	MaxInFlight int
+	// CopyRetry is how often a failed copy of the journal into the bbolt
+	// file is tried again while the ledger is degraded. Default 0, which
+	// means DefaultCopyRetry (1 s).
+	CopyRetry time.Duration
 }
 
 // DefaultConfig returns a durable configuration with every default filled
 // in.
 func DefaultConfig() Config {
-	return Config{MaxBatch: DefaultMaxBatch, LockTimeout: DefaultLockTimeout, JournalSize: DefaultJournalSize, MaxInFlight: DefaultMaxInFlight}
+	return Config{MaxBatch: DefaultMaxBatch, LockTimeout: DefaultLockTimeout, JournalSize: DefaultJournalSize, MaxInFlight: DefaultMaxInFlight, CopyRetry: DefaultCopyRetry}
 }
 
 // Validate reports a field that has no meaning.
@@ -76,6 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("journal size %d is negative", c.JournalSize)
 	case c.MaxInFlight < 0:
 		return fmt.Errorf("max in flight %d is negative", c.MaxInFlight)
+	case c.CopyRetry < 0:
+		return fmt.Errorf("copy retry %s is negative", c.CopyRetry)
 	}
 	return nil
 }
@@ -92,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.CopyRetry == 0 {
+		c.CopyRetry = DefaultCopyRetry
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

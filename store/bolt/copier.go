@@ -2,7 +2,9 @@ package bolt
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -13,36 +15,45 @@ const appendFill = 1.0
 
 // copier moves the events of sealed journal segments into the bbolt file,
 // one transaction per segment, so the committer never waits for bbolt's
-// page writes and its two fsyncs. At Close it copies what is left,
-// including the active segment, so a closed ledger's bbolt file holds
-// every event.
+// page writes and its two fsyncs. A copy that fails (a full disk) leaves
+// the ledger degraded and is tried again every CopyRetry until it
+// succeeds; meanwhile commits go on in the active segment, whose room is
+// Headroom. At Close it copies what is left, including the active
+// segment, so a closed ledger's bbolt file holds every event.
 func (l *Ledger) copier() {
 	defer close(l.copied)
+	var retry <-chan time.Time
 	for {
 		select {
 		case <-l.copyReq:
-			l.copySealed()
+		case <-retry:
 		case <-l.stopped:
-			l.copySealed()
-			l.copyActive()
+			l.copyErr = errors.Join(l.copySealed(), l.copyActive())
 			return
+		}
+		retry = nil
+		if l.copySealed() != nil {
+			retry = time.After(l.cfg.CopyRetry)
 		}
 	}
 }
 
-// copySealed copies every sealed segment, oldest first. After a failure it
-// copies nothing more: the events stay in the journal for the next Open.
-func (l *Ledger) copySealed() {
-	for l.copyErr == nil {
+// copySealed copies every sealed segment, oldest first, and records the
+// ledger's health: degraded by a failure, healthy again once every sealed
+// segment is copied.
+func (l *Ledger) copySealed() error {
+	for {
 		l.mu.Lock()
 		s, ok := l.mem.oldest()
 		l.mu.Unlock()
 		if !ok {
-			return
+			l.setDegraded(nil)
+			return nil
 		}
 		if err := l.put(s.ents); err != nil {
-			l.copyFailed(err)
-			return
+			err = fmt.Errorf("copy journal into %s: %w", l.path, err)
+			l.setDegraded(err)
+			return err
 		}
 		l.mu.Lock()
 		l.mem.copiedOldest()
@@ -51,29 +62,23 @@ func (l *Ledger) copySealed() {
 }
 
 // copyActive copies the active segment's events once the committer has
-// stopped.
-func (l *Ledger) copyActive() {
-	if l.copyErr != nil {
-		return
+// stopped. A failure leaves them in the journal for the next Open.
+func (l *Ledger) copyActive() error {
+	if l.Degraded() != nil {
+		return nil // the sealed segment before them is not copied either
 	}
 	l.mu.Lock()
 	ents := l.mem.active
 	l.mu.Unlock()
 	if err := l.put(ents); err != nil {
-		l.copyFailed(err)
-		return
+		err = fmt.Errorf("copy journal into %s: %w", l.path, err)
+		l.log.Error("copy failed: the journal keeps the events for the next open", "error", err)
+		return err
 	}
 	l.mu.Lock()
 	l.mem.copiedActive(l.j.active)
 	l.mu.Unlock()
-}
-
-// copyFailed records a failed copy: the ledger takes no more Appends, as
-// its journal can no longer be reused.
-func (l *Ledger) copyFailed(err error) {
-	l.copyErr = fmt.Errorf("copy journal into %s: %w", l.path, err)
-	l.log.Error("copy failed", "error", l.copyErr)
-	l.fail(l.copyErr)
+	return nil
 }
 
 // put writes events into the bbolt file in one transaction.

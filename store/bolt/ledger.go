@@ -42,10 +42,13 @@ type Ledger struct {
 	last    <-chan struct{}
 	flights sync.WaitGroup
 
-	mu      sync.Mutex
-	mem     memory // committed events not yet in the bbolt file
-	failure error  // set once the journal or the bbolt file failed a write
-	copyErr error  // the copier's failure, reported by Close
+	mu         sync.Mutex
+	mem        memory        // committed events not yet in the bbolt file
+	failure    error         // set once a journal write failed
+	degraded   error         // the copier's last failure, while it retries
+	healthWake chan struct{} // closed and replaced when degraded changes
+	copyErr    error         // the copier's failure at Close, reported by Close
+	off        atomic.Int64  // where the next commit goes in the active segment
 
 	closeOnce sync.Once
 
@@ -83,7 +86,7 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		db: db, path: path, cfg: cfg, log: cfg.Logger.Named("ledger"),
 		reqs: make(chan *request, cfg.MaxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
 		copyReq: make(chan struct{}, 1), copied: make(chan struct{}),
-		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(),
+		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(), healthWake: make(chan struct{}),
 	}
 	if err := guard(path, l.load); err != nil {
 		db.Close()

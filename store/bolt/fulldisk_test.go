@@ -1,0 +1,144 @@
+package bolt_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/store/bolt"
+)
+
+// smallDisk mounts a tmpfs of size bytes for the test (root only) and
+// returns its path.
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("mount a tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+	return dir
+}
+
+// fillDisk writes a file into dir until the disk is full, and returns
+// its path.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	name := filepath.Join(dir, "filler")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return name
+		}
+	}
+}
+
+// TestFullDiskDegrades: on a full disk (a real ENOSPC on a tmpfs), the
+// copy of a sealed journal segment into the bbolt file fails; the ledger
+// says so at once (Degraded, HealthChanged) and keeps committing into the
+// active segment's room (Headroom) without needing space; once space
+// returns the copy succeeds by itself; and a reopen has every
+// acknowledged event.
+func TestFullDiskDegrades(t *testing.T) {
+	dir := smallDisk(t, "4m")
+	path := filepath.Join(dir, "ledger.db")
+	cfg := testConfig(t)
+	cfg.JournalSize = 64 << 10
+	cfg.CopyRetry = 20 * time.Millisecond
+	l := mustOpen(t, path, cfg)
+	changed := l.HealthChanged()
+	filler := fillDisk(t, dir)
+	ctx := context.Background()
+	acked := 0
+	for l.Degraded() == nil {
+		if _, err := l.Append(ctx, marked("full", 1)...); err != nil {
+			t.Fatalf("Append %d on a full disk before the copy failed = %v", acked+1, err)
+		}
+		if acked++; acked > 5000 {
+			t.Fatal("no segment copy failed after 5,000 events on a full disk")
+		}
+	}
+	<-changed
+	if !errors.Is(l.Degraded(), syscall.ENOSPC) {
+		t.Fatalf("Degraded() = %v, want ENOSPC", l.Degraded())
+	}
+	// A writer that keeps a reserve commits as long as the room lasts.
+	for l.Headroom() > 8<<10 {
+		if _, err := l.Append(ctx, marked("degraded", 1)...); err != nil {
+			t.Fatalf("Append %d while degraded, %d bytes of room = %v", acked+1, l.Headroom(), err)
+		}
+		acked++
+	}
+	changed = l.HealthChanged()
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the ledger did not recover within 30 s of space returning")
+	}
+	if err := l.Degraded(); err != nil {
+		t.Fatalf("Degraded() after space returned = %v", err)
+	}
+	if _, err := l.Append(ctx, marked("after", 1)...); err != nil {
+		t.Fatalf("Append after recovery = %v", err)
+	}
+	acked++
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if got, last := storedPathsWith(t, path, cfg); len(got) != acked || last != uint64(acked) {
+		t.Fatalf("after reopen %d events, LastSeq() %d; want every one of the %d acknowledged", len(got), last, acked)
+	}
+}
+
+// TestFullDiskRestart: a coordinator stopped (or killed) while the ledger
+// is degraded leaves its acknowledged events in the journal; opening it
+// while the disk is still full fails with the cause, and once space
+// returns it opens with every one of them.
+func TestFullDiskRestart(t *testing.T) {
+	dir := smallDisk(t, "4m")
+	path := filepath.Join(dir, "ledger.db")
+	cfg := testConfig(t)
+	cfg.JournalSize = 64 << 10
+	cfg.CopyRetry = 20 * time.Millisecond
+	l := mustOpen(t, path, cfg)
+	filler := fillDisk(t, dir)
+	acked := 0
+	for l.Degraded() == nil || l.Headroom() > 8<<10 {
+		if _, err := l.Append(context.Background(), marked("full", 1)...); err != nil {
+			t.Fatalf("Append %d = %v", acked+1, err)
+		}
+		acked++
+	}
+	if err := l.Close(); err == nil {
+		t.Error("Close() of a degraded ledger = nil, want the copy's failure")
+	}
+	if l2, err := bolt.Open(path, cfg); err == nil {
+		l2.Close()
+		t.Fatal("Open on a full disk with events to copy succeeded")
+	} else if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Open on a full disk = %v, want ENOSPC", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if got, last := storedPathsWith(t, path, cfg); len(got) != acked || last != uint64(acked) {
+		t.Fatalf("after space returned %d events, LastSeq() %d; want every one of the %d acknowledged", len(got), last, acked)
+	}
+}

@@ -16,6 +16,10 @@ const (
 	CodeUnavailable  gate.Reason = "COORDINATOR_UNAVAILABLE"
 	CodeNotOpen      gate.Reason = "BLOCKER_NOT_OPEN"
 	CodeInternal     gate.Reason = "INTERNAL_ERROR"
+	// CodeLedgerDegraded refuses a write while the ledger cannot copy its
+	// journal into its file (a full disk) and the journal's room runs
+	// low; writes resume by themselves once there is space.
+	CodeLedgerDegraded gate.Reason = "LEDGER_DEGRADED"
 )
 
 // statusOf is the one table between reason codes and HTTP statuses.
@@ -37,6 +41,7 @@ var statusOf = map[gate.Reason]int{
 	gate.ReasonEvicted:          http.StatusGone,
 	gate.ReasonTerminal:         http.StatusGone,
 	CodeUnavailable:             http.StatusServiceUnavailable,
+	CodeLedgerDegraded:          http.StatusServiceUnavailable,
 	CodeInternal:                http.StatusInternalServerError,
 }
 
@@ -60,6 +65,8 @@ func errorBody(err error) (int, ErrorBody) {
 		b.Error.Code, b.Error.Message = CodeNotOpen, err.Error()
 	case errors.Is(err, blocker.ErrUnknownAction):
 		b.Error.Code, b.Error.Message = gate.ReasonInputInvalid, err.Error()
+	case errors.Is(err, coordinator.ErrLedgerDegraded):
+		b.Error.Code, b.Error.Message = CodeLedgerDegraded, err.Error()
 	case errors.Is(err, coordinator.ErrFailed):
 		b.Error.Code, b.Error.Message = CodeUnavailable, err.Error()
 	default:

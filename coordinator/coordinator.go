@@ -110,8 +110,9 @@ func (c *Coordinator) Run(ctx context.Context) error {
 	c.watchReplayed()
 	defer c.forgetAll()
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); c.w.run(ctx) }()
+	go func() { defer wg.Done(); c.watchLedger(ctx) }()
 	go func() { defer wg.Done(); c.livenessLoop(ctx) }()
 	var schedErr error
 	go func() { defer wg.Done(); schedErr = c.sched.Run(ctx) }()
@@ -139,6 +140,9 @@ func (c *Coordinator) newID(now time.Time) string {
 // returned without queueing anything.
 func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 	if err := c.w.failed(); err != nil {
+		return nil, err
+	}
+	if err := c.admit(); err != nil {
 		return nil, err
 	}
 	for i := range evs {

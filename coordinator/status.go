@@ -44,6 +44,10 @@ type Status struct {
 	// PidNS is the coordinator's pid namespace: a private one sees only
 	// the workers inside it, which status says.
 	PidNS PidNS `json:"pid_namespace"`
+	// LedgerWarning says why the ledger is degraded (a full disk): its
+	// journal cannot be copied into the ledger file, and writes are
+	// refused before the journal runs out. Empty while it is healthy.
+	LedgerWarning string `json:"ledger_warning,omitempty"`
 }
 
 // Status returns a consistent snapshot of the coordinator's state.
@@ -51,7 +55,7 @@ func (c *Coordinator) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	s := Status{Now: now, StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
+	s := Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
 		Blockers: c.book.Open(), Ungated: append([]UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}

@@ -34,6 +34,8 @@ const (
 	EventRuleChanged       EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
 	EventNotice            EventType = "notice"             // reminders, evictions, reclaims for the owner
 	EventNoticeUndelivered EventType = "notice.undelivered" // the webhook could not take a notice
+	EventLedgerDegraded    EventType = "ledger.degraded"    // Reason: why the journal cannot be copied into the ledger file
+	EventLedgerRecovered   EventType = "ledger.recovered"   // the journal is copied again
 )
 
 // Event is one entry of the append-only ledger. Seq is assigned by the store

@@ -43,6 +43,9 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 	if !s.PidNS.Host {
 		fmt.Fprintf(w, "pid namespace %s: %s\n", s.PidNS.ID, s.PidNS.Note)
 	}
+	if s.LedgerWarning != "" {
+		fmt.Fprintf(w, "WARNING: %s\n", s.LedgerWarning)
+	}
 	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))

@@ -1,0 +1,91 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// ErrLedgerDegraded refuses a write while the ledger cannot copy its
+// journal into its file (a full disk) and the journal's room runs low.
+// The write is refused before anything is decided, so no acknowledged
+// event can be lost; writes resume by themselves once there is space.
+var ErrLedgerDegraded = errors.New("ledger degraded")
+
+// ledgerReserve is the journal room below which a degraded ledger takes
+// no more writes: room for what was decided before the refusal and is
+// still on its way (about 400 events).
+const ledgerReserve = 128 << 10
+
+// degradable is a ledger that reports when it cannot copy its journal
+// into its file (store/bolt does).
+type degradable interface {
+	Degraded() error
+	HealthChanged() <-chan struct{}
+	Headroom() int64
+}
+
+// admit refuses a write while the ledger is degraded and its journal's
+// room is below ledgerReserve. Call with c.mu held.
+func (c *Coordinator) admit() error {
+	d, ok := c.cfg.Ledger.(degradable)
+	if !ok {
+		return nil
+	}
+	cause := d.Degraded()
+	if cause == nil || d.Headroom() >= ledgerReserve {
+		return nil
+	}
+	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", ErrLedgerDegraded, d.Headroom(), cause)
+}
+
+// ledgerWarning is status's line on a degraded ledger, empty while it is
+// healthy.
+func (c *Coordinator) ledgerWarning() string {
+	d, ok := c.cfg.Ledger.(degradable)
+	if !ok {
+		return ""
+	}
+	cause := d.Degraded()
+	if cause == nil {
+		return ""
+	}
+	return fmt.Sprintf("ledger degraded, writes are refused when the journal's last %d KiB are reached (%d KiB left): %v", ledgerReserve>>10, max(d.Headroom(), 0)>>10, cause)
+}
+
+// watchLedger records every change of the ledger's health as an event
+// (ledger.degraded, ledger.recovered) and in the log, until ctx ends.
+func (c *Coordinator) watchLedger(ctx context.Context) {
+	d, ok := c.cfg.Ledger.(degradable)
+	if !ok {
+		return
+	}
+	var was error
+	for {
+		changed := d.HealthChanged()
+		if now := d.Degraded(); (now == nil) != (was == nil) {
+			c.recordLedgerHealth(now)
+			was = now
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (c *Coordinator) recordLedgerHealth(cause error) {
+	ev := gate.Event{Type: gate.EventLedgerRecovered, Actor: "coordinator"}
+	if cause != nil {
+		ev = gate.Event{Type: gate.EventLedgerDegraded, Actor: "coordinator", Reason: cause.Error()}
+		c.log.Warn("ledger degraded: writes will be refused before the journal runs out", "error", cause)
+	}
+	c.mu.Lock()
+	ev.At = c.clock.Now().UTC()
+	done, err := c.commit([]gate.Event{ev})
+	c.mu.Unlock()
+	c.finish(string(ev.Type)+" recorded", done, err)
+}

@@ -1,0 +1,158 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// stateOnSmallDisk stops r's coordinator, puts its state directory on a
+// tmpfs of size (root only), with the admin token if there is one, and
+// starts it again.
+func stateOnSmallDisk(t *testing.T, r *repo, size string) string {
+	t.Helper()
+	r.stopServer()
+	state := filepath.Join(r.dir, ".git", "leasegate")
+	token, tokenErr := os.ReadFile(filepath.Join(state, "admin.token"))
+	if err := os.Rename(state, state+".before"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("tmpfs", state, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
+		t.Skipf("mount a tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(state, unix.MNT_DETACH) })
+	if tokenErr == nil {
+		if err := os.WriteFile(filepath.Join(state, "admin.token"), token, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.startServer(retryAfter, idleAfter)
+	return state
+}
+
+// fillDisk writes a file into dir until its file system is full.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	name := filepath.Join(dir, "filler")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return name
+		}
+	}
+}
+
+// grantUntilRefused checks out new files one at a time until the
+// coordinator refuses; every refusal must be LEDGER_DEGRADED. It returns
+// the paths it was granted.
+func grantUntilRefused(t *testing.T, r *repo, prefix string) []string {
+	t.Helper()
+	var granted []string
+	for i := 0; ; i++ {
+		if i == 30000 {
+			t.Fatalf("30,000 grants on a full disk and no refusal")
+		}
+		p := fmt.Sprintf("%s/f%d.txt", prefix, i)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := r.client.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
+			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{p}}}, "", "")
+		cancel()
+		if err != nil {
+			if !strings.Contains(err.Error(), "LEDGER_DEGRADED") {
+				t.Fatalf("grant %d refused with %v, want LEDGER_DEGRADED", i, err)
+			}
+			return granted
+		}
+		granted = append(granted, p)
+	}
+}
+
+// ledgerEvents returns the types of the ledger's events.
+func ledgerEvents(t *testing.T, r *repo) map[gate.EventType]int {
+	t.Helper()
+	got := map[gate.EventType]int{}
+	if err := r.client.Events(context.Background(), 0, false, func(e gate.Event) error {
+		got[e.Type]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestFullDiskRefusesBeforeLoss: with the state directory on a full
+// tmpfs (a real ENOSPC), the copy of the journal into the ledger file
+// fails: status warns, a ledger.degraded event is recorded, and grants
+// are refused (LEDGER_DEGRADED) before the journal runs out. Space
+// returning heals it by itself (ledger.recovered, grants again). Filled
+// once more and killed, the coordinator does not start while the disk is
+// full and says why; once space returns it starts with every grant it
+// acknowledged.
+func TestFullDiskRefusesBeforeLoss(t *testing.T) {
+	r := newRepo(t, nil)
+	state := stateOnSmallDisk(t, r, "8m")
+	filler := fillDisk(t, state)
+	granted := grantUntilRefused(t, r, "a")
+	s := r.status()
+	if !strings.Contains(s.LedgerWarning, "no space left on device") {
+		t.Fatalf("status after %d grants and a refusal: ledger warning %q, want the full disk", len(granted), s.LedgerWarning)
+	}
+	if out := r.mustLG("status"); !strings.Contains(out, "WARNING: ledger degraded") {
+		t.Errorf("leasegate status does not warn:\n%s", out)
+	}
+	if ledgerEvents(t, r)[gate.EventLedgerDegraded] != 1 {
+		t.Errorf("no ledger.degraded event after the copy failed")
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the ledger recovering once space returned", func() bool {
+		return r.status().LedgerWarning == "" && ledgerEvents(t, r)[gate.EventLedgerRecovered] == 1
+	})
+	filler = fillDisk(t, state)
+	granted = append(granted, grantUntilRefused(t, r, "b")...)
+	r.killServer()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "serve", "--workspace", r.dir, "--idle-exit", "0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "no space left on device") {
+		t.Fatalf("serve on the full disk: %v, %s; want a refusal naming the full disk", err, out)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	r.startServer(retryAfter, idleAfter)
+	held := map[string]bool{}
+	for _, l := range r.status().Leases {
+		held[l.Scope.Paths[0]] = true
+	}
+	for _, p := range granted {
+		if !held[p] {
+			t.Fatalf("after the restart %s is not held, though its grant was acknowledged (%d acknowledged, %d held)", p, len(granted), len(held))
+		}
+	}
+	t.Logf("%d grants acknowledged on a full disk, every one held after the restart", len(granted))
+}

@@ -61,14 +61,15 @@ func childrenOf(t testing.TB, pid int) []int {
 }
 
 // jobGroups lists the process groups of the job whose sidecar is pid: its
-// own and its children's.
+// own and those of every process below it (the worker's, the reaper's).
 func jobGroups(t testing.TB, pid int) []int {
 	t.Helper()
 	groups := []int{pid}
-	for _, c := range childrenOf(t, pid) {
-		if pg, err := syscall.Getpgid(c); err == nil && !slices.Contains(groups, pg) {
+	for queue := childrenOf(t, pid); len(queue) > 0; queue = queue[1:] {
+		if pg, err := syscall.Getpgid(queue[0]); err == nil && !slices.Contains(groups, pg) {
 			groups = append(groups, pg)
 		}
+		queue = append(queue, childrenOf(t, queue[0])...)
 	}
 	return groups
 }
@@ -112,7 +113,16 @@ func TestStopIdleFromAnyStop(t *testing.T) {
 	holder := r.jobWorker("holder", "echo h >> a.txt; sleep 60", "--idle-after", idleAfter.String())
 	eventually(t, 10*time.Second, "holder to lease a.txt", func() bool { return r.holders()["a.txt"] == "holder" })
 	sidecar := holder.cmd.Process.Pid
-	for _, pg := range jobGroups(t, sidecar) {
+	groups := jobGroups(t, sidecar)
+	if len(groups) < 3 {
+		t.Fatalf("process groups of the job %v, want the sidecar's, the reaper's and the worker's", groups)
+	}
+	t.Cleanup(func() {
+		for _, pg := range groups {
+			_ = syscall.Kill(-pg, syscall.SIGCONT)
+		}
+	})
+	for _, pg := range groups {
 		if err := syscall.Kill(-pg, syscall.SIGSTOP); err != nil {
 			t.Fatalf("kill -STOP -- -%d: %v", pg, err)
 		}
@@ -202,4 +212,21 @@ func TestWorkerTreeEndsWithSidecar(t *testing.T) {
 	if i < 0 || !strings.Contains(r.history("a.txt")[i].Reason, "reaper that kills the worker's whole tree") {
 		t.Fatalf("the reclaim's evidence does not say the worker's tree ended with the sidecar: %+v", r.history("a.txt"))
 	}
+}
+
+// TestStoppedJobTreeEndsWithSidecar: a job stopped with kill -STOP of its
+// process group, then killed with kill -9 of its sidecar, leaves no process
+// of the worker: the reaper is not in the job's group.
+func TestStoppedJobTreeEndsWithSidecar(t *testing.T) {
+	r := newRepo(t, nil)
+	const marker = "62.7182"
+	w := r.jobWorker("alice", "setsid sleep "+marker+" & sleep "+marker+"; wait")
+	eventually(t, 10*time.Second, "the worker's sleeps", func() bool { return sleeps(processesWith(marker)) == 2 })
+	if err := syscall.Kill(-w.cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	_ = w.cmd.Process.Kill()
+	eventually(t, 10*time.Second, "the worker's processes to end", func() bool { return len(processesWith(marker)) == 0 })
+	t.Logf("every process of the stopped job ended %s after kill -9 of its sidecar", time.Since(killed).Round(time.Millisecond))
 }

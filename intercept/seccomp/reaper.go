@@ -32,8 +32,8 @@ const (
 )
 
 // reaperSignals are the signals the reaper takes instead of dying of them:
-// it sits in the supervisor's process group, so a Ctrl-C or a hangup meant
-// for the supervisor reaches it too, and the supervisor decides. Handled
+// a Ctrl-C or a hangup meant for the supervisor's job may reach it too,
+// and the supervisor decides. Handled
 // (not ignored) so that the helper's exec resets them for the worker.
 var reaperSignals = []os.Signal{parentDeathSignal, killTreeSignal, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT}
 

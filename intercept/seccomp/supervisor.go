@@ -130,11 +130,12 @@ func helperCommand(cfg Config, sock *os.File) *exec.Cmd {
 	attr.Setpgid = true
 	arg0, marker := helperArg0, childEnv
 	if cfg.Reap {
-		// The reaper stays in the caller's process group (a blocker's
-		// SIGSTOP of the worker's group must not stop it) and starts the
-		// helper in a group of its own.
+		// The reaper leads a process group of its own: neither a
+		// blocker's SIGSTOP of the worker's group nor a `kill -STOP` of
+		// the caller's job stops it, so it can always act on the caller's
+		// death. It starts the helper in another group.
 		arg0, marker = reaperArg0, reaperEnv
-		attr = &syscall.SysProcAttr{Pdeathsig: parentDeathSignal}
+		attr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: parentDeathSignal}
 	}
 	return &exec.Cmd{
 		Path:        cfg.Self,

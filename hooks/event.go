@@ -45,6 +45,9 @@ type Event struct {
 	Cwd       string
 	Tool      string
 	ToolUseID string
+	// Transcript is the session's transcript file (transcript_path), which
+	// the agent process may hold open: a way to find it.
+	Transcript string
 	// Op names the mutation of a KindWrite event: write, unlink,
 	// apply_patch.
 	Op string
@@ -80,6 +83,7 @@ type rawInput struct {
 	HookEventName  string          `json:"hook_event_name"`
 	ToolName       string          `json:"tool_name"`
 	ToolUseID      string          `json:"tool_use_id"`
+	TranscriptPath string          `json:"transcript_path"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 }
 
@@ -94,7 +98,7 @@ func Parse(a Agent, data []byte) (Event, error) {
 		return ev, err
 	}
 	ev = Event{Agent: a, Name: in.HookEventName, Session: in.SessionID, Cwd: in.Cwd,
-		Tool: in.ToolName, ToolUseID: in.ToolUseID}
+		Tool: in.ToolName, ToolUseID: in.ToolUseID, Transcript: in.TranscriptPath}
 	switch a {
 	case ClaudeCode:
 		err = parseClaude(&ev, in)

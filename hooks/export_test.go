@@ -27,7 +27,7 @@ var LiteralRuns = literalRuns
 func AgentStartTime(ws *workspace.Workspace, owner string) int64 {
 	s := newSession(ws, owner)
 	last, _ := s.registration()
-	r := agentOwner(ClaudeCode, last, owner)
+	r := agentOwner(ClaudeCode, "", last, owner)
 	_ = s.saveRegistration(r)
 	return r.Owner.StartTime
 }
@@ -44,7 +44,7 @@ func SetCachedAgentStart(ws *workspace.Workspace, owner string, start int64) err
 // AgentPID is the agent process a Claude Code hook run by this process
 // acts for, 0 when none is found.
 func AgentPID() int {
-	p, _ := findAgent(ClaudeCode, os.Getppid())
+	p, _ := findAgent(ClaudeCode, os.Getppid(), "")
 	return p.PID
 }
 

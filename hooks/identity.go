@@ -46,10 +46,10 @@ const HookHeartbeatTTL = 15 * time.Minute
 // process (pid, boot and start in clock ticks, one read of /proc) made it:
 // liveness.ProcessStart reads /proc/cpuinfo and more the first time, a
 // millisecond of every call.
-func agentOwner(a Agent, last registration, name string) registration {
+func agentOwner(a Agent, transcript string, last registration, name string) registration {
 	r := registration{Owner: gate.Owner{Name: name}}
 	r.Owner.Host, _ = os.Hostname()
-	agent, found := findAgent(a, os.Getppid())
+	agent, found := findAgent(a, os.Getppid(), transcript)
 	if !found {
 		r.HeartbeatTTL = HookHeartbeatTTL
 		return r
@@ -82,16 +82,29 @@ func (p agentProc) known() bool { return p.Boot != "" && p.Ticks != 0 }
 const maxAgentDepth = 32
 
 // findAgent walks up from pid to the nearest process that is agent a
-// (isAgent). It does not take the first process that is not a shell: a
-// hook run through a wrapper would take the wrapper, which exits with the
-// call.
-func findAgent(a Agent, pid int) (agentProc, bool) {
+// (isAgent), else to the nearest that holds the session's transcript
+// open (Codex keeps its rollout file open all session). It does not take
+// the first process that is not a shell: a hook run through a wrapper
+// would take the wrapper, which exits with the call.
+func findAgent(a Agent, pid int, transcript string) (agentProc, bool) {
+	if p, ok := walkUp(pid, func(pid int, st stat) bool { return isAgent(a, pid, st.comm) }); ok {
+		return p, true
+	}
+	if transcript == "" {
+		return agentProc{}, false
+	}
+	want := resolved(transcript)
+	return walkUp(pid, func(pid int, _ stat) bool { return holds(pid, want) })
+}
+
+// walkUp returns the nearest process from pid up that is, by is.
+func walkUp(pid int, is func(int, stat) bool) (agentProc, bool) {
 	for i := 0; i < maxAgentDepth && pid > 1; i++ {
 		st, err := procStat(pid)
 		if err != nil {
 			return agentProc{}, false
 		}
-		if isAgent(a, pid, st.comm) {
+		if is(pid, st) {
 			p := agentProc{PID: pid}
 			if boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
 				p.Boot, p.Ticks = string(bytes.TrimSpace(boot)), st.ticks
@@ -101,6 +114,21 @@ func findAgent(a Agent, pid int) (agentProc, bool) {
 		pid = st.ppid
 	}
 	return agentProc{}, false
+}
+
+// holds reports whether process pid has the file path open.
+func holds(pid int, path string) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == path {
+			return true
+		}
+	}
+	return false
 }
 
 // agentNames are the program names each agent runs as; agentScripts the

@@ -27,7 +27,7 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
-	w := writer{name: name, explicit: explicit, agent: ev.Agent}
+	w := writer{name: name, explicit: explicit, agent: ev.Agent, transcript: ev.Transcript}
 	p := h.prepare(ctx, ws, ev)
 	defer p.release()
 	if d, done := h.screen(ctx, ws, p, name, nameErr); done {
@@ -68,6 +68,9 @@ type writer struct {
 	name     string
 	explicit bool  // Config.Owner: registered by its sidecar, not by the hook
 	agent    Agent // whose hook: the process it looks for as liveness handle
+	// transcript is the session's transcript file, which the agent may
+	// hold open.
+	transcript string
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
@@ -127,7 +130,7 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 		return nil
 	}
 	last, ok := sess.registration()
-	now := agentOwner(w.agent, last, w.name)
+	now := agentOwner(w.agent, w.transcript, last, w.name)
 	now.Windows = h.cfg.Windows
 	if ok && last == now && !force {
 		return nil

@@ -145,3 +145,27 @@ func TestHookOwnedAgentChildRefused(t *testing.T) {
 		t.Fatalf("alice lost b.txt: %v", r.holders())
 	}
 }
+
+// TestHookFindsAgentByTranscript: an agent under a name the hooks do not
+// know is found as the process that holds the session's transcript open
+// (as Codex holds its rollout file), so a hook run through `timeout`
+// registers the agent, not the wrapper or no one.
+func TestHookFindsAgentByTranscript(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	ev := claudeWrite(r, "s4", "a.txt")
+	ev["transcript_path"] = transcript
+	a := startAgent(t, r, "myagent", "exec 3>>"+transcript+"; timeout 60 "+bin+" hook claude-code < "+eventFile(t, ev)+" 3>&-; echo hook-exit=$?")
+	a.waitFor(t, "hook-exit=")
+	if !strings.Contains(a.out.String(), "hook-exit=0") {
+		t.Fatalf("the hook did not allow the write:\n%s", a.out)
+	}
+	for _, o := range r.status().Owners {
+		if o.Name == "cc-s4" && o.PID != a.cmd.Process.Pid {
+			t.Fatalf("cc-s4 registered pid %d, want the agent's %d (it holds the transcript)", o.PID, a.cmd.Process.Pid)
+		}
+	}
+	if v := ownerLiveness(t, r, "cc-s4"); v.Status == gate.Dead {
+		t.Fatalf("cc-s4 is dead: %v", v.Evidence)
+	}
+}

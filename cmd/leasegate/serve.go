@@ -23,6 +23,7 @@ import (
 	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
+	"github.com/leasegate/leasegate/store"
 	"github.com/leasegate/leasegate/store/bolt"
 	"github.com/leasegate/leasegate/watch"
 	"github.com/leasegate/leasegate/workspace"
@@ -116,6 +117,9 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		}
 	}
 	ledger, err := bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
+	if errors.Is(err, store.ErrCorrupt) {
+		return fmt.Errorf("`leasegate ledger check` says what is readable, `leasegate ledger recover` rebuilds it: %w", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -102,8 +102,8 @@ func Open(path string, cfg Config) (*Ledger, error) {
 }
 
 // checkFile refuses what bbolt would crash on or silently start over
-// from: a file shorter than its meta pages say, or a missing or empty
-// file whose journal still holds events.
+// from: a file shorter than its meta pages say, a damaged page tree, or a
+// missing or empty file whose journal still holds events.
 func checkFile(path string) error {
 	fi, err := os.Stat(path)
 	switch {
@@ -112,7 +112,11 @@ func checkFile(path string) error {
 	case err != nil:
 		return err
 	}
-	return checkMeta(path, fi.Size())
+	m, err := checkMeta(path, fi.Size())
+	if err != nil {
+		return err
+	}
+	return checkPages(path, m)
 }
 
 // openBolt opens the bbolt file; a file that is locked fails with

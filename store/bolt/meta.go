@@ -37,10 +37,10 @@ type boltMeta struct {
 // checkMeta refuses a bbolt file whose meta pages bbolt would trust into
 // a fault: no valid meta page, or fewer bytes than the valid one with the
 // highest transaction id says the file has.
-func checkMeta(path string, size int64) error {
+func checkMeta(path string, size int64) (boltMeta, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("check ledger file: %w", err)
+		return boltMeta{}, fmt.Errorf("check ledger file: %w", err)
 	}
 	defer f.Close()
 	m0, err0 := readMeta(f, 0)
@@ -52,14 +52,14 @@ func checkMeta(path string, size int64) error {
 	m := m0
 	switch {
 	case err0 != nil && err1 != nil:
-		return &CorruptError{File: path, Offset: 0, Cause: fmt.Sprintf("no valid bbolt meta page (page 0: %v; page 1: %v)", err0, err1)}
+		return m, &CorruptError{File: path, Offset: 0, Cause: fmt.Sprintf("no valid bbolt meta page (page 0: %v; page 1: %v)", err0, err1)}
 	case err0 != nil, err1 == nil && m1.txid > m0.txid:
 		m = m1
 	}
 	if need := int64(m.pages) * int64(m.pageSize); size < need {
-		return &CorruptError{File: path, Offset: size, Cause: fmt.Sprintf("the file is %d bytes but its meta page (transaction %d) says %d: truncated", size, m.txid, need)}
+		return m, &CorruptError{File: path, Offset: size, Cause: fmt.Sprintf("the file is %d bytes but its meta page (transaction %d) says %d: truncated", size, m.txid, need)}
 	}
-	return nil
+	return m, nil
 }
 
 // readMeta reads and validates the meta page at off.

@@ -79,7 +79,11 @@ func (s *Salvage) readFile(path string, found map[uint64]gate.Event) {
 		}
 		return
 	}
-	if err := checkMeta(path, fi.Size()); err != nil {
+	m, err := checkMeta(path, fi.Size())
+	if err == nil {
+		err = checkPages(path, m)
+	}
+	if err != nil {
 		s.Damage = append(s.Damage, asCorrupt(path, err))
 		return
 	}

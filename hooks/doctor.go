@@ -18,16 +18,17 @@ const answerTimeout = 30 * time.Second
 
 // Diagnosis is what doctor finds of one agent's settings file.
 type Diagnosis struct {
-	Agent Agent
-	File  string
+	Agent Agent  `json:"agent"`
+	File  string `json:"file"`
 	// Installed counts leasegate's handlers in File; Want is how many
 	// install writes.
-	Installed, Want int
+	Installed int `json:"installed"`
+	Want      int `json:"want"`
 	// Problems says what keeps the hooks from gating, each with its fix;
 	// none means they are installed, trusted and answering.
-	Problems []string
+	Problems []string `json:"problems,omitempty"`
 	// Notes are what was checked and found well.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // OK reports whether the hooks are installed, trusted and answering.

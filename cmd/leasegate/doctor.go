@@ -103,7 +103,7 @@ func printDoctorJSON(ds []hooks.Diagnosis, git []string, gitErr error) error {
 		Agents   []agent  `json:"agents"`
 		Git      []string `json:"git_hooks"`
 		GitError string   `json:"git_error,omitempty"`
-	}{Git: git}
+	}{Git: append([]string{}, git...)}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}

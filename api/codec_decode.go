@@ -82,7 +82,7 @@ func decision(s *scan, d *gate.Decision) {
 			d.Lease = leaseInto(s, d.Lease)
 		case "covered":
 			d.Covered = leases(s)
-		case "remaining":
+		case "remaining_ns":
 			d.Remaining = timeDuration(s.int())
 		default:
 			s.fail()

@@ -170,7 +170,7 @@ func appendDecision(b []byte, d gate.Decision) ([]byte, error) {
 	b, err = appendLeaseField(b, `,"lease":`, d.Lease, err)
 	b, err = appendLeasesField(b, `,"covered":`, d.Covered, err)
 	if d.Remaining != 0 {
-		b = append(b, `,"remaining":`...)
+		b = append(b, `,"remaining_ns":`...)
 		b = strconv.AppendInt(b, int64(d.Remaining), 10)
 	}
 	return append(b, '}'), err

@@ -29,7 +29,7 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{gate.Owner{}, "name host pid start_time"},
 		{gate.Scope{}, "type paths files"},
 		{gate.File{}, "path dev ino"},
-		{gate.Decision{}, "granted reason message holder conflicts lease covered remaining -"},
+		{gate.Decision{}, "granted reason message holder conflicts lease covered remaining_ns -"},
 		{coordinator.LeaseResult{}, "decision leases"},
 		{coordinator.Result{}, "outcome reason message leases holder contention blocker"},
 		{coordinator.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},

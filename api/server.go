@@ -43,6 +43,7 @@ type Health struct {
 	API       string `json:"api"`
 	Workspace string `json:"workspace"`
 	PID       int    `json:"pid"`
+	Log       string `json:"log,omitempty"` // where the coordinator's log goes: a file, or what its stderr is
 }
 
 // NewServer builds the API over c. adminToken guards eviction on every

@@ -139,7 +139,7 @@ func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}), nil
+	return nonNil(c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}})), nil
 }
 
 // CoversTree reports whether one active auto lease covers the directory

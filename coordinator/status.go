@@ -78,7 +78,26 @@ func (c *Coordinator) Status() Status {
 		}
 	}
 	sort.Slice(s.Contentions, func(i, j int) bool { return s.Contentions[i].ID < s.Contentions[j].ID })
+	s.emptyNotNil()
 	return s
+}
+
+// emptyNotNil makes the lists that have nothing empty rather than nil:
+// `[]` in JSON, never `null`.
+func (s *Status) emptyNotNil() {
+	s.Owners = nonNil(s.Owners)
+	s.Leases = nonNil(s.Leases)
+	s.Contentions = nonNil(s.Contentions)
+	s.Blockers = nonNil(s.Blockers)
+	s.Ungated = nonNil(s.Ungated)
+}
+
+// nonNil is l, or an empty list when l is nil.
+func nonNil[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
 }
 
 // Blockers returns blocker reports: open ones, or all with all set.
@@ -86,9 +105,9 @@ func (c *Coordinator) Blockers(all bool) []blocker.Report {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if all {
-		return c.book.All()
+		return nonNil(c.book.All())
 	}
-	return c.book.Open()
+	return nonNil(c.book.Open())
 }
 
 // Blocker returns one blocker report.
@@ -102,7 +121,7 @@ func (c *Coordinator) Blocker(id string) (blocker.Report, bool) {
 // the lease id or the path (all events when both are empty), oldest first,
 // at most limit (0 = no limit, keeping the newest).
 func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error) {
-	var out []gate.Event
+	out := []gate.Event{}
 	leases := map[gate.LeaseID]bool{} // leases whose scope covered path
 	err := c.cfg.Ledger.Replay(ctx, 0, func(e gate.Event) error {
 		if e.Type == gate.EventGranted && path != "" && e.Touches(gate.NoLease, path) {

@@ -53,9 +53,9 @@ type Decision struct {
 	Message   string        `json:"message,omitempty"`
 	Holder    *Lease        `json:"holder,omitempty"`
 	Conflicts []Lease       `json:"conflicts,omitempty"`
-	Lease     *Lease        `json:"lease,omitempty"`     // the lease acted on (renew, release, validate, checkin, evict)
-	Covered   []Lease       `json:"covered,omitempty"`   // own leases that already cover an acquired path
-	Remaining time.Duration `json:"remaining,omitempty"` // validate and checkin: time left before expiry
+	Lease     *Lease        `json:"lease,omitempty"`        // the lease acted on (renew, release, validate, checkin, evict)
+	Covered   []Lease       `json:"covered,omitempty"`      // own leases that already cover an acquired path
+	Remaining time.Duration `json:"remaining_ns,omitempty"` // validate and checkin: time left before expiry
 	Events    []Event       `json:"-"`
 }
 

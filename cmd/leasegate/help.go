@@ -52,7 +52,7 @@ var helpTexts = map[string]helpText{
 	"history": {"leasegate history [PATH|ID] [--limit N] [--json]",
 		"PATH|ID: the events of one path or lease; without it, the whole audit trail. Starts nothing.",
 		[]string{"leasegate history src/api.go", "leasegate history --limit 0 --json"}},
-	"events": {"leasegate events [--follow] [--after SEQ] [--json]",
+	"events": {"leasegate events [--follow] [--after SEQ] [--text|--json]",
 		"No arguments. One line per event: readable on a terminal, JSON lines otherwise or with --json. " +
 			"--follow keeps streaming and exits 5 when the coordinator goes away. Starts nothing.",
 		[]string{"leasegate events --follow", "leasegate events --after 120 --json | jq .type"}},

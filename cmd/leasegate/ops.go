@@ -42,15 +42,15 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	h, err := cl.Health(ctx)
+	if err != nil {
+		return err
+	}
 	rule := describeRule(ws)
 	if f.jsonOut {
-		return printJSON(struct {
-			coordinator.Status
-			Workspace string `json:"workspace"`
-			Rule      string `json:"rule"`
-		}{s, ws.Root, rule})
+		return printJSON(statusJSON(s, h, ws, rule))
 	}
-	printStatus(os.Stdout, s, ws, rule, all)
+	printStatus(os.Stdout, s, h, ws, rule, all)
 	return nil
 }
 
@@ -474,25 +474,6 @@ func cmdHistory(ctx context.Context, args []string) error {
 	}
 	printHistory(evs)
 	return nil
-}
-
-func cmdEvents(ctx context.Context, args []string) error {
-	var f common
-	var follow bool
-	var after uint64
-	fs := flag.NewFlagSet("events", flag.ContinueOnError)
-	f.register(fs, false)
-	fs.BoolVar(&follow, "follow", false, "keep streaming new events")
-	fs.Uint64Var(&after, "after", 0, "start after this sequence number")
-	if _, err := parseMixed(fs, args); err != nil {
-		return err
-	}
-	cl, _, err := f.reader(ctx)
-	if err != nil || cl == nil {
-		return err
-	}
-	enc := json.NewEncoder(os.Stdout)
-	return cl.Events(ctx, after, follow, func(e gate.Event) error { return enc.Encode(e) })
 }
 
 func cmdStop(ctx context.Context, args []string) error {

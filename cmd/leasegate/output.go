@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -37,9 +38,9 @@ const statusLeasesPerOwner = 10
 
 // printStatus writes status as text: leases grouped by owner, oldest
 // first, at most statusLeasesPerOwner of each unless all.
-func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rule string, all bool) {
-	fmt.Fprintf(w, "workspace %s  (for owners that name none: retry after %s, stop-idle %s)\n", ws.Root,
-		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
+func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
+	fmt.Fprintf(w, "workspace %s\n", ws.Root)
+	printCoordinator(w, s, h, ws)
 	if !s.PidNS.Host {
 		fmt.Fprintf(w, "pid namespace %s: %s\n", s.PidNS.ID, s.PidNS.Note)
 	}
@@ -111,6 +112,25 @@ func printStatus(w io.Writer, s coordinator.Status, ws *workspace.Workspace, rul
 	}
 }
 
+// printCoordinator says which coordinator answers: its process, version,
+// start, socket, log, and the windows it gives owners that name none.
+func printCoordinator(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.Workspace) {
+	fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
+	if !s.StartedAt.IsZero() {
+		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
+	}
+	fmt.Fprintf(w, "\n  socket   %s\n  log      %s\n", ws.SocketPath(), orDash(h.Log))
+	fmt.Fprintf(w, "  windows  for owners that name none: retry after %s, stop-idle %s (each owner's below)\n",
+		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // windowString reads "1s (flag)"; a window without its source (from an
 // older coordinator) is d alone.
 func windowString(w gate.Window, d time.Duration) string {
@@ -155,30 +175,34 @@ func printLeaseOp(op string, res coordinator.LeaseResult) {
 
 func printHistory(evs []gate.Event) {
 	for _, e := range evs {
-		what := string(e.Type)
-		subject := string(e.LeaseID)
-		if e.Lease != nil {
-			subject = fmt.Sprintf("%s %s (%s, token %d", e.Lease.ID, scopeString(e.Lease.Scope), e.Lease.Kind, e.Lease.FencingToken)
-			if !e.Lease.ExpiresAt.IsZero() {
-				subject += ", expires " + e.Lease.ExpiresAt.UTC().Format(time.RFC3339)
-			}
-			subject += ")"
-		}
-		if e.Path != "" {
-			subject = strings.TrimSpace(e.Path + " " + subject)
-		}
-		line := fmt.Sprintf("%6d  %s  %-20s %s", e.Seq, e.At.UTC().Format(time.RFC3339), what, subject)
-		if e.Actor != "" {
-			line += "  by " + e.Actor
-		}
-		if e.By != nil {
-			line += " [operator " + e.By.String() + "]"
-		}
-		if e.Reason != "" {
-			line += "  — " + e.Reason
-		}
-		fmt.Println(line)
+		fmt.Println(eventLine(e))
 	}
+}
+
+// eventLine is an event as one line of text.
+func eventLine(e gate.Event) string {
+	subject := string(e.LeaseID)
+	if e.Lease != nil {
+		subject = fmt.Sprintf("%s %s (%s, token %d", e.Lease.ID, scopeString(e.Lease.Scope), e.Lease.Kind, e.Lease.FencingToken)
+		if !e.Lease.ExpiresAt.IsZero() {
+			subject += ", expires " + e.Lease.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		subject += ")"
+	}
+	if e.Path != "" {
+		subject = strings.TrimSpace(e.Path + " " + subject)
+	}
+	line := fmt.Sprintf("%6d  %s  %-20s %s", e.Seq, e.At.UTC().Format(time.RFC3339), string(e.Type), subject)
+	if e.Actor != "" {
+		line += "  by " + e.Actor
+	}
+	if e.By != nil {
+		line += " [operator " + e.By.String() + "]"
+	}
+	if e.Reason != "" {
+		line += "  — " + e.Reason
+	}
+	return line
 }
 
 // pidString is an owner's pid as the coordinator sees it, with the one it

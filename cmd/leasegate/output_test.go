@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
@@ -32,7 +33,7 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 	ws := &workspace.Workspace{Root: "/w"}
 
 	var capped bytes.Buffer
-	printStatus(&capped, st, ws, "rule", false)
+	printStatus(&capped, st, api.Health{}, ws, "rule", false)
 	out := capped.String()
 	for _, want := range []string{"LEASES (48)", "alice/f0000 ", "alice/f0009 ", "... 25 more  alice", "bob/f0009 ", "zed/f0002 "} {
 		if !strings.Contains(out, want) {
@@ -49,7 +50,7 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 	}
 
 	var full bytes.Buffer
-	printStatus(&full, st, ws, "rule", true)
+	printStatus(&full, st, api.Health{}, ws, "rule", true)
 	if out := full.String(); !strings.Contains(out, "alice/f0034 ") || strings.Contains(out, "more") {
 		t.Errorf("status --all does not list every lease:\n%s", out)
 	}
@@ -63,7 +64,7 @@ func TestStatusShowsWindows(t *testing.T) {
 		Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Windows: gate.Windows{
 			Retry: gate.Window{After: time.Second, From: gate.FromFlag}, Idle: gate.Window{After: 30 * time.Second, From: gate.FromCoordinator}}}}}
 	var b bytes.Buffer
-	printStatus(&b, st, &workspace.Workspace{Root: "/w"}, "rule", false)
+	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", false)
 	for _, want := range []string{"retry after 3m0s (contract), stop-idle 30s (contract)", "RETRY AFTER", "1s (flag)", "30s (coordinator default)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("status lacks %q:\n%s", want, b.String())

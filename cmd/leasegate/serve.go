@@ -161,7 +161,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		ledger.Close()
 		return err
 	}
-	srv := api.NewServer(c, token, api.Health{Version: version, Workspace: ws.Root, PID: os.Getpid()}, log)
+	srv := api.NewServer(c, token, api.Health{Version: versionString(), Workspace: ws.Root, PID: os.Getpid(), Log: logDestination()}, log)
 	anchor, err := ws.Anchor()
 	if err != nil {
 		cancel()
@@ -348,4 +348,15 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size (a whole number of B, KiB, MiB or GiB, e.g. 48MiB)", s)
 	}
 	return n * mult, nil
+}
+
+// logDestination is where this process's log (its stderr) goes, as the
+// kernel names it: a file's path, or "pipe:[N]", "/dev/pts/N"; "" when
+// it cannot tell.
+func logDestination() string {
+	dest, err := os.Readlink("/proc/self/fd/2")
+	if err != nil {
+		return ""
+	}
+	return dest
 }

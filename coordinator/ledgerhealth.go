@@ -8,8 +8,8 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// ErrLedgerDegraded refuses a write while the ledger cannot copy its
-// journal into its file (a full disk) and the journal's room runs low.
+// ErrLedgerDegraded refuses a write while the ledger's journal runs out of
+// room because it cannot be copied into the ledger file (a full disk).
 // The write is refused before anything is decided, so no acknowledged
 // event can be lost; writes resume by themselves once there is space.
 var ErrLedgerDegraded = errors.New("ledger degraded")
@@ -27,16 +27,21 @@ type degradable interface {
 	Headroom() int64
 }
 
-// admit refuses a write while the ledger is degraded and its journal's
-// room is below ledgerReserve. Call with c.mu held.
+// admit refuses a write while the ledger's journal has less than
+// ledgerReserve of room left: its other segment cannot be reused because
+// copying it into the ledger file fails (a full disk) or has not finished.
+// Call with c.mu held.
 func (c *Coordinator) admit() error {
 	d, ok := c.cfg.Ledger.(degradable)
 	if !ok {
 		return nil
 	}
-	cause := d.Degraded()
-	if cause == nil || d.Headroom() >= ledgerReserve {
+	if d.Headroom() >= ledgerReserve {
 		return nil
+	}
+	cause := d.Degraded()
+	if cause == nil {
+		cause = errors.New("the journal's full segment is still being copied into the ledger file")
 	}
 	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", ErrLedgerDegraded, d.Headroom(), cause)
 }

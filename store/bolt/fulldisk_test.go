@@ -65,14 +65,21 @@ func TestFullDiskDegrades(t *testing.T) {
 	ctx := context.Background()
 	acked := 0
 	for l.Degraded() == nil {
+		if l.Headroom() < 8<<10 { // the copy is still running: wait for its outcome
+			select {
+			case <-changed:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the copy of a full segment had no outcome within 30 s")
+			}
+			continue
+		}
 		if _, err := l.Append(ctx, marked("full", 1)...); err != nil {
-			t.Fatalf("Append %d on a full disk before the copy failed = %v", acked+1, err)
+			t.Fatalf("Append %d on a full disk with %d bytes of room = %v", acked+1, l.Headroom(), err)
 		}
 		if acked++; acked > 5000 {
 			t.Fatal("no segment copy failed after 5,000 events on a full disk")
 		}
 	}
-	<-changed
 	if !errors.Is(l.Degraded(), syscall.ENOSPC) {
 		t.Fatalf("Degraded() = %v, want ENOSPC", l.Degraded())
 	}
@@ -120,11 +127,18 @@ func TestFullDiskRestart(t *testing.T) {
 	l := mustOpen(t, path, cfg)
 	filler := fillDisk(t, dir)
 	acked := 0
-	for l.Degraded() == nil || l.Headroom() > 8<<10 {
+	for l.Headroom() > 8<<10 {
 		if _, err := l.Append(context.Background(), marked("full", 1)...); err != nil {
 			t.Fatalf("Append %d = %v", acked+1, err)
 		}
 		acked++
+	}
+	if l.Degraded() == nil {
+		select {
+		case <-l.HealthChanged():
+		case <-time.After(30 * time.Second):
+			t.Fatal("the copy of a full segment on a full disk did not fail within 30 s")
+		}
 	}
 	if err := l.Close(); err == nil {
 		t.Error("Close() of a degraded ledger = nil, want the copy's failure")

@@ -17,13 +17,22 @@ func (l *Ledger) HealthChanged() <-chan struct{} {
 	return l.healthWake
 }
 
-// Headroom is how many more bytes of commits the active journal segment
-// takes before it would grow past the space it was given when created.
-// While the ledger is degraded the other segment cannot be reused, so a
-// writer that keeps commits within Headroom never needs space the disk
-// may not have: one event is about 300 bytes.
+// Headroom is how many more bytes of commits the journal takes before a
+// segment would have to grow past the zero-filled space it was given
+// when created: the rest of the active segment, and the other one too
+// when its events are in the bbolt file. While the copy of the other
+// segment fails (Degraded) or is still running, only the rest of the
+// active one counts; a writer that keeps its commits within Headroom
+// never needs space the disk may not have. One event is about 300 bytes.
 func (l *Ledger) Headroom() int64 {
-	return l.cfg.JournalSize - l.off.Load()
+	l.mu.Lock()
+	otherBusy := l.mem.busy[(l.j.active+1)%journalSegments]
+	l.mu.Unlock()
+	room := max(l.cfg.JournalSize-l.off.Load(), 0)
+	if !otherBusy {
+		room += l.cfg.JournalSize
+	}
+	return room
 }
 
 // setDegraded records the copier's outcome and says a change in the log

@@ -21,6 +21,9 @@ type hookEntry struct {
 // agentSettings describes where and how an agent reads its hooks.
 type agentSettings struct {
 	dir, file string // under the project root, or the home directory with --user
+	// local is the agent's machine-specific project file beside file,
+	// not shared with the team ("" when the agent has none).
+	local string
 	// flat: each event lists handlers directly (Cursor), not matcher
 	// groups of handlers.
 	flat bool
@@ -41,7 +44,7 @@ var installSeconds = int64(InstallTimeout.Seconds())
 
 // settingsOf is what install writes for each agent.
 var settingsOf = map[Agent]agentSettings{
-	ClaudeCode: {dir: ".claude", file: "settings.json", execForm: true, timeout: installSeconds, entries: []hookEntry{
+	ClaudeCode: {dir: ".claude", file: "settings.json", local: "settings.local.json", execForm: true, timeout: installSeconds, entries: []hookEntry{
 		{"PreToolUse", "Write|Edit|MultiEdit|NotebookEdit"}, {"PreToolUse", "Bash"}, {"PostToolUse", "Bash"},
 		{"UserPromptSubmit", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
 	}},
@@ -65,10 +68,22 @@ func SettingsPath(a Agent, base string) string {
 	return filepath.Join(base, s.dir, s.file)
 }
 
+// LocalSettingsPath is the agent's machine-specific settings file under
+// the project root base (Claude Code's .claude/settings.local.json, which
+// it keeps out of git), and whether the agent has one.
+func LocalSettingsPath(a Agent, base string) (string, bool) {
+	s := settingsOf[a]
+	if s.local == "" {
+		return "", false
+	}
+	return filepath.Join(base, s.dir, s.local), true
+}
+
 // Install adds leasegate's hooks for agent a to the settings file at path,
 // creating it if needed. It adds only its own entries, laid out like the
 // file's, and leaves every other byte as it was, so that Uninstall can
-// give the same bytes back. The hooks run exe (an absolute path) as
+// give the same bytes back. The hooks run exe (an absolute path, or a
+// name looked up in PATH) as
 // `exe hook AGENT`. Install recognizes its own handlers by that command,
 // so running it again changes nothing, and a moved binary is updated in
 // place. It returns what it did, one line each.
@@ -107,13 +122,14 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	if !existed {
 		data = append(data, '\n')
 	}
+	created := missingDirs(filepath.Dir(path))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	if err := writeFileAtomic(path, data, mode); err != nil {
 		return nil, err
 	}
-	if err := keepRecord(path, existed, before, data); err != nil {
+	if err := keepRecord(path, existed, before, data, created); err != nil {
 		did = append(did, fmt.Sprintf("could not keep %s's original bytes for uninstall (%v): uninstall will remove leasegate's entries only", path, err))
 	}
 	return did, nil
@@ -257,6 +273,16 @@ func Uninstall(a Agent, path string) ([]string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return []string{fmt.Sprintf("no %s settings at %s: nothing to remove", a, path)}, nil
 	}
+	rec, _ := readRecord(path)
+	lines, err := uninstall(a, s, path)
+	if _, serr := os.Stat(path); err == nil && errors.Is(serr, fs.ErrNotExist) {
+		lines = append(lines, removeEmptyDirs(rec.CreatedDirs)...)
+	}
+	return lines, err
+}
+
+// uninstall is Uninstall of an existing file, leaving the directories.
+func uninstall(a Agent, s agentSettings, path string) ([]string, error) {
 	if lines, ok, err := restoreOriginal(a, path); ok || err != nil {
 		return lines, err
 	}

@@ -21,6 +21,9 @@ type installRecord struct {
 	Existed bool   `json:"existed"`
 	Before  []byte `json:"before"`
 	After   string `json:"after_sha256"` // of the bytes install wrote
+	// CreatedDirs are the directories install made for the file,
+	// deepest first: uninstall removes those it leaves empty.
+	CreatedDirs []string `json:"created_dirs,omitempty"`
 }
 
 // recordFile is where the record of the settings file path is kept:
@@ -60,11 +63,12 @@ func readRecord(path string) (installRecord, bool) {
 // keepRecord records that install turned before (existed: the file was
 // there) into after. When the file was still as install last left it,
 // the first original is kept.
-func keepRecord(path string, existed bool, before, after []byte) error {
+func keepRecord(path string, existed bool, before, after []byte, created []string) error {
 	r, ok := readRecord(path)
 	if !ok || r.After != digest(before) {
 		r = installRecord{Path: path, Existed: existed, Before: before}
 	}
+	r.CreatedDirs = append(r.CreatedDirs, created...)
 	r.After = digest(after)
 	f, err := recordFile(path)
 	if err != nil {
@@ -87,4 +91,31 @@ func dropRecord(path string) {
 			return
 		}
 	}
+}
+
+// missingDirs are the directories that MkdirAll(dir) would make, deepest
+// first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// removeEmptyDirs removes each of dirs that is empty, deepest first, and
+// says which.
+func removeEmptyDirs(dirs []string) []string {
+	var did []string
+	for _, d := range dirs {
+		if os.Remove(d) == nil {
+			did = append(did, "removed "+d+", which install had created and is now empty")
+		}
+	}
+	return did
 }

@@ -32,7 +32,7 @@ func TestDoctorAnswering(t *testing.T) {
 	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, "claude-code: ok: 7 hooks") || !strings.Contains(out, "answers") {
 		t.Fatalf("doctor after install: exit %d:\n%s", code, out)
 	}
-	settings := filepath.Join(".claude", "settings.json")
+	settings := filepath.Join(".claude", "settings.local.json")
 	r.write(settings, strings.ReplaceAll(r.read(settings), bin, "/nonexistent/leasegate"))
 	out, code := lg("doctor")
 	if code != 1 || !strings.Contains(out, "claude-code: NOT GATING") || !strings.Contains(out, "does not answer a harmless call") {

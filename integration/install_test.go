@@ -14,7 +14,7 @@ func TestInstallUninstallExactBytes(t *testing.T) {
 	r := newRepo(t, nil)
 	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "LEASEGATE_CODEX=no-codex-here")
 	orig := "{\n    \"model\": \"opus\",\n    \"hooks\": {}\n}"
-	files := map[string]string{"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}
+	files := map[string]string{"claude-code": ".claude/settings.local.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}
 	for agent, file := range files {
 		r.write(file, orig)
 		for _, verb := range []string{"install", "uninstall"} {

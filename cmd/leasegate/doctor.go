@@ -39,8 +39,12 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	var ds []hooks.Diagnosis
 	for _, a := range hooks.Agents() {
-		for _, base := range []string{ws.Root, home} {
-			cfg := hooks.DoctorConfig{Root: ws.Root, File: hooks.SettingsPath(a, base), Codex: codex}
+		files := []string{hooks.SettingsPath(a, ws.Root), hooks.SettingsPath(a, home)}
+		if local, ok := hooks.LocalSettingsPath(a, ws.Root); ok {
+			files = append([]string{local}, files...)
+		}
+		for _, file := range files {
+			cfg := hooks.DoctorConfig{Root: ws.Root, File: file, Codex: codex}
 			ds = append(ds, hooks.Diagnose(ctx, a, cfg))
 		}
 	}

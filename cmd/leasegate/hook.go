@@ -147,10 +147,12 @@ func cmdUninstall(ctx context.Context, args []string) error { return install(ctx
 // install runs install or uninstall for one agent or git.
 func install(ctx context.Context, name string, args []string) error {
 	var f hookFlags
-	var user, trust bool
+	var user, trust, shared bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	f.common.register(fs, false)
 	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
+	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with `leasegate` looked up in PATH, "+
+		"instead of the agent's local file (.claude/settings.local.json) with this binary's absolute path")
 	if name == "install" {
 		fs.BoolVar(&trust, "trust", false, "codex: also record in Codex's config that you trust this project and leasegate's hooks (Codex skips untrusted hooks)")
 	}
@@ -164,7 +166,10 @@ func install(ctx context.Context, name string, args []string) error {
 	if trust && pos[0] != string(hooks.Codex) {
 		return usagef("install %s: --trust is for codex only (the other agents run installed hooks as they are)", pos[0])
 	}
-	lines, err := f.install(ctx, name, pos[0], user)
+	if shared && user {
+		return usagef("%s: --shared is the workspace's shared file; --user the user's own: give one", name)
+	}
+	lines, err := f.install(ctx, name, pos[0], target{user: user, shared: shared})
 	for _, l := range lines {
 		fmt.Println(l)
 	}
@@ -174,13 +179,16 @@ func install(ctx context.Context, name string, args []string) error {
 	return f.codexTrust(ctx, user, trust)
 }
 
-func (f *hookFlags) install(ctx context.Context, name, target string, user bool) ([]string, error) {
-	exe, err := os.Executable()
+func (f *hookFlags) install(ctx context.Context, name, agentName string, to target) ([]string, error) {
+	exe, err := hookProgram(name, to.shared)
 	if err != nil {
 		return nil, err
 	}
-	if target == "git" {
-		if user {
+	if agentName == "git" {
+		if to.shared {
+			return nil, usagef("%s git: --shared is not supported (git hooks live in .git/hooks, never shared)", name)
+		}
+		if to.user {
 			return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
 		}
 		ws, err := f.workspace()
@@ -192,19 +200,25 @@ func (f *hookFlags) install(ctx context.Context, name, target string, user bool)
 		}
 		return hooks.UninstallGit(ctx, ws.Root)
 	}
-	agent, err := hooks.ParseAgent(target)
+	agent, err := hooks.ParseAgent(agentName)
 	if err != nil {
 		return nil, usagef("%s: %v (or git)", name, err)
 	}
-	base, err := f.settingsBase(user)
+	base, err := f.settingsBase(to.user)
 	if err != nil {
 		return nil, err
 	}
-	path := hooks.SettingsPath(agent, base)
+	path, note := settingsFile(agent, base, to)
+	var lines []string
 	if name == "install" {
-		return hooks.Install(agent, path, exe)
+		lines, err = hooks.Install(agent, path, exe)
+	} else {
+		lines, err = hooks.Uninstall(agent, path)
 	}
-	return hooks.Uninstall(agent, path)
+	if note != "" && name == "install" {
+		lines = append(lines, note)
+	}
+	return lines, err
 }
 
 // settingsBase is the home directory for --user, else the workspace root.

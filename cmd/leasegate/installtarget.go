@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/leasegate/leasegate/hooks"
+)
+
+// target is which settings file install and uninstall edit.
+type target struct {
+	user   bool // the user's own settings, in the home directory
+	shared bool // the workspace's shared file, naming `leasegate` from PATH
+}
+
+// settingsFile is the file to edit for agent a under base, and a note
+// for the user when the choice is not the obvious one: by default the
+// agent's local, machine-specific file where it has one.
+func settingsFile(a hooks.Agent, base string, to target) (string, string) {
+	shared := hooks.SettingsPath(a, base)
+	if to.user || to.shared {
+		return shared, ""
+	}
+	if local, ok := hooks.LocalSettingsPath(a, base); ok {
+		return local, ""
+	}
+	return shared, fmt.Sprintf("%s has no local settings file: the hooks name this binary's absolute path in %s; "+
+		"for a file a team can commit, install with --shared (`leasegate` looked up in PATH)", a, shared)
+}
+
+// hookProgram is the program the hooks will run: this binary's absolute
+// path, or with shared the name `leasegate`, looked up in PATH by the
+// agent. An install refuses a binary that will not last: one that Go
+// built for `go run` in its build cache or a temporary directory.
+func hookProgram(name string, shared bool) (string, error) {
+	if name != "install" {
+		return "", nil
+	}
+	if shared {
+		if _, err := exec.LookPath("leasegate"); err != nil {
+			fmt.Fprintf(os.Stderr, "leasegate: warning: no leasegate in PATH: the hooks fail until there is one "+
+				"(from a clone: `go install ./cmd/leasegate`, which puts it in %s)\n", goBin())
+		}
+		return "leasegate", nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", err
+	}
+	if transientBuild(exe) {
+		return "", usagef("install: this leasegate is %s, a binary `go run` built in Go's build cache or a temporary directory "+
+			"(`go clean -cache` deletes it): the hooks would stop working. Install a lasting binary and run its install: "+
+			"`go install ./cmd/leasegate` from the clone, then `%s install ...` (or --shared, to name `leasegate` from PATH)",
+			exe, filepath.Join(goBin(), "leasegate"))
+	}
+	return exe, nil
+}
+
+// transientBuild reports whether exe lies where Go keeps what it builds
+// for `go run` and tests: a go-build directory (the build cache,
+// GOCACHE, or a go-build* temporary directory).
+func transientBuild(exe string) bool {
+	if cache := os.Getenv("GOCACHE"); cache != "" && strings.HasPrefix(exe, filepath.Clean(cache)+string(filepath.Separator)) {
+		return true
+	}
+	for _, part := range strings.Split(filepath.Dir(exe), string(filepath.Separator)) {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// goBin is where `go install` puts binaries: $GOBIN, else $GOPATH/bin,
+// else ~/go/bin.
+func goBin() string {
+	if b := os.Getenv("GOBIN"); b != "" {
+		return b
+	}
+	if p := os.Getenv("GOPATH"); p != "" {
+		return filepath.Join(filepath.SplitList(p)[0], "bin")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, "go", "bin")
+}

@@ -174,3 +174,21 @@ func TestCompletionScripts(t *testing.T) {
 		t.Errorf("completion tcsh: exit %d, want 2", code)
 	}
 }
+
+// TestServeOutsideGitNeedsWorkspace: serve, like run and acquire, makes
+// no workspace of a directory outside any git checkout unless named.
+func TestServeOutsideGitNeedsWorkspace(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &repo{t: t, dir: dir, env: cleanEnv()}
+	t.Cleanup(func() { stopServe(t, dir) })
+	out, errs, code := r.lg("serve", "--idle-exit", "1s")
+	if code != 2 || !strings.Contains(errs, dir) || !strings.Contains(errs, "--workspace") {
+		t.Errorf("serve outside git: exit %d, want 2 naming %s and --workspace\nstdout: %s\nstderr: %s", code, dir, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".leasegate")); !os.IsNotExist(err) {
+		t.Errorf("serve outside git made a state directory (stat: %v)", err)
+	}
+}

@@ -97,6 +97,9 @@ func startServe(ctx context.Context, f serveFlags, rep *reporter) error {
 	if err != nil {
 		return err
 	}
+	if err := f.chosen(ws); err != nil {
+		return err
+	}
 	return serve(ctx, f, ws, rep)
 }
 

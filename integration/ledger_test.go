@@ -22,8 +22,10 @@ func ledgerRepo(t *testing.T, n int, kill bool) (*repo, string, map[string][]byt
 		r.mustLG("acquire", fmt.Sprintf("f%d.txt", i), "--as", "alice")
 	}
 	path := filepath.Join(r.dir, ".git", "leasegate", "ledger.db")
-	if _, errs, code := r.lg("ledger", "check"); code == 0 || !strings.Contains(errs, "locked") {
-		t.Errorf("ledger check while the coordinator runs: exit %d, %q; want a refusal naming the lock", code, errs)
+	for _, cmd := range []string{"check", "recover"} {
+		if _, errs, code := r.lg("ledger", cmd); code == 0 || !strings.Contains(errs, "serves this workspace") {
+			t.Errorf("ledger %s while the coordinator runs: exit %d, %q; want a refusal naming it", cmd, code, errs)
+		}
 	}
 	if kill {
 		r.killServer()

@@ -31,6 +31,13 @@ func cmdLedger(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The serve lock keeps a coordinator from starting on the files
+	// while they are read or replaced.
+	lock, err := ws.LockServe()
+	if err != nil {
+		return fmt.Errorf("ledger %s: stop the coordinator first: %w", args[0], err)
+	}
+	defer lock.Close()
 	s, err := bolt.ReadAll(ws.LedgerPath())
 	if err != nil {
 		return fmt.Errorf("ledger %s: %w", args[0], err)

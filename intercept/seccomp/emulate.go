@@ -106,28 +106,30 @@ func (s *Supervisor) emulable(n notif, c *openCall) bool {
 // turns out not to be a regular one (a FIFO would block, a device may
 // act on open): the kernel then makes the open itself.
 func (s *Supervisor) emulate(n notif, c *openCall) (notifResp, bool) {
-	// O_NONBLOCK keeps a FIFO's open from blocking; it is taken off
-	// again below for a regular file that did not ask for it.
-	how := unix.OpenHow{Flags: c.flags | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY, Mode: uint64(c.mode), Resolve: emulatedResolve}
+	// An O_CREAT|O_EXCL open that succeeds made a new regular file (a
+	// checkout's every file): nothing to look at. Any other may find a
+	// FIFO or a device: O_NONBLOCK keeps a FIFO's open from blocking, and
+	// is taken off again below for a regular file that did not ask for it.
+	fresh := c.flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
+	flags := c.flags | unix.O_CLOEXEC | unix.O_NOCTTY
+	if !fresh {
+		flags |= unix.O_NONBLOCK
+	}
+	how := unix.OpenHow{Flags: flags, Mode: uint64(c.mode), Resolve: emulatedResolve}
 	fd, err := unix.Openat2(unix.AT_FDCWD, c.path, &how)
-	if err != nil {
-		errno, _ := err.(unix.Errno)
-		if errno == 0 {
-			errno = unix.EACCES
-		}
+	errno, _ := err.(unix.Errno)
+	switch {
+	case err == nil:
+	case errno == unix.ENXIO && !fresh:
+		return notifResp{}, false // a FIFO without a reader: the worker's open waits for one
+	case errno == 0:
+		return errnoResp(n.ID, unix.EACCES), true
+	default:
 		return errnoResp(n.ID, errno), true
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if !fresh && !s.keepFlags(fd, c.flags) {
 		return notifResp{}, false
-	}
-	if c.flags&(unix.O_NONBLOCK|unix.O_PATH) == 0 {
-		// F_SETFL changes only the status flags (O_APPEND, O_DIRECT,
-		// O_NOATIME, O_NONBLOCK...), as open set them.
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, int(c.flags)); err != nil {
-			return errnoResp(n.ID, unix.EIO), true
-		}
 	}
 	add := seccompNotifAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, Srcfd: uint32(fd)}
 	if c.flags&unix.O_CLOEXEC != 0 {
@@ -141,6 +143,22 @@ func (s *Supervisor) emulate(n notif, c *openCall) (notifResp, bool) {
 		return errnoResp(n.ID, errno), true // EMFILE: the worker's fd table is full
 	}
 	return notifResp{}, true
+}
+
+// keepFlags reports whether fd, opened with O_NONBLOCK added, is a
+// regular file, and gives it back the status flags the worker asked for
+// (F_SETFL changes only those: O_APPEND, O_DIRECT, O_NOATIME,
+// O_NONBLOCK...).
+func (s *Supervisor) keepFlags(fd int, flags uint64) bool {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	if flags&(unix.O_NONBLOCK|unix.O_PATH) != 0 {
+		return true
+	}
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, int(flags))
+	return err == nil
 }
 
 // procStatus is what emulable reads from /proc/<tid>/status.

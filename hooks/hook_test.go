@@ -315,7 +315,7 @@ func TestInstallCommand(t *testing.T) {
 	if !strings.Contains(first, "added claude-code hook PreToolUse Write|Edit|MultiEdit|NotebookEdit") {
 		t.Errorf("install printed %q", first)
 	}
-	path := hooks.SettingsPath(hooks.ClaudeCode, r.root)
+	path, _ := hooks.LocalSettingsPath(hooks.ClaudeCode, r.root) // install's default: the machine's own file
 	settings := readFile(t, path)
 	want, _ := json.Marshal(leasegateBin)
 	if !strings.Contains(settings, `"command": `+string(want)) || !strings.Contains(settings, `"timeout": 240`) {

@@ -247,6 +247,49 @@ var portableCases = []syscallCase{
 	{name: "ptrace attach of init refused", err: unix.EPERM, run: func(d int) error {
 		return rawErr(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 1, 0, 0)
 	}},
+	{name: "emulated open keeps append and cloexec", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+		fd, err := unix.Openat(d, "f", unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		fdfl, err2 := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		switch {
+		case err != nil || err2 != nil:
+			return closeFD(fd, errors.Join(err, err2))
+		case fl&unix.O_APPEND == 0 || fl&unix.O_NONBLOCK != 0 || fdfl&unix.FD_CLOEXEC == 0:
+			return closeFD(fd, fmt.Errorf("flags %#x, fd flags %#x: want O_APPEND, no O_NONBLOCK, FD_CLOEXEC", fl, fdfl))
+		}
+		return closeFD(fd, nil)
+	}},
+	{name: "create after umask takes the worker's umask", want: mut(seccomp.OpCreate, "u"), run: func(d int) error {
+		old := unix.Umask(0o027)
+		defer unix.Umask(old)
+		err := closeFD(unix.Openat(d, "u", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o666))
+		var st unix.Stat_t
+		if err == nil {
+			err = unix.Fstatat(d, "u", &st, 0)
+		}
+		if err == nil && st.Mode&0o777 != 0o640 {
+			err = fmt.Errorf("mode %o, want 640", st.Mode&0o777)
+		}
+		return err
+	}},
+	{name: "openat2 read nofollow of a symlink", err: unix.ELOOP, run: func(d int) error {
+		return closeFD(unix.Openat2(d, "l", &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NOFOLLOW}))
+	}},
+	{name: "openat2 read through a symlink", run: func(d int) error {
+		fd, err := unix.Openat2(d, "l", &unix.OpenHow{Flags: unix.O_RDONLY})
+		if err != nil {
+			return err
+		}
+		buf := make([]byte, 8)
+		n, err := unix.Read(fd, buf)
+		if err == nil && string(buf[:n]) != "data" {
+			err = fmt.Errorf("read %q through l, want f's %q", buf[:n], "data")
+		}
+		return closeFD(fd, err)
+	}},
 	{name: "bad pointer", err: unix.EFAULT, run: func(d int) error {
 		return rawErr(unix.SYS_OPENAT, uintptr(d), 8, unix.O_WRONLY|unix.O_CREAT, 0o644)
 	}},

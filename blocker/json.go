@@ -8,14 +8,17 @@ import (
 // JSON returns the report as indented JSON.
 func (r Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
 
-// duration is a time.Duration as a Go duration string in JSON.
-type duration time.Duration
+// legacyDuration is a duration as reports before the _ns fields wrote
+// it: a Go duration string such as "3m0s". Reports in older ledgers and
+// report files are still read.
+type legacyDuration struct {
+	d   time.Duration
+	set bool
+}
 
-func (d duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
-
-func (d *duration) UnmarshalText(b []byte) error {
+func (d *legacyDuration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
-	*d = duration(v)
+	*d = legacyDuration{v, err == nil}
 	return err
 }
 
@@ -25,51 +28,38 @@ type (
 	jsonHolderInfo HolderInfo
 )
 
-// MarshalJSON writes retry_interval as a duration string.
-func (r Report) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		jsonReport
-		RetryInterval duration `json:"retry_interval"`
-	}{jsonReport(r), duration(r.RetryInterval)})
-}
-
-// UnmarshalJSON reads retry_interval as a duration string.
+// UnmarshalJSON reads a report, the retry interval also from the
+// retry_interval string of older reports.
 func (r *Report) UnmarshalJSON(b []byte) error {
 	v := struct {
 		*jsonReport
-		RetryInterval duration `json:"retry_interval"`
-	}{jsonReport: (*jsonReport)(r), RetryInterval: duration(r.RetryInterval)}
+		Legacy legacyDuration `json:"retry_interval"`
+	}{jsonReport: (*jsonReport)(r)}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	r.RetryInterval = time.Duration(v.RetryInterval)
+	if v.Legacy.set {
+		r.RetryInterval = v.Legacy.d
+	}
 	return nil
 }
 
-// MarshalJSON writes held_for and idle_after as duration strings.
-func (h HolderInfo) MarshalJSON() ([]byte, error) {
-	v := struct {
-		jsonHolderInfo
-		HeldFor   duration  `json:"held_for"`
-		IdleAfter *duration `json:"idle_after,omitempty"`
-	}{jsonHolderInfo: jsonHolderInfo(h), HeldFor: duration(h.HeldFor)}
-	if h.IdleAfter != 0 {
-		d := duration(h.IdleAfter)
-		v.IdleAfter = &d
-	}
-	return json.Marshal(v)
-}
-
-// UnmarshalJSON reads held_for and idle_after as duration strings.
+// UnmarshalJSON reads a holder, held_for and idle_after also from the
+// strings of older reports.
 func (h *HolderInfo) UnmarshalJSON(b []byte) error {
 	v := struct {
 		*jsonHolderInfo
-		HeldFor   duration `json:"held_for"`
-		IdleAfter duration `json:"idle_after"`
-	}{jsonHolderInfo: (*jsonHolderInfo)(h), HeldFor: duration(h.HeldFor), IdleAfter: duration(h.IdleAfter)}
+		HeldFor   legacyDuration `json:"held_for"`
+		IdleAfter legacyDuration `json:"idle_after"`
+	}{jsonHolderInfo: (*jsonHolderInfo)(h)}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	h.HeldFor, h.IdleAfter = time.Duration(v.HeldFor), time.Duration(v.IdleAfter)
+	if v.HeldFor.set {
+		h.HeldFor = v.HeldFor.d
+	}
+	if v.IdleAfter.set {
+		h.IdleAfter = v.IdleAfter.d
+	}
 	return nil
 }

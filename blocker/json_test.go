@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leasegate/leasegate/blocker"
 )
@@ -38,10 +39,10 @@ func TestJSONShape(t *testing.T) {
 	}
 	for _, s := range []string{
 		"\n  \"id\": ", // indented
-		`"retry_interval": "3m0s"`,
-		`"held_for": "12m30s"`,
+		`"retry_interval_ns": 180000000000`,
+		`"held_for_ns": 750000000000`,
 		`"retry_from": "coordinator default"`,
-		`"idle_after": "10s"`,
+		`"idle_after_ns": 10000000000`,
 		`"idle_from": "flag"`,
 		`"first_denied_at": "2025-03-01T12:00:00Z"`,
 		`"retried_at": "2025-03-01T12:03:00Z"`,
@@ -67,5 +68,17 @@ func TestJSONBadDuration(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"holder": {"held_for": 12}}`), &r); err == nil {
 		t.Errorf("Unmarshal(numeric held_for) = nil, want an error")
+	}
+}
+
+// TestJSONReadsLegacyDurations: reports written with Go duration strings
+// (older ledgers and report files) still read.
+func TestJSONReadsLegacyDurations(t *testing.T) {
+	var r blocker.Report
+	if err := json.Unmarshal([]byte(`{"retry_interval": "3m0s", "holder": {"held_for": "12m30s", "idle_after": "10s"}}`), &r); err != nil {
+		t.Fatalf("Unmarshal(legacy) = %v", err)
+	}
+	if r.RetryInterval != 3*time.Minute || r.Holder.HeldFor != 750*time.Second || r.Holder.IdleAfter != 10*time.Second {
+		t.Errorf("Unmarshal(legacy) = retry %s, held %s, idle %s", r.RetryInterval, r.Holder.HeldFor, r.Holder.IdleAfter)
 	}
 }

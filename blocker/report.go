@@ -51,8 +51,9 @@ func (a Action) Valid() bool { _, ok := resolvedStatus[a]; return ok }
 
 // Report is one blocker: a mutation still denied after its one retry, the
 // evidence about who holds the path, and how to get out. Times are UTC.
-// In JSON, durations (held_for, retry_interval) are Go duration strings
-// such as "3m0s", exact and readable; times are RFC 3339.
+// In JSON, durations are integer nanoseconds with the unit in the name
+// (retry_interval_ns, held_for_ns, idle_after_ns), as everywhere in
+// leasegate's JSON; times are RFC 3339.
 type Report struct {
 	ID            string            `json:"id"` // a ULID, set by the coordinator
 	Path          string            `json:"path"`
@@ -62,7 +63,7 @@ type Report struct {
 	Holder        HolderInfo        `json:"holder"`
 	Reason        gate.Reason       `json:"reason"` // of the first denial
 	FirstDeniedAt time.Time         `json:"first_denied_at"`
-	RetryInterval time.Duration     `json:"retry_interval"`       // the requester's retry window; 180 s by contract
+	RetryInterval time.Duration     `json:"retry_interval_ns"`    // the requester's retry window; 180 s by contract
 	RetryFrom     gate.WindowSource `json:"retry_from,omitempty"` // who named that window
 	RetryAt       time.Time         `json:"retry_at"`
 	RetriedAt     time.Time         `json:"retried_at"`
@@ -80,10 +81,10 @@ type HolderInfo struct {
 	FencingToken uint64        `json:"fencing_token"`
 	Kind         gate.Kind     `json:"kind"`
 	AcquiredAt   time.Time     `json:"acquired_at"`
-	HeldFor      time.Duration `json:"held_for"` // at the retry
+	HeldFor      time.Duration `json:"held_for_ns"` // at the retry
 	Liveness     gate.Liveness `json:"liveness"`
 	// IdleAfter is the holder's stop-idle window, IdleFrom who named it.
-	IdleAfter time.Duration     `json:"idle_after,omitempty"`
+	IdleAfter time.Duration     `json:"idle_after_ns,omitempty"`
 	IdleFrom  gate.WindowSource `json:"idle_from,omitempty"`
 	// SameFileAs is the holder's path that names the blocked file, when the
 	// blocked path is another name of it (a hard link).

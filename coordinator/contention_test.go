@@ -239,8 +239,8 @@ func checkReportFiles(t *testing.T, dir string, rep blocker.Report) {
 	if err := json.Unmarshal(js, &got); err != nil || got.ID != rep.ID || got.RetryInterval != 180*time.Second {
 		t.Fatalf("blocker JSON decodes to %s with retry %s (%v), want %s with 3m0s", got.ID, got.RetryInterval, err, rep.ID)
 	}
-	if !strings.Contains(string(js), `"retry_interval": "3m0s"`) {
-		t.Errorf("blocker JSON has no readable retry interval:\n%s", js)
+	if !strings.Contains(string(js), `"retry_interval_ns": 180000000000`) {
+		t.Errorf("blocker JSON has no retry interval in ns:\n%s", js)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, rep.ID+".md"))
 	if err != nil {

@@ -16,6 +16,9 @@ import (
 
 // cmdLedger inspects or rebuilds a stopped coordinator's ledger files.
 func cmdLedger(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		args = []string{"check", "--help"}
+	}
 	if len(args) == 0 || (args[0] != "check" && args[0] != "recover") {
 		return usagef("ledger: want `ledger check` or `ledger recover`")
 	}

@@ -130,24 +130,25 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
 	return m, callOf(req, m.Paths), err
 }
 
-// resolveErrno is the errno for a mutation whose paths cannot be resolved:
-// where the kernel itself would fail the syscall (a bad pointer, a closed
-// fd, an empty or too long path, a symlink loop) the same errno; an fd or
-// directory with no path to check (errUnresolvable) or another process's
-// memory, EACCES; anything else (an unreadable /proc, an unknown syscall,
-// a process outside the worker's tree) EPERM. Never an unresolved allow.
+// resolveErrno is the errno for a syscall the supervisor will not let
+// run unresolved: where the kernel itself would fail it (a bad pointer, a
+// closed fd, an empty or too long path, a symlink loop) the same errno; a
+// process outside the worker's tree, EPERM, as ptrace answers; anything
+// else — an fd or directory with no path to check (errUnresolvable),
+// another process's memory, an unreadable /proc, an unknown syscall —
+// EACCES. Never an unresolved allow.
 func resolveErrno(err error) unix.Errno {
-	if errors.Is(err, errUnresolvable) || errors.Is(err, errForeignMemory) {
-		return unix.EACCES
+	if errors.Is(err, errOutsideTree) {
+		return unix.EPERM
 	}
 	var errno unix.Errno
 	if errors.As(err, &errno) {
 		switch errno {
-		case unix.EFAULT, unix.EBADF, unix.ENOENT, unix.ENAMETOOLONG, unix.ELOOP, unix.ENOTDIR:
+		case unix.EFAULT, unix.EBADF, unix.ENOENT, unix.ENAMETOOLONG, unix.ELOOP, unix.ENOTDIR, unix.EINVAL:
 			return errno
 		}
 	}
-	return unix.EPERM
+	return unix.EACCES
 }
 
 // decide asks the Decider while the notification is watched: if the

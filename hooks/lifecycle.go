@@ -58,16 +58,28 @@ func (h *Handler) noteActivity(ctx context.Context, cl Coordinator, name string)
 func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	cl, _, name, ok := h.running(ctx, ev)
+	cl, ws, name, ok := h.running(ctx, ev)
 	if !ok {
 		return Decision{}
 	}
 	defer cl.Close()
+	h.announce(ctx, cl, ws, ev, name)
 	h.noteActivity(ctx, cl, name)
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
 	}
 	return Decision{}
+}
+
+// announce registers the session before its first write, so that the
+// MCP server its agent started finds the session's owner by its ancestry
+// (the coordinator's whoami) and acts for it. Best effort.
+func (h *Handler) announce(ctx context.Context, cl Coordinator, ws *workspace.Workspace, ev Event, name string) {
+	_, explicit, _ := h.ownerName(ev)
+	w := writer{name: name, explicit: explicit, agent: ev.Agent, transcript: ev.Transcript}
+	if err := h.register(ctx, cl, h.session(ws, name), w, false); err != nil {
+		h.log.Debug("session not registered", "owner", name, "error", err)
+	}
 }
 
 // turnEnd opens the owner's stop-idle window: unless it writes again within

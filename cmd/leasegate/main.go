@@ -56,6 +56,7 @@ func commands() []command {
 		{"hook", "agent and git hook entry point (called by the agent, not by you)", cmdHook, false},
 		{"install", "wire hooks into claude-code, codex, gemini, cursor or git", cmdInstall, false},
 		{"uninstall", "remove exactly what install added", cmdUninstall, false},
+		{"mcp", "serve leasegate's tools to an agent over MCP (stdio; started by the agent)", cmdMCP, false},
 		{"doctor", "are each agent's hooks installed, trusted and answering", cmdDoctor, false},
 		{"ledger", "check or recover a stopped coordinator's ledger: `ledger check`, `ledger recover`", cmdLedger, true},
 		{"demo", "the whole story on a temporary repository, no setup", cmdDemo, false},

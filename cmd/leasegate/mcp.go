@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate/mcp"
+)
+
+// cmdMCP serves leasegate's MCP tools over stdio for the agent that
+// started it. Logs go to stderr (stdout is the protocol), silent unless
+// a level is asked for.
+func cmdMCP(ctx context.Context, args []string) error {
+	var f hookFlags
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	f.common.register(fs, false)
+	fs.StringVar(&f.as, "as", os.Getenv("LEASEGATE_AS"), "owner name to act as (env LEASEGATE_AS; default: the agent session's owner, as its hooks name it)")
+	pos, err := f.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("mcp: takes no arguments (an agent starts it; see leasegate install)")
+	}
+	ws, err := f.workspace()
+	if err != nil {
+		return err
+	}
+	if err := f.chosen(ws); err != nil {
+		return err
+	}
+	log := f.log()
+	connect := func(ctx context.Context) (mcp.Coordinator, error) {
+		cl, err := f.dial(ctx, ws, dialConfig{Start: true, Health: true, RetryMax: 1, Logger: log})
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return cl, nil
+	}
+	s, err := mcp.New(mcp.Config{Connect: connect, Workspace: ws, Owner: f.as, Version: versionString(), Logger: log})
+	if err != nil {
+		return usagef("mcp: %v", err)
+	}
+	return s.Run(ctx, &sdk.StdioTransport{})
+}

@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// CheckInput is the input of leases_check.
+type CheckInput struct {
+	Paths []string `json:"paths" jsonschema:"files or globs to check, relative to the workspace root (absolute paths inside it also work), e.g. [\"src/main.go\", \"docs/**\"]"`
+}
+
+// Path states of leases_check.
+const (
+	Free        = "free"
+	HeldByMe    = "held_by_me"
+	HeldByOther = "held_by_other"
+)
+
+// PathCheck is what leases_check says of one path.
+type PathCheck struct {
+	Path        string       `json:"path"`
+	State       string       `json:"state" jsonschema:"free, held_by_me or held_by_other"`
+	Holders     []Holding    `json:"holders,omitempty"`
+	Contentions []Contention `json:"contentions,omitempty" jsonschema:"writes to this path waiting for their one retry, with the retry time"`
+	Blockers    []string     `json:"open_blockers,omitempty" jsonschema:"ids of open blocker reports on this path (see blocker_show)"`
+}
+
+// CheckOutput is the answer of leases_check.
+type CheckOutput struct {
+	Me    string      `json:"me,omitempty" jsonschema:"the owner this server acts for; empty until it holds or asks for something"`
+	Paths []PathCheck `json:"paths"`
+}
+
+func (s *Server) addCheck() {
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "leases_check", Annotations: readOnly("Check paths"),
+		Description: "Say for each path or glob whether it is free, held by me, or held by another owner: the holder, " +
+			"its lease kind, how long it has held it, whether the holder is alive (with the evidence), writes waiting on it " +
+			"and when they are retried, and open blockers. Call it before editing files; pick other work when a file is held by another live owner."},
+		s.check)
+}
+
+func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, CheckOutput, error) {
+	paths, err := cleanPaths(s.ws, in.Paths)
+	if err != nil {
+		return nil, CheckOutput{}, err
+	}
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return nil, CheckOutput{}, err
+	}
+	me, err := s.id.who(ctx, cl, false)
+	if err != nil {
+		return nil, CheckOutput{}, s.conn.check(cl, err)
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return nil, CheckOutput{}, s.conn.check(cl, err)
+	}
+	out := CheckOutput{Me: me, Paths: make([]PathCheck, 0, len(paths))}
+	live := ownersLiveness(st)
+	for _, p := range paths {
+		out.Paths = append(out.Paths, checkPath(st, p, me, live))
+	}
+	return textResult(checkText(out)), out, nil
+}
+
+// checkPath is what the status snapshot st says of path p.
+func checkPath(st coordinator.Status, p, me string, live livenessOf) PathCheck {
+	pc := PathCheck{Path: p, State: Free}
+	for _, l := range st.Leases {
+		if !l.Live(st.Now) || !covers(l.Scope, p) {
+			continue
+		}
+		h := holding(l, me, st.Now, live)
+		pc.Holders = append(pc.Holders, h)
+		if !h.Mine {
+			pc.State = HeldByOther
+		} else if pc.State == Free {
+			pc.State = HeldByMe
+		}
+	}
+	for _, c := range st.Contentions {
+		if overlapsAny(c.Paths, p) {
+			pc.Contentions = append(pc.Contentions, contention(c, st.Now))
+		}
+	}
+	for _, b := range st.Blockers {
+		if overlapsAny(b.Paths, p) || gate.Overlap(b.Path, p) {
+			pc.Blockers = append(pc.Blockers, b.ID)
+		}
+	}
+	return pc
+}
+
+func checkText(out CheckOutput) string {
+	var b strings.Builder
+	if out.Me != "" {
+		fmt.Fprintf(&b, "acting as %s\n", out.Me)
+	}
+	for _, pc := range out.Paths {
+		fmt.Fprintf(&b, "%s: %s\n", pc.Path, strings.ReplaceAll(pc.State, "_", " "))
+		for _, h := range pc.Holders {
+			fmt.Fprintf(&b, "  %s\n", holdingLine(h))
+		}
+		for _, c := range pc.Contentions {
+			fmt.Fprintf(&b, "  %s\n", contentionLine(c))
+		}
+		for _, id := range pc.Blockers {
+			fmt.Fprintf(&b, "  open blocker %s (blocker_show for the report)\n", id)
+		}
+	}
+	return b.String()
+}
+
+func holdingLine(h Holding) string {
+	who := h.Holder
+	if h.Mine {
+		who += " (me)"
+	}
+	line := fmt.Sprintf("%s lease %s by %s, held %s", h.Kind, h.LeaseID, who, h.HeldFor)
+	if h.ExpiresIn != "" {
+		line += ", expires in " + h.ExpiresIn
+	}
+	line += "; holder " + h.Liveness
+	if len(h.Evidence) > 0 {
+		line += " (" + strings.Join(h.Evidence, "; ") + ")"
+	}
+	return line
+}
+
+func contentionLine(c Contention) string {
+	line := fmt.Sprintf("contention %s: %s waits, retried at %s (in %s)", c.ID, c.Requester, c.RetryAt, c.RetryIn)
+	if c.BlockerID != "" {
+		line += ", blocker " + c.BlockerID
+	}
+	return line
+}
+
+func textResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+func readOnly(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true}
+}

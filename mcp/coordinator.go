@@ -1,0 +1,86 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Coordinator is what the tools need of the coordinator; *api.Client
+// implements it.
+type Coordinator interface {
+	Status(ctx context.Context) (coordinator.Status, error)
+	Whoami(ctx context.Context) (coordinator.CallerView, error)
+	Register(ctx context.Context, r coordinator.Registration) error
+	Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error)
+	GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error)
+	Leases(ctx context.Context, path string) ([]gate.Lease, error)
+	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)
+	Blockers(ctx context.Context, all bool) ([]blocker.Report, error)
+	Blocker(ctx context.Context, id string) (blocker.Report, error)
+	Close()
+}
+
+var _ Coordinator = (*api.Client)(nil)
+
+// ConnectFunc returns a client of the workspace's coordinator, starting
+// one when none answers (unless the user said not to). It fails with an
+// error wrapping api.ErrUnavailable when none can be reached.
+type ConnectFunc func(ctx context.Context) (Coordinator, error)
+
+// conn keeps one client for the session's calls and connects again after
+// the coordinator was found unavailable, so a restarted coordinator is
+// reached without restarting the server.
+type conn struct {
+	connect ConnectFunc
+	mu      sync.Mutex
+	cl      Coordinator
+}
+
+// get returns the client, connecting first if there is none.
+func (c *conn) get(ctx context.Context) (Coordinator, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl != nil {
+		return c.cl, nil
+	}
+	cl, err := c.connect(ctx)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	c.cl = cl
+	return cl, nil
+}
+
+// check drops the client when err says the coordinator is unavailable,
+// and turns err into the tool's error.
+func (c *conn) check(cl Coordinator, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, api.ErrUnavailable) {
+		c.mu.Lock()
+		if c.cl == cl {
+			c.cl = nil
+			cl.Close()
+		}
+		c.mu.Unlock()
+		return unavailable(err)
+	}
+	return fromAPI(err)
+}
+
+// close closes the client, if any.
+func (c *conn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl != nil {
+		c.cl.Close()
+		c.cl = nil
+	}
+}

@@ -1,0 +1,58 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/hooks"
+)
+
+// identity is who the server acts for. An explicit name (--as) is used
+// as given: the sidecar or the user registered it. Otherwise the
+// coordinator says, by the rule it applies to every request: the owner
+// whose root process is nearest among this process's ancestors, which is
+// the session the agent's hooks registered with the agent as root. When
+// there is none yet and a tool must act (acquire), the server registers
+// the agent's session itself, found by the hooks' agent detection.
+type identity struct {
+	explicit string
+	parent   int // where the walk up to the agent starts
+	mu       sync.Mutex
+	made     string // the owner this server registered, if it did
+}
+
+// who returns the name this server acts as, or "" when it is nobody yet
+// and need not be (a read-only tool).
+func (id *identity) who(ctx context.Context, cl Coordinator, act bool) (string, error) {
+	if id.explicit != "" {
+		return id.explicit, nil
+	}
+	v, err := cl.Whoami(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(v.Owners) > 0 {
+		return v.Owners[0], nil
+	}
+	if !act {
+		return "", nil
+	}
+	return id.register(ctx, cl)
+}
+
+// register registers the agent's session as an owner, once.
+func (id *identity) register(ctx context.Context, cl Coordinator) (string, error) {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.made != "" {
+		return id.made, nil
+	}
+	sess, _ := hooks.FindAgentSession(id.parent, os.Getenv)
+	if err := cl.Register(ctx, coordinator.Registration{Owner: sess.Owner}); err != nil {
+		return "", err
+	}
+	id.made = sess.Owner.Name
+	return id.made, nil
+}

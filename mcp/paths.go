@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// maxPaths bounds the paths of one call: a model lists the files of a
+// task, not a tree (a glob covers a tree).
+const maxPaths = 256
+
+// cleanPaths turns a tool's paths or globs into workspace-relative
+// patterns: relative to the workspace root, or absolute inside it. A ".."
+// segment is refused rather than resolved, so that what a lease covers is
+// what the model wrote; an absolute path outside the workspace is
+// PATH_OUTSIDE_WORKSPACE.
+func cleanPaths(ws *workspace.Workspace, paths []string) ([]string, error) {
+	switch {
+	case len(paths) == 0:
+		return nil, invalid("paths is empty: give at least one workspace-relative path or glob")
+	case len(paths) > maxPaths:
+		return nil, invalid("%d paths is over the limit of %d: use a glob such as src/**", len(paths), maxPaths)
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		c, err := cleanPath(ws, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func cleanPath(ws *workspace.Workspace, p string) (string, error) {
+	trailing := strings.HasSuffix(p, "/")
+	if filepath.IsAbs(p) {
+		rel, inside := ws.Rel(filepath.Clean(p))
+		if !inside {
+			return "", &ToolError{Code: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf("%s is outside the workspace %s", p, ws.Root)}
+		}
+		if p = rel; trailing {
+			p += "/"
+		}
+	}
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		return "", &ToolError{Code: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf(
+			"path %q has a \"..\" segment: give paths relative to the workspace root %s without \"..\"", p, ws.Root)}
+	}
+	c, err := gate.CleanPath(p)
+	if err != nil {
+		return "", invalid("%v", err)
+	}
+	return c, nil
+}
+
+// checkID refuses a lease or blocker id that cannot be one.
+func checkID(what, id string) error {
+	if err := gate.ValidID(id); err != nil {
+		return invalid("%s: %v", what, err)
+	}
+	return nil
+}

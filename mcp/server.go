@@ -1,0 +1,124 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Connect reaches the workspace's coordinator. Required.
+	Connect ConnectFunc
+	// Workspace is the workspace whose leases the tools show. Required.
+	Workspace *workspace.Workspace
+	// Owner is the owner name to act as (--as, LEASEGATE_AS). Empty
+	// means the owner the coordinator finds in this process's ancestry
+	// (the session the agent's hooks registered), else one registered
+	// for the agent's session with the agent process as liveness handle.
+	Owner string
+	// ParentPID is where the search for the agent process starts.
+	// Default: this process's parent.
+	ParentPID int
+	// Version is reported to the client. Default "dev".
+	Version string
+	// Logger; nil means no logging. Never stdout: that is the protocol.
+	Logger hclog.Logger
+}
+
+// ErrInvalidConfig is returned (wrapped) by New.
+var ErrInvalidConfig = errors.New("invalid mcp config")
+
+// Validate reports what is wrong with c.
+func (c Config) Validate() error {
+	switch {
+	case c.Connect == nil:
+		return fmt.Errorf("connect is not set: %w", ErrInvalidConfig)
+	case c.Workspace == nil:
+		return fmt.Errorf("workspace is not set: %w", ErrInvalidConfig)
+	}
+	if c.Owner != "" {
+		if err := checkID("owner", c.Owner); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
+	return nil
+}
+
+// Server is leasegate's MCP server for one workspace.
+type Server struct {
+	cfg  Config
+	ws   *workspace.Workspace
+	conn *conn
+	id   *identity
+	log  hclog.Logger
+	srv  *sdk.Server
+}
+
+// New builds the server and its tools.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ParentPID == 0 {
+		cfg.ParentPID = os.Getppid()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	s := &Server{cfg: cfg, ws: cfg.Workspace, conn: &conn{connect: cfg.Connect},
+		id: &identity{explicit: cfg.Owner, parent: cfg.ParentPID}, log: cfg.Logger.Named("mcp")}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "leasegate", Title: "leasegate leases", Version: cfg.Version},
+		&sdk.ServerOptions{Instructions: instructions})
+	s.srv.AddReceivingMiddleware(errorResults)
+	s.addTools()
+	return s, nil
+}
+
+// instructions tell the model what the server is for.
+const instructions = "leasegate gates file writes in this workspace between several coding agents. " +
+	"Before editing files, call leases_check with them: a file held by another owner will make your write wait " +
+	"(up to its retry time) and may halt you with a blocker; choose other work instead. " +
+	"To reserve files or a folder for a task, lease_acquire them; lease_release or lease_checkin when done."
+
+// Run serves the MCP protocol on t until the client disconnects or ctx
+// ends.
+// It reaches the coordinator (starting one) at once, in the background:
+// a coordinator that runs before the agent's first prompt learns the
+// session from the agent's hooks, which this server then acts for.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	defer s.conn.close()
+	warm := make(chan struct{})
+	go func() {
+		defer close(warm)
+		if _, err := s.conn.get(ctx); err != nil {
+			s.log.Debug("no coordinator yet", "error", err)
+		}
+	}()
+	defer func() { <-warm }()
+	return s.srv.Run(ctx, t)
+}
+
+// SDK returns the SDK server, to connect it to a transport directly.
+func (s *Server) SDK() *sdk.Server { return s.srv }
+
+// Close releases the coordinator client.
+func (s *Server) Close() { s.conn.close() }
+
+// addTools registers every tool, one AddTool each (in their files).
+func (s *Server) addTools() {
+	s.addCheck()
+	s.addStatus()
+	s.addLeases()
+	s.addBlockers()
+	s.addHistory()
+}

@@ -1,0 +1,135 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// StatusInput is the (empty) input of leases_status.
+type StatusInput struct{}
+
+// OwnerState is one owner in leases_status.
+type OwnerState struct {
+	Name     string   `json:"name"`
+	Me       bool     `json:"me"`
+	Liveness string   `json:"liveness"`
+	Evidence []string `json:"evidence,omitempty"`
+	Leases   int      `json:"leases"`
+	Stopped  string   `json:"stopped_at,omitempty" jsonschema:"when its stop-idle window opened: its leases go unless it writes again"`
+}
+
+// Ungated is a write seen on disk that no gate saw.
+type Ungated struct {
+	Path         string `json:"path"`
+	At           string `json:"at"`
+	Op           string `json:"op"`
+	Reporter     string `json:"reporter,omitempty"`
+	CollidedWith string `json:"collided_with,omitempty" jsonschema:"the holder of the lease the write went around"`
+}
+
+// StatusOutput is the answer of leases_status.
+type StatusOutput struct {
+	Me            string       `json:"me,omitempty"`
+	Now           string       `json:"now"`
+	Owners        []OwnerState `json:"owners"`
+	Leases        []Holding    `json:"leases"`
+	Contentions   []Contention `json:"contentions"`
+	Blockers      []Blocker    `json:"blockers"`
+	Ungated       []Ungated    `json:"ungated"`
+	LedgerWarning string       `json:"ledger_warning,omitempty"`
+}
+
+func (s *Server) addStatus() {
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "leases_status", Annotations: readOnly("Workspace lease status"),
+		Description: "Everything the coordinator knows now: owners with liveness, active leases, writes waiting for their retry, " +
+			"open blockers and writes that went around the gate."},
+		s.status)
+}
+
+func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, _ StatusInput) (*sdk.CallToolResult, StatusOutput, error) {
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return nil, StatusOutput{}, err
+	}
+	me, err := s.id.who(ctx, cl, false)
+	if err != nil {
+		return nil, StatusOutput{}, s.conn.check(cl, err)
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return nil, StatusOutput{}, s.conn.check(cl, err)
+	}
+	out := StatusOutput{Me: me, Now: stamp(st.Now), LedgerWarning: st.LedgerWarning, Owners: []OwnerState{}, Leases: []Holding{},
+		Contentions: []Contention{}, Blockers: []Blocker{}, Ungated: []Ungated{}}
+	live := ownersLiveness(st)
+	for _, o := range st.Owners {
+		out.Owners = append(out.Owners, OwnerState{Name: o.Name, Me: o.Name == me, Liveness: string(o.Liveness.Status),
+			Evidence: o.Liveness.Evidence, Leases: o.Leases, Stopped: stamp(o.StoppedAt)})
+	}
+	for _, l := range st.Leases {
+		out.Leases = append(out.Leases, holding(l, me, st.Now, live))
+	}
+	for _, c := range st.Contentions {
+		out.Contentions = append(out.Contentions, contention(c, st.Now))
+	}
+	for _, b := range st.Blockers {
+		out.Blockers = append(out.Blockers, brief(b))
+	}
+	for _, u := range st.Ungated {
+		w := Ungated{Path: u.Path, At: stamp(u.At), Op: u.Op, Reporter: u.Reporter}
+		if u.Lease != nil {
+			w.CollidedWith = u.Lease.Owner.Name
+		}
+		out.Ungated = append(out.Ungated, w)
+	}
+	return textResult(statusText(out)), out, nil
+}
+
+func statusText(out StatusOutput) string {
+	var b strings.Builder
+	if out.Me != "" {
+		fmt.Fprintf(&b, "acting as %s\n", out.Me)
+	}
+	if out.LedgerWarning != "" {
+		fmt.Fprintf(&b, "ledger degraded: %s\n", out.LedgerWarning)
+	}
+	fmt.Fprintf(&b, "owners (%d):\n", len(out.Owners))
+	for _, o := range out.Owners {
+		fmt.Fprintf(&b, "  %s: %s, %d lease(s)", o.Name, o.Liveness, o.Leases)
+		if len(o.Evidence) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(o.Evidence, "; "))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "leases (%d):\n", len(out.Leases))
+	for _, h := range out.Leases {
+		fmt.Fprintf(&b, "  %s on %s\n", holdingLine(h), scopeText(h))
+	}
+	fmt.Fprintf(&b, "contentions (%d):\n", len(out.Contentions))
+	for _, c := range out.Contentions {
+		fmt.Fprintf(&b, "  %s on %s\n", contentionLine(c), strings.Join(c.Paths, ", "))
+	}
+	fmt.Fprintf(&b, "open blockers (%d):\n", len(out.Blockers))
+	for _, r := range out.Blockers {
+		fmt.Fprintf(&b, "  %s\n", blockerLine(r))
+	}
+	fmt.Fprintf(&b, "ungated writes (%d):\n", len(out.Ungated))
+	for _, u := range out.Ungated {
+		fmt.Fprintf(&b, "  %s %s at %s", u.Op, u.Path, u.At)
+		if u.CollidedWith != "" {
+			fmt.Fprintf(&b, ", around %s's lease", u.CollidedWith)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func scopeText(h Holding) string {
+	if h.Scope == "full" {
+		return "the whole workspace"
+	}
+	return strings.Join(h.Paths, ", ")
+}

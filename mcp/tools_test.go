@@ -1,0 +1,243 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/mcp"
+)
+
+// TestCheckWhileAnotherHolds: a path another owner checked out shows its
+// holder, the holder's liveness with evidence, and a waiting write with
+// its retry time; a free path is free.
+func TestCheckWhileAnotherHolds(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	w.register(t, "carol")
+	held := w.acquire(t, "bob", "src/a.go")
+	r, err := w.client.Mutate(w.ctx, coordinator.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"src/a.go"}})
+	if err != nil || r.Outcome != coordinator.Contended {
+		t.Fatalf("carol's write = %+v, %v; want contended", r, err)
+	}
+	cs := w.session(t, "alice", nil)
+	var out mcp.CheckOutput
+	txt := mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"src/a.go", "src/b.go"}}, &out)
+	if len(out.Paths) != 2 || out.Paths[1].State != mcp.Free {
+		t.Fatalf("check = %+v, want src/b.go free", out)
+	}
+	a := out.Paths[0]
+	if a.State != mcp.HeldByOther || len(a.Holders) != 1 {
+		t.Fatalf("src/a.go = %+v, want held by other", a)
+	}
+	h := a.Holders[0]
+	if h.Holder != "bob" || h.LeaseID != string(held.ID) || h.Kind != "checkout" || h.Liveness != "alive" || len(h.Evidence) == 0 || h.HeldFor == "" || h.ExpiresAt == "" {
+		t.Errorf("holder = %+v, want bob's check-out, alive with evidence", h)
+	}
+	if len(a.Contentions) != 1 || a.Contentions[0].Requester != "carol" || a.Contentions[0].RetryAt == "" || a.Contentions[0].RetryInSecs <= 0 {
+		t.Errorf("contentions = %+v, want carol's with a retry time", a.Contentions)
+	}
+	for _, want := range []string{"src/a.go: held by other", "by bob", "holder alive", "carol waits, retried at", "src/b.go: free"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
+		}
+	}
+}
+
+// TestLeaseLifecycle runs every lease tool as one owner: acquire (and
+// again), check, renew, release, checkin by path, history, status.
+func TestLeaseLifecycle(t *testing.T) {
+	w := newWorld(t)
+	cs := w.session(t, "alice", nil)
+	var got mcp.LeaseOutput
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"docs/"}, "ttl": "2h", "note": "rewrite docs"}, &got)
+	if got.Done != "acquired" || len(got.Leases) != 1 || got.Leases[0].Scope != "sparse" || got.Me != "alice" {
+		t.Fatalf("acquire = %+v", got)
+	}
+	id := got.Leases[0].LeaseID
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"docs/"}, "ttl": "2h"}, &got)
+	if got.Done != "already held" || got.Leases[0].LeaseID != id {
+		t.Errorf("acquire again = %+v, want already held %s", got, id)
+	}
+	var chk mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"docs/x.md"}}, &chk)
+	if chk.Paths[0].State != mcp.HeldByMe || chk.Me != "alice" {
+		t.Errorf("check = %+v, want held by me", chk)
+	}
+	mustCall(t, cs, "lease_renew", map[string]any{"lease": id, "ttl": "3h"}, &got)
+	if got.Done != "renewed" {
+		t.Errorf("renew = %+v", got)
+	}
+	mustCall(t, cs, "lease_release", map[string]any{"lease": "docs/x.md"}, &got)
+	if got.Done != "released" || got.Leases[0].LeaseID != id {
+		t.Errorf("release = %+v", got)
+	}
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"main.go"}}, &got)
+	mustCall(t, cs, "lease_checkin", map[string]any{"lease": "main.go", "note": "done"}, &got)
+	if got.Done != "checked in" {
+		t.Errorf("checkin = %+v", got)
+	}
+	var hist mcp.HistoryOutput
+	mustCall(t, cs, "history", map[string]any{"lease_id": id}, &hist)
+	if types := eventTypes(hist); !strings.Contains(types, "lease.granted") || !strings.Contains(types, "lease.released") {
+		t.Errorf("history of %s = %s", id, types)
+	}
+	mustCall(t, cs, "history", map[string]any{"path": "main.go", "limit": 10}, &hist)
+	if types := eventTypes(hist); !strings.Contains(types, "lease.completed") {
+		t.Errorf("history of main.go = %s", types)
+	}
+	var st mcp.StatusOutput
+	mustCall(t, cs, "leases_status", map[string]any{}, &st)
+	if len(st.Leases) != 0 || st.Now == "" {
+		t.Errorf("status = %+v, want no lease left", st)
+	}
+}
+
+func eventTypes(h mcp.HistoryOutput) string {
+	var s []string
+	for _, e := range h.Events {
+		s = append(s, e.Type)
+	}
+	return strings.Join(s, " ")
+}
+
+// TestAcquireHeldByOther: acquiring what another owner holds is refused
+// with its reason code and the holder, and takes nothing.
+func TestAcquireHeldByOther(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	w.acquire(t, "bob", "a.go")
+	cs := w.session(t, "alice", nil)
+	code, msg := toolError(t, cs, "lease_acquire", map[string]any{"paths": []string{"a.go", "b.go"}})
+	if code != gate.ReasonHeldByOther || !strings.Contains(msg, "bob") {
+		t.Errorf("acquire = %s %q, want LEASE_HELD_BY_OTHER naming bob", code, msg)
+	}
+	if ls, _ := w.client.Leases(w.ctx, "b.go"); len(ls) != 0 {
+		t.Errorf("b.go leases = %v, want none", ls)
+	}
+}
+
+// TestBlockers lists and shows an open blocker as Markdown.
+func TestBlockers(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	w.register(t, "carol")
+	w.acquire(t, "bob", "a.go")
+	req := coordinator.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
+	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
+	defer cancel()
+	r, err := w.client.Gate(ctx, req, api.Observer{Blocked: func(coordinator.Result) bool { return false }})
+	if err != nil || r.Outcome != coordinator.Blocked {
+		t.Fatalf("carol's write = %+v, %v; want blocked", r, err)
+	}
+	cs := w.session(t, "alice", nil)
+	var list mcp.BlockersOutput
+	mustCall(t, cs, "blockers_list", map[string]any{}, &list)
+	if len(list.Blockers) != 1 || list.Blockers[0].Holder != "bob" || list.Blockers[0].Requester != "carol" {
+		t.Fatalf("blockers = %+v", list)
+	}
+	var show mcp.BlockerOutput
+	md := mustCall(t, cs, "blocker_show", map[string]any{"id": list.Blockers[0].ID}, &show)
+	if !strings.HasPrefix(md, "#") || show.Markdown != md || !strings.Contains(md, "bob") {
+		t.Errorf("blocker_show = %q", md)
+	}
+	var chk mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"a.go"}}, &chk)
+	if len(chk.Paths[0].Blockers) != 1 {
+		t.Errorf("check = %+v, want the open blocker", chk.Paths[0])
+	}
+}
+
+// TestBadInput: every malformed call is an error result with its reason
+// code, and changes nothing.
+func TestBadInput(t *testing.T) {
+	w := newWorld(t)
+	cs := w.session(t, "alice", nil)
+	long := strings.Repeat("x", gate.MaxIDLen+1)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want gate.Reason
+	}{
+		{"leases_check", map[string]any{"paths": []string{"a.go"}, "owner": "bob"}, gate.ReasonInputInvalid},
+		{"leases_check", map[string]any{"paths": "a.go"}, gate.ReasonInputInvalid},
+		{"leases_check", map[string]any{"paths": []string{}}, gate.ReasonInputInvalid},
+		{"leases_check", map[string]any{"paths": []string{"/etc/passwd"}}, gate.ReasonOutsideWorkspace},
+		{"leases_check", map[string]any{"paths": []string{"../x"}}, gate.ReasonOutsideWorkspace},
+		{"lease_acquire", map[string]any{"paths": []string{"a/../b"}}, gate.ReasonOutsideWorkspace},
+		{"lease_acquire", map[string]any{"paths": []string{"a.go"}, "ttl": "10s"}, gate.ReasonTTLOutOfBounds},
+		{"lease_acquire", map[string]any{"paths": []string{"a.go"}, "ttl": "9999h"}, gate.ReasonTTLOutOfBounds},
+		{"lease_acquire", map[string]any{"paths": []string{"a.go"}, "ttl": "soon"}, gate.ReasonInputInvalid},
+		{"lease_acquire", map[string]any{"paths": []string{"a.go"}, "scope": "most"}, gate.ReasonInputInvalid},
+		{"lease_acquire", map[string]any{"paths": []string{"a.go"}, "force": true}, gate.ReasonInputInvalid},
+		{"lease_renew", map[string]any{"lease": long}, gate.ReasonInputInvalid},
+		{"lease_release", map[string]any{"lease": ""}, gate.ReasonInputInvalid},
+		{"lease_checkin", map[string]any{"lease": "/tmp/x"}, gate.ReasonOutsideWorkspace},
+		{"blocker_show", map[string]any{"id": long}, gate.ReasonInputInvalid},
+		{"blocker_show", map[string]any{}, gate.ReasonInputInvalid},
+		{"blockers_list", map[string]any{"open": true}, gate.ReasonInputInvalid},
+		{"leases_status", map[string]any{"verbose": true}, gate.ReasonInputInvalid},
+		{"history", map[string]any{"path": "a.go", "lease_id": "01X"}, gate.ReasonInputInvalid},
+		{"history", map[string]any{"limit": 100000}, gate.ReasonInputInvalid},
+		{"history", map[string]any{"lease_id": long}, gate.ReasonInputInvalid},
+		{"history", map[string]any{"path": "../../etc"}, gate.ReasonOutsideWorkspace},
+	} {
+		t.Run(fmt.Sprintf("%s %v", tc.tool, tc.args), func(t *testing.T) {
+			if code, msg := toolError(t, cs, tc.tool, tc.args); code != tc.want {
+				t.Errorf("code = %s (%s), want %s", code, msg, tc.want)
+			}
+		})
+	}
+	st, err := w.client.Status(w.ctx)
+	if err != nil || len(st.Leases) != 0 || len(st.Owners) != 0 {
+		t.Errorf("status after bad input = %d leases, %d owners, %v; want nothing", len(st.Leases), len(st.Owners), err)
+	}
+}
+
+// TestCoordinatorDown: with no coordinator, and after it stops
+// mid-session, every tool says so, never "free".
+func TestCoordinatorDown(t *testing.T) {
+	w := newWorld(t)
+	none := func(context.Context) (mcp.Coordinator, error) {
+		return nil, fmt.Errorf("%w: no coordinator answers", api.ErrUnavailable)
+	}
+	down := w.session(t, "alice", none)
+	live := w.session(t, "alice", nil)
+	mustCall(t, live, "leases_check", map[string]any{"paths": []string{"a.go"}}, nil)
+	w.stop()
+	for _, cs := range []struct {
+		name string
+		s    *sdk.ClientSession
+	}{{"never up", down}, {"stopped", live}} {
+		for tool, args := range allTools() {
+			t.Run(cs.name+" "+tool, func(t *testing.T) {
+				code, msg := toolError(t, cs.s, tool, args)
+				if code != api.CodeUnavailable || !strings.Contains(msg, "cannot be reached") {
+					t.Errorf("%s = %s %q, want COORDINATOR_UNAVAILABLE", tool, code, msg)
+				}
+			})
+		}
+	}
+}
+
+// allTools is a valid call of every tool.
+func allTools() map[string]map[string]any {
+	return map[string]map[string]any{
+		"leases_check":  {"paths": []string{"a.go"}},
+		"leases_status": {},
+		"lease_acquire": {"paths": []string{"a.go"}},
+		"lease_renew":   {"lease": "01JABCDEFGHJKMNPQRSTVWXYZ0"},
+		"lease_release": {"lease": "a.go"},
+		"lease_checkin": {"lease": "a.go"},
+		"blockers_list": {},
+		"blocker_show":  {"id": "01JABCDEFGHJKMNPQRSTVWXYZ0"},
+		"history":       {"path": "a.go"},
+	}
+}

@@ -25,6 +25,9 @@ func cmdMCP(ctx context.Context, args []string) error {
 	if len(pos) != 0 {
 		return usagef("mcp: takes no arguments (an agent starts it; see leasegate install)")
 	}
+	if f.jsonOut {
+		return usagef("mcp: --json does not apply: every answer is JSON-RPC, with structured content")
+	}
 	ws, err := f.workspace()
 	if err != nil {
 		return err

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	bbolt "go.etcd.io/bbolt"
@@ -200,27 +198,4 @@ func key64(seq uint64) []byte {
 		k[i] = byte(seq >> (56 - 8*i))
 	}
 	return k
-}
-
-// BenchmarkFdatasync is the floor of any durable commit on this machine:
-// append 100 bytes to a file and fdatasync it.
-func BenchmarkFdatasync(b *testing.B) {
-	f, err := os.Create(filepath.Join(b.TempDir(), "sync"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 100)
-	fd := int(f.Fd())
-	b.ResetTimer()
-	for range b.N {
-		if _, err := f.Write(buf); err != nil {
-			b.Fatal(err)
-		}
-		if err := syscall.Fdatasync(fd); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "syncs/s")
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // journalSegments is how many journal files a ledger keeps: one takes
@@ -16,8 +14,9 @@ const journalSegments = 2
 
 // journal is the write-ahead part of the ledger: two segment files that
 // commits are appended to in turn, one synchronous write per commit (the
-// files are opened O_DSYNC: a write returns once its data is on stable
-// storage, as a write and an fdatasync would). A segment is written over
+// write is durable when writeAt returns: on Linux the files are opened
+// O_DSYNC, as a write and an fdatasync would; durable_*.go say how each
+// platform gets there). A segment is written over
 // from its start once its records are in the bbolt file, so after the
 // first round every commit rewrites blocks the file system has already
 // allocated (no metadata to journal). The committer reserves each commit's
@@ -27,6 +26,7 @@ type journal struct {
 	active    int   // segment taking commits
 	off       int64 // where the next reserved commit goes in the active segment
 	rotations int   // how many times commits moved to the other segment
+	noSync    bool  // writes are not made durable (tests only)
 }
 
 // SegmentPath names journal segment i (0 or 1) of the ledger at path.
@@ -41,7 +41,7 @@ func segmentPath(path string, i int) string {
 // files of the ledger at path. A new file is synced with its directory, so
 // that a later commit never depends on an allocation the disk may lose.
 func openJournal(path string, size int64, noSync bool) (*journal, error) {
-	j := &journal{}
+	j := &journal{noSync: noSync}
 	created := false
 	for i := range j.segs {
 		f, grew, err := openSegment(segmentPath(path, i), size, noSync)
@@ -64,7 +64,7 @@ func openJournal(path string, size int64, noSync bool) (*journal, error) {
 func openSegment(path string, size int64, noSync bool) (*os.File, bool, error) {
 	flags := os.O_RDWR | os.O_CREATE
 	if !noSync {
-		flags |= unix.O_DSYNC
+		flags |= writeThrough
 	}
 	f, err := os.OpenFile(path, flags, fileMode)
 	if err != nil {
@@ -87,18 +87,6 @@ func openSegment(path string, size int64, noSync bool) (*os.File, bool, error) {
 	return f, true, nil
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
-
 // reserve takes the next n bytes of the active segment for one commit.
 // Only the committer calls it.
 func (j *journal) reserve(n int) (seg int, off int64) {
@@ -115,7 +103,10 @@ func (j *journal) writeAt(seg int, off int64, buf []byte) error {
 	if _, err := j.segs[seg].WriteAt(buf, off); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
-	return nil
+	if j.noSync {
+		return nil
+	}
+	return flushWrite(j.segs[seg])
 }
 
 // rotate makes the other segment the active one, written from its start.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/leasegate/leasegate/store"
 )
 
@@ -22,16 +20,15 @@ func lockFile(path string, exclusive bool) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock ledger: %w", err)
 	}
-	how := unix.LOCK_SH
-	if exclusive {
-		how = unix.LOCK_EX
-	}
-	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
+	if err := tryLock(f, exclusive); err != nil {
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, errLockBusy) {
 			return nil, fmt.Errorf("%s: %w (stop its coordinator first)", path, store.ErrLocked)
 		}
 		return nil, fmt.Errorf("lock ledger %s: %w", path, err)
 	}
 	return func() { f.Close() }, nil
 }
+
+// errLockBusy is tryLock's answer when another holder has the lock.
+var errLockBusy = errors.New("lock held elsewhere")

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -80,7 +79,7 @@ func TestStartFailureFullDisk(t *testing.T) {
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a small tmpfs (needs root): %v: %s", err, out)
 	}
-	t.Cleanup(func() { _ = syscall.Unmount(mnt, syscall.MNT_DETACH) })
+	t.Cleanup(func() { detachMount(mnt) })
 	r := bareRepoAt(t, filepath.Join(mnt, "ws"))
 	t.Cleanup(func() { killServe(r.dir) })
 	fill := filepath.Join(mnt, "fill")

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -94,25 +92,6 @@ func MustSignal(tb testing.TB, pid int, sig syscall.Signal) {
 	tb.Helper()
 	if err := syscall.Kill(pid, sig); err != nil {
 		tb.Fatalf("kill -%d %d: %v", sig, pid, err)
-	}
-}
-
-// AwaitChild blocks until the child pid reports a state change of the
-// kind in options (unix.WSTOPPED, unix.WCONTINUED or unix.WEXITED) and
-// leaves it reportable (WNOWAIT), so an exited child stays a zombie until
-// its Cmd.Wait.
-func AwaitChild(tb testing.TB, pid, options int) {
-	tb.Helper()
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, options|unix.WNOWAIT, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			tb.Fatalf("waitid(%d, %#x) = %v", pid, options, err)
-		}
-		return
 	}
 }
 

@@ -125,16 +125,24 @@ sys_(SYS["acct"], 0)
 }
 
 // TestOtherProcessesRefused: a worker cannot attach to, write the memory
-// of, or take a pidfd of a process outside its own tree (another owner's
+// or the standard input of, or take a pidfd of a process outside its own
+// tree (another owner's
 // process here), its own sidecar or the reaper between them (both run
 // without the filter),
 // while tracing its own child still works.
 func TestOtherProcessesRefused(t *testing.T) {
 	r := newRepo(t, nil)
 	victim := exec.Command("sleep", "60")
+	stdin, feed, err := os.Pipe() // the victim's standard input, as an agent's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Close()
+	victim.Stdin = stdin
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
+	stdin.Close()
 	t.Cleanup(func() { _ = victim.Process.Kill(); _ = victim.Wait() })
 	out := r.pyWorker(t, "bob", fmt.Sprintf(`
 v = %d
@@ -155,6 +163,10 @@ try:
     os.close(os.open("/proc/%%d/mem" %% v, os.O_RDWR)); say("mem", 0)
 except OSError as e:
     say("mem", -e.errno)
+try:
+    os.close(os.open("/proc/%%d/fd/0" %% v, os.O_WRONLY)); say("fd0", 0)
+except OSError as e:
+    say("fd0", -e.errno)
 child = os.fork()
 if child == 0:
     time.sleep(5); os._exit(0)
@@ -170,8 +182,8 @@ os.kill(child, 9); os.waitpid(child, 0)
 			t.Errorf("%s of another owner's process = %s, want %s", k, res[k], eperm)
 		}
 	}
-	if res["mem"] != fmt.Sprint(-int(unix.EACCES)) {
-		t.Errorf("write open of another process's memory = %s, want -EACCES", res["mem"])
+	if res["mem"] != fmt.Sprint(-int(unix.EACCES)) || res["fd0"] != fmt.Sprint(-int(unix.EACCES)) {
+		t.Errorf("write open of another process's memory = %s, of its stdin = %s, want -EACCES each", res["mem"], res["fd0"])
 	}
 	if res["seize_own"] != "0" || res["pidfd_open_own"] != "0" {
 		t.Errorf("own child: seize = %s, pidfd_open = %s, want 0 each", res["seize_own"], res["pidfd_open_own"])

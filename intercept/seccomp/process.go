@@ -25,7 +25,7 @@ type processTarget struct {
 var errOutsideTree = errors.New("process outside the worker's tree")
 
 // errForeignMemory refuses (EACCES) a write open of another process's
-// memory file (/proc/<pid>/mem), which is ptrace by other means.
+// files in /proc: its memory (ptrace by other means), its descriptors.
 var errForeignMemory = errors.New("memory of a process outside the worker's tree")
 
 // maxTreeDepth bounds the walk up a process's ancestry.
@@ -117,18 +117,23 @@ func nestedPidNS(tid int) bool {
 	return false
 }
 
-// guardMemory refuses a mutation that opens another process's memory for
-// writing: /proc/<pid>/mem or /proc/<pid>/task/<tid>/mem of a process
-// outside the worker's tree.
+// guardMemory refuses a mutation of another process's /proc files: a
+// write open of /proc/<pid>/mem (ptrace by other means), of
+// /proc/<pid>/fd/<n> (a pipe or socket of that process: another agent's
+// standard input), or of any other of its files, for a process outside the
+// worker's tree.
 func (s *Supervisor) guardMemory(m Mutation) error {
 	for _, p := range m.Paths {
 		rest, ok := strings.CutPrefix(p, "/proc/")
-		if !ok || !strings.HasSuffix(rest, "/mem") {
+		if !ok {
 			continue
 		}
 		pidStr, _, _ := strings.Cut(rest, "/")
 		pid, err := strconv.Atoi(pidStr)
-		if err != nil || !s.inTree(pid) {
+		if err != nil {
+			continue // /proc/sys, /proc/sysrq-trigger...: not a process
+		}
+		if !s.inTree(pid) {
 			return errForeignMemory
 		}
 	}

@@ -284,7 +284,8 @@ func TestUngatedWriteInReleasedDirectory(t *testing.T) {
 func TestDefaultsAreTheContract(t *testing.T) {
 	r := newCheckout(t, nil)
 	for _, cmd := range [][]string{{"run"}, {"serve"}, {"hook", "claude-code"}} {
-		_, errs, _ := r.lg(append(cmd, "-h")...)
+		out, errs, _ := r.lg(append(cmd, "-h")...)
+		errs = out + errs // help asked for is on stdout
 		if !strings.Contains(errs, "most the contract's 3m0s") || !strings.Contains(errs, "most the contract's 30s") ||
 			!strings.Contains(errs, "longer, zero or negative is a usage error") {
 			t.Errorf("%s -h does not say the contract's windows:\n%s", cmd, errs)

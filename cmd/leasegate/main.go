@@ -52,6 +52,7 @@ func commands() []command {
 		{"evict", "end someone's lease as admin, with a reason", cmdEvict, false},
 		{"history", "the audit trail of a path or lease", cmdHistory, false},
 		{"events", "the event stream: readable lines on a terminal, JSON lines otherwise", cmdEvents, false},
+		{"ui", "the operator console: a live web page and /metrics on loopback", cmdUI, false},
 		{"stop", "signal that a worker stopped (starts the stop-idle window)", cmdStop, false},
 		{"hook", "agent and git hook entry point (called by the agent, not by you)", cmdHook, false},
 		{"install", "wire hooks into claude-code, codex, gemini, cursor or git", cmdInstall, false},

@@ -1,0 +1,243 @@
+// leasegate console: state from one server-sent event stream, no polling.
+"use strict";
+(function () {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const S = { owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], seq: 0,
+    skew: 0, retryNs: 0, idleNs: 0, warning: "", dirty: new Set(), closed: new Set(), pending: {} };
+  // window.leasegate is for tests and measurements: the last applied
+  // sequence number and each ledger event's delay from commit to page.
+  const probe = window.leasegate = { seq: 0, latencies: [], rendered: 0 };
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === "class") e.className = attrs[k];
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), attrs[k]);
+      else e.setAttribute(k, attrs[k]);
+    }
+    for (const k of kids) if (k != null) e.append(k instanceof Node ? k : String(k));
+    return e;
+  }
+  const $ = (id) => document.getElementById(id);
+  const now = () => Date.now() + S.skew;
+  const ms = (t) => (t ? Date.parse(t) : 0);
+  function dur(msec) {
+    if (msec < 0) msec = 0;
+    const s = Math.floor(msec / 1000);
+    if (s < 120) return s + "s";
+    if (s < 7200) return Math.floor(s / 60) + "m" + String(s % 60).padStart(2, "0") + "s";
+    if (s < 172800) return Math.floor(s / 3600) + "h" + String(Math.floor(s / 60) % 60).padStart(2, "0") + "m";
+    return Math.floor(s / 86400) + "d" + (Math.floor(s / 3600) % 24) + "h";
+  }
+  const clock = (t) => new Date(ms(t)).toLocaleTimeString();
+  const since = (t) => el("span", { class: "since", "data-since": ms(t) }, dur(now() - ms(t)));
+  const until = (t) => el("span", { class: "countdown", "data-until": ms(t) }, dur(ms(t) - now()));
+  const badge = (cls, text) => el("span", { class: "badge " + cls }, text || cls);
+  const pathLink = (p) => el("button", { type: "button", class: "pathlink", "data-path": p, onclick: () => history(p) }, p);
+  function fill(id, nodes, countId, n) {
+    const box = $(id);
+    box.replaceChildren(...(nodes.length ? nodes : [el("p", { class: "empty" }, "none")]));
+    if (countId) $(countId).textContent = n;
+  }
+
+  // --- state from the stream ---
+  function snapshot(st, withLeases) {
+    S.skew = ms(st.now) - Date.now();
+    S.owners = st.owners || []; S.contentions = st.contentions || []; S.blockers = st.blockers || [];
+    S.ungated = st.ungated || []; S.seq = Math.max(S.seq, st.last_seq || 0);
+    S.retryNs = st.retry_after_ns; S.idleNs = st.idle_after_ns; S.warning = st.ledger_warning || "";
+    if (withLeases) {
+      S.leases = new Map((st.leases || []).map((l) => [l.id, l]));
+      S.dirty.add("leases");
+    }
+    ["owners", "contention", "blockers", "ungated", "summary", "warnings"].forEach((k) => S.dirty.add(k));
+    schedule();
+  }
+  function ledger(e) {
+    S.seq = e.seq;
+    switch (e.type) {
+      case "lease.granted": S.leases.set(e.lease.id, e.lease); break;
+      case "lease.renewed": { const l = S.leases.get(e.lease_id); if (l) l.expires_at = e.expires_at; break; }
+      case "lease.released": case "lease.completed": case "lease.expired":
+      case "lease.evicted": case "lease.reclaimed": S.leases.delete(e.lease_id); break;
+    }
+    if (e.type.startsWith("lease.")) S.dirty.add("leases");
+    S.pending[e.seq] = ms(e.at);
+    logEvent(e);
+    S.dirty.add("summary");
+    schedule();
+  }
+  let frame = 0;
+  function schedule() { if (!frame) frame = requestAnimationFrame(render); }
+  function render() {
+    frame = 0;
+    const d = S.dirty; S.dirty = new Set();
+    if (d.has("leases")) renderLeases();
+    if (d.has("owners")) renderOwners();
+    if (d.has("contention")) renderContention();
+    if (d.has("blockers")) renderBlockers();
+    if (d.has("ungated")) renderUngated();
+    if (d.has("summary")) renderSummary();
+    if (d.has("warnings")) renderWarnings();
+    const t = Date.now();
+    for (const seq in S.pending) probe.latencies.push(t - S.pending[seq]);
+    S.pending = {};
+    probe.seq = S.seq; probe.rendered++;
+    document.body.dataset.seq = S.seq;
+  }
+
+  // --- views ---
+  function renderSummary() {
+    const leases = S.leases.size;
+    $("summary").textContent = `${S.owners.length} owners · ${leases} leases · ${S.blockers.length} blockers · ledger #${S.seq}`;
+  }
+  function renderWarnings() {
+    const w = [];
+    if (S.warning) w.push(el("div", { class: "ledger-warning" }, "Ledger degraded: " + S.warning));
+    if (S.overflow) w.push(el("div", { class: "overflow" }, "Event stream interrupted, the page resynchronises: " + S.overflow));
+    $("warnings").replaceChildren(...w);
+  }
+  function renderOwners() {
+    const rows = S.owners.map((o) => {
+      const live = o.liveness || {};
+      const idle = o.windows && o.windows.idle ? o.windows.idle.after_ns : S.idleNs;
+      const stop = o.stopped_at ? el("div", null, "stop-idle release in ", until(new Date(ms(o.stopped_at) + idle / 1e6).toISOString())) : null;
+      return el("tr", { "data-owner": o.name },
+        el("td", null, el("b", null, o.name), el("div", { class: "mono" }, "pid " + (o.seen_pid || o.pid || "?"))),
+        el("td", null, badge(live.status || "unknown"), stop,
+          el("ul", { class: "evidence" }, ...(live.evidence || []).map((x) => el("li", null, x)))),
+        el("td", null, o.leases),
+        el("td", null, o.last_activity ? since(o.last_activity) : "—"),
+        el("td", null, since(o.registered_at)));
+    });
+    const head = el("tr", null, ...["owner", "liveness and evidence", "leases", "last activity", "registered"].map((h) => el("th", null, h)));
+    fill("owners", rows.length ? [el("table", { class: "owners" }, el("thead", null, head), el("tbody", null, ...rows))] : [], "owners-count", rows.length);
+  }
+  function renderContention() {
+    const rows = S.contentions.map((c) => el("tr", { "data-contention": c.id },
+      el("td", null, el("b", null, c.requester)),
+      el("td", null, ...c.paths.slice(0, 3).map((p) => el("div", null, pathLink(p)))),
+      el("td", null, c.holder.owner.name, " ", badge(c.holder.kind)),
+      el("td", null, "retry in ", until(c.retry_at))));
+    const head = el("tr", null, ...["requester", "paths", "held by", "one retry"].map((h) => el("th", null, h)));
+    fill("contention", rows.length ? [el("table", null, el("thead", null, head), el("tbody", null, ...rows))] : [], "contention-count", rows.length);
+  }
+  function renderBlockers() {
+    const cards = S.blockers.map((b) => {
+      const h = b.holder, lv = h.liveness || {};
+      return el("div", { class: "blocker", "data-blocker-id": b.id },
+        el("h3", null, b.requester.name, " blocked on ", pathLink(b.path), " (", b.op, ")"),
+        el("dl", null,
+          el("dt", null, "held by"), el("dd", null, h.owner.name, " ", badge(h.kind), " lease ", el("code", null, h.lease_id), " token ", h.fencing_token),
+          el("dt", null, "holder"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
+          el("dt", null, "held for"), el("dd", null, since(h.acquired_at)),
+          el("dt", null, "denied"), el("dd", null, clock(b.first_denied_at), " (", b.reason, "), retried ", clock(b.retried_at), " (", b.retry_result, ")"),
+          el("dt", null, "blocker"), el("dd", null, el("code", null, b.id))),
+        el("pre", null, (b.how_to_resolve || []).join("\n")),
+        actions(b));
+    });
+    fill("blockers", cards, "blockers-count", cards.length);
+  }
+  function actions(b) {
+    const box = el("div", { class: "actions" });
+    const ask = (action) => {
+      const note = el("input", { type: "text", placeholder: "note for the record (optional)", "aria-label": "note" });
+      box.replaceChildren(el("div", { class: "confirming" },
+        el("span", null, `${action} blocker of ${b.requester.name} on ${b.path}?`), note,
+        el("button", { type: "button", class: "confirm", "data-confirm": action, onclick: () => resolve(b, action, note.value, box) }, "Confirm " + action),
+        el("button", { type: "button", class: "cancel", onclick: () => box.replaceChildren(...buttons()) }, "Cancel")));
+    };
+    const buttons = () => ["retry", "deny", "abort"].map((a) => el("button", { type: "button", class: a, "data-action": a, onclick: () => ask(a) }, a[0].toUpperCase() + a.slice(1)));
+    box.append(...buttons());
+    return box;
+  }
+  async function resolve(b, action, note, box) {
+    box.replaceChildren(el("span", { class: "result" }, "resolving…"));
+    const r = await fetch(`/blockers/${encodeURIComponent(b.id)}/resolve`, { method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ action, note }) });
+    const text = await r.text();
+    let msg = text;
+    try { msg = JSON.parse(text).message || text; } catch (e) { /* plain text error */ }
+    box.replaceChildren(el("span", { class: "result", "data-result": r.ok ? "ok" : "error" }, (r.ok ? "" : "refused: ") + msg));
+  }
+  function renderUngated() {
+    const rows = S.ungated.slice().reverse().map((u) => el("tr", null,
+      el("td", null, pathLink(u.path)), el("td", null, u.op), el("td", null, u.reporter || "—"),
+      el("td", null, u.collided_with ? "collided with " + u.collided_with.owner.name : ""), el("td", null, clock(u.at))));
+    fill("ungated", rows.length ? [el("table", null, el("tbody", null, ...rows))] : [], "ungated-count", rows.length);
+  }
+  function leafPaths(l) { return l.scope.type === "full" ? ["** (whole workspace)"] : (l.scope.paths || []); }
+  function renderLeases() {
+    const root = { dirs: new Map(), leaves: [] };
+    for (const l of S.leases.values()) {
+      for (const p of leafPaths(l)) {
+        const parts = p.split("/");
+        let n = root;
+        for (const dir of parts.slice(0, -1)) {
+          if (!n.dirs.has(dir)) n.dirs.set(dir, { dirs: new Map(), leaves: [] });
+          n = n.dirs.get(dir);
+        }
+        n.leaves.push([p, parts[parts.length - 1], l]);
+      }
+    }
+    $("leases-count").textContent = S.leases.size;
+    $("leases").replaceChildren(S.leases.size ? treeList(root, "") : el("p", { class: "empty" }, "none"));
+  }
+  function treeList(n, prefix) {
+    const ul = el("ul");
+    for (const [name, sub] of [...n.dirs].sort((a, b) => a[0].localeCompare(b[0]))) {
+      const path = prefix + name + "/";
+      const d = el("details", { "data-dir": path }, el("summary", null, name + "/"), treeList(sub, path));
+      d.open = !S.closed.has(path);
+      d.addEventListener("toggle", () => (d.open ? S.closed.delete(path) : S.closed.add(path)));
+      ul.append(el("li", null, d));
+    }
+    n.leaves.sort((a, b) => a[1].localeCompare(b[1]));
+    for (const [p, name, l] of n.leaves) {
+      ul.append(el("li", { class: "leaf", "data-path": p, "data-lease": l.id },
+        el("button", { type: "button", class: "path", onclick: () => history(p) }, name),
+        el("span", null, el("b", null, l.owner.name)), badge(l.kind),
+        el("span", { class: "meta" }, "token ", l.fencing_token, " · held ", since(l.acquired_at),
+          l.expires_at ? el("span", null, " · expires in ", until(l.expires_at)) : null)));
+    }
+    return ul;
+  }
+  function logEvent(e) {
+    const what = [e.actor, e.path, e.lease_id, e.reason].filter(Boolean).join(" · ");
+    const log = $("log");
+    log.prepend(el("li", { "data-seq": e.seq }, el("span", { class: "t" }, clock(e.at) + " "), el("b", null, e.type), " ", what));
+    while (log.childElementCount > 200) log.lastChild.remove();
+  }
+  async function history(p) {
+    $("history-path").textContent = p;
+    $("history-events").replaceChildren(el("li", null, "loading…"));
+    $("history").hidden = false;
+    const r = await fetch("/history?path=" + encodeURIComponent(p));
+    if (!r.ok) { $("history-events").replaceChildren(el("li", null, await r.text())); return; }
+    const h = await r.json();
+    $("history-events").replaceChildren(...(h.events || []).map((e) => el("li", null,
+      el("span", { class: "t" }, new Date(ms(e.at)).toLocaleString() + " "), el("b", null, e.type), " ",
+      [e.actor, e.lease_id, e.reason].filter(Boolean).join(" · "), e.by ? " (by " + (e.by.name || JSON.stringify(e.by)) + ")" : "")));
+    if (!h.events || !h.events.length) $("history-events").replaceChildren(el("li", null, "no events"));
+  }
+  $("history-close").addEventListener("click", () => { $("history").hidden = true; });
+  document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") $("history").hidden = true; });
+
+  // Countdowns and ages tick once a second without touching the state.
+  setInterval(() => {
+    const t = now();
+    for (const e of document.querySelectorAll("[data-until]")) e.textContent = dur(+e.dataset.until - t);
+    for (const e of document.querySelectorAll("[data-since]")) e.textContent = dur(t - +e.dataset.since);
+  }, 1000);
+
+  // --- the stream ---
+  const es = new EventSource("/events");
+  const on = (name, fn) => es.addEventListener(name, (m) => fn(JSON.parse(m.data)));
+  es.onopen = () => { $("conn").textContent = "live"; $("conn").className = "conn on"; };
+  es.onerror = () => { $("conn").textContent = "reconnecting"; $("conn").className = "conn off"; };
+  on("snapshot", (st) => snapshot(st, true));
+  on("state", (st) => snapshot(st, false));
+  on("ledger", ledger);
+  on("resync", (x) => { S.overflow = new Date().toLocaleTimeString() + ": " + x.why; S.dirty.add("warnings"); schedule(); });
+  on("gone", (x) => { $("conn").textContent = "coordinator unreachable: " + x.error; $("conn").className = "conn off"; });
+})();

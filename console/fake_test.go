@@ -1,0 +1,67 @@
+package console_test
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// fakeService is the far side of the API for handler tests: a fixed
+// status and the events a test feeds it.
+type fakeService struct {
+	status coordinator.Status
+	feed   chan gate.Event
+
+	mu       sync.Mutex
+	resolved []api.ResolveRequest
+}
+
+func newFake() *fakeService {
+	l := gate.Lease{ID: "L1", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindAuto,
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"src/a.go"}}, AcquiredAt: time.Unix(1e9, 0).UTC()}
+	return &fakeService{
+		status: coordinator.Status{LastSeq: 7, Leases: []gate.Lease{l},
+			Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Liveness: gate.Liveness{Status: gate.Alive, Evidence: []string{"pidfd: pid 1 running"}}}}},
+		feed: make(chan gate.Event, 16),
+	}
+}
+
+func (f *fakeService) Status(context.Context) (coordinator.Status, error) { return f.status, nil }
+
+func (f *fakeService) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-f.feed:
+			if e.Seq <= after {
+				continue
+			}
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (f *fakeService) History(_ context.Context, _ gate.LeaseID, p string, _ int) ([]gate.Event, error) {
+	return []gate.Event{{Seq: 1, Type: gate.EventGranted, Path: p}}, nil
+}
+
+func (f *fakeService) Resolve(_ context.Context, id string, req api.ResolveRequest) (coordinator.ResolveResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resolved = append(f.resolved, req)
+	return coordinator.ResolveResult{Blocker: blocker.Report{ID: id}, Outcome: coordinator.Denied, Message: "denied"}, nil
+}
+
+func (f *fakeService) resolutions() []api.ResolveRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]api.ResolveRequest(nil), f.resolved...)
+}

@@ -1,0 +1,151 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Server is the console: a handler per view behind one access rule.
+type Server struct {
+	svc      Service
+	operator string
+	log      hclog.Logger
+	auth     *sessions
+	metrics  *metrics
+	mux      *http.ServeMux
+}
+
+// New returns a console for cfg.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"), auth: newSessions()}
+	s.metrics = newMetrics(cfg.Service, cfg.Registry)
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /login", s.login)
+	s.mux.Handle("GET /{$}", s.session(http.HandlerFunc(s.page)))
+	s.mux.Handle("GET /static/", s.session(http.StripPrefix("/static/", staticFiles())))
+	s.mux.Handle("GET /events", s.session(http.HandlerFunc(s.events)))
+	s.mux.Handle("GET /history", s.session(http.HandlerFunc(s.history)))
+	s.mux.Handle("POST /blockers/{id}/resolve", s.session(s.csrf(http.HandlerFunc(s.resolve))))
+	s.mux.Handle("GET /metrics", s.session(s.metrics.handler()))
+}
+
+// LoginPath is the one-time login URL's path and query, or "" once the
+// token was redeemed.
+func (s *Server) LoginPath() string {
+	tok := s.auth.loginToken()
+	if tok == "" {
+		return ""
+	}
+	return "/login?token=" + tok
+}
+
+// Handler serves the console.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r) {
+			http.Error(w, "the console answers only requests addressed to a loopback host", http.StatusMisdirectedRequest)
+			return
+		}
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// MetricsHandler serves /metrics alone, without a session, for a
+// separate --metrics-addr that a Prometheus scraper reaches.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
+
+// Run follows the coordinator's events for the metrics and serves the
+// console on ln, and /metrics alone on each of metrics, until ctx ends;
+// then every open page stream ends with it.
+func (s *Server) Run(ctx context.Context, ln net.Listener, metrics ...net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2+len(metrics))
+	run := func(f func(context.Context) error) { errs <- f(ctx) }
+	go run(s.metrics.follow)
+	go run(func(ctx context.Context) error { return serve(ctx, ln, s.Handler()) })
+	for _, m := range metrics {
+		go run(func(ctx context.Context) error { return serve(ctx, m, s.MetricsHandler()) })
+	}
+	var first error
+	for range 2 + len(metrics) {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+		cancel() // one ending ends the others
+	}
+	return first
+}
+
+// serve serves h on ln until ctx ends, then shuts the server down; the
+// requests still open (page streams) see ctx end with it.
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return err
+	}
+	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	_ = srv.Shutdown(shut)
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// session refuses a request without a live session.
+func (s *Server) session(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := s.auth.csrf(r); !ok {
+			http.Error(w, "no console session: open the login URL that `leasegate ui` printed", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// csrf refuses a state-changing request without the session's CSRF token
+// or from another origin.
+func (s *Server) csrf(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := s.auth.csrf(r)
+		if !equal(r.Header.Get(csrfHeader), tok) || !sameOrigin(r) {
+			http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// login redeems the one-time token for a session cookie.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.auth.redeem(r.URL.Query().Get("token"))
+	if !ok {
+		http.Error(w, "login token unknown or already used: run `leasegate ui` again for a new one", http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, sessionCookie(id))
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}

@@ -1,0 +1,21 @@
+package console
+
+import (
+	"context"
+
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Service is what the console needs of a coordinator: the calls of the
+// API client that `leasegate status`, `events --follow`, `history` and
+// `resolve` make.
+type Service interface {
+	Status(ctx context.Context) (coordinator.Status, error)
+	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
+	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)
+	Resolve(ctx context.Context, id string, req api.ResolveRequest) (coordinator.ResolveResult, error)
+}
+
+var _ Service = (*api.Client)(nil)

@@ -1,0 +1,106 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// errNoFlush means the response cannot be streamed.
+var errNoFlush = errors.New("response writer cannot flush")
+
+// events streams the page's state as server-sent events: one "snapshot"
+// (the whole status), then every ledger event as "ledger", each non-lease
+// event followed by a "state" (the status without its leases, which the
+// page keeps up to date from the lease events). The handler's goroutine is
+// the subscriber; it ends when the page goes, the console stops, or the
+// coordinator's stream ends (then a "resync" or "gone" event tells the
+// page, whose EventSource reconnects for a fresh snapshot).
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	sse, err := newStream(w)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	ctx := r.Context()
+	st, err := s.svc.Status(ctx)
+	if err != nil {
+		_ = sse.send("gone", map[string]string{"error": err.Error()})
+		return
+	}
+	if sse.send("snapshot", st) != nil {
+		return
+	}
+	err = s.svc.Events(ctx, st.LastSeq, true, func(e gate.Event) error {
+		if err := sse.send("ledger", e); err != nil {
+			return err
+		}
+		if e.IsLease() {
+			return nil
+		}
+		return s.sendState(sse, r)
+	})
+	if ctx.Err() == nil {
+		_ = sse.send("resync", map[string]string{"why": resyncWhy(err)})
+	}
+}
+
+// resyncWhy says why the coordinator's stream ended under an open page.
+func resyncWhy(err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "the coordinator ended the event stream: it stopped, or dropped a subscriber that fell behind"
+}
+
+// sendState sends the status without its leases.
+func (s *Server) sendState(sse *stream, r *http.Request) error {
+	st, err := s.svc.Status(r.Context())
+	if err != nil {
+		return err
+	}
+	st.Leases = nil
+	return sse.send("state", partial{Status: st, Partial: true})
+}
+
+// partial marks a status whose leases were left out.
+type partial struct {
+	coordinator.Status
+	Partial bool `json:"partial"`
+}
+
+// stream writes server-sent events.
+type stream struct {
+	w http.ResponseWriter
+	f http.Flusher
+}
+
+func newStream(w http.ResponseWriter) (*stream, error) {
+	f, ok := w.(http.Flusher)
+	if !ok {
+		return nil, errNoFlush
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	f.Flush()
+	return &stream{w: w, f: f}, nil
+}
+
+// send writes one event of the given name with v as JSON data, and flushes.
+func (s *stream) send(name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
+		return err
+	}
+	s.f.Flush()
+	return nil
+}

@@ -284,6 +284,12 @@ func (c *Client) WaitContention(ctx context.Context, id string, wait time.Durati
 	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/wait?timeout="+wait.String(), nil, &r)
 }
 
+// Withdraw withdraws a waiting contention: its write will not be made.
+func (c *Client) Withdraw(ctx context.Context, id, reason string) (coordinator.Result, error) {
+	var r coordinator.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/withdraw", WithdrawRequest{Reason: reason}, &r)
+}
+
 // WaitBlocker long-polls a blocker's resolution for at most wait.
 func (c *Client) WaitBlocker(ctx context.Context, id string, wait time.Duration) (coordinator.Result, error) {
 	var r coordinator.Result

@@ -58,8 +58,13 @@ func (c *Client) awaitContention(ctx context.Context, req coordinator.MutateRequ
 		id := r.Contention.ID
 		var err error
 		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitContention(ctx, id, pollWait) })
-		if errors.Is(err, errNotFound) {
-			// The coordinator restarted and forgot the contention: ask again.
+		if ctx.Err() != nil {
+			c.withdrawGone(ctx, id)
+			return r, ctx.Err()
+		}
+		if errors.Is(err, errNotFound) || (err == nil && r.Outcome == coordinator.Withdrawn) {
+			// The coordinator restarted and forgot the contention, or
+			// another waiter of the same write withdrew it: ask again.
 			r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.Mutate(ctx, req) })
 		}
 		if err != nil {
@@ -67,6 +72,24 @@ func (c *Client) awaitContention(ctx context.Context, req coordinator.MutateRequ
 		}
 	}
 	return r, nil
+}
+
+// withdrawTimeout bounds the withdrawal of a contention whose waiter gave up.
+const withdrawTimeout = 5 * time.Second
+
+// withdrawGone tells the coordinator that no one waits on contention id
+// any more because ctx ended (the cause says why): its write will not be
+// made, so the retry must not run and no lease be taken for it.
+func (c *Client) withdrawGone(ctx context.Context, id string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
+	defer cancel()
+	why := "its waiter gave up"
+	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		why = cause.Error()
+	}
+	if _, err := c.Withdraw(wctx, id, why); err != nil {
+		c.cfg.Logger.Debug("withdrawing a contention failed", "contention", id, "error", err)
+	}
 }
 
 func (c *Client) awaitBlocker(ctx context.Context, r coordinator.Result, obs Observer) (coordinator.Result, error) {

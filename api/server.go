@@ -60,26 +60,27 @@ func NewServer(c *coordinator.Coordinator, adminToken string, info Health, log h
 
 func (s *Server) routes() {
 	h := map[string]func(*http.Request) (any, error){
-		"GET /v1/health":                   s.health,
-		"GET /v1/status":                   s.status,
-		"POST /v1/owners":                  s.register,
-		"POST /v1/owners/{name}/heartbeat": s.heartbeat,
-		"POST /v1/owners/{name}/activity":  s.activity,
-		"POST /v1/owners/{name}/stop":      s.stop,
-		"POST /v1/owners/{name}/end":       s.end,
-		"POST /v1/owners/{name}/committed": s.committed,
-		"POST /v1/mutations":               s.mutate,
-		"POST /v1/contentions/{id}/wait":   s.waitContention,
-		"GET /v1/blockers":                 s.blockers,
-		"GET /v1/blockers/{id}":            s.blocker,
-		"POST /v1/blockers/{id}/wait":      s.waitBlocker,
-		"POST /v1/blockers/{id}/resolve":   s.resolve,
-		"POST /v1/leases":                  s.lease,
-		"GET /v1/leases":                   s.leases,
-		"GET /v1/leases/{id}":              s.getLease,
-		"GET /v1/history":                  s.history,
-		"GET /v1/whoami":                   s.whoami,
-		"POST /v1/ungated":                 s.ungated,
+		"GET /v1/health":                     s.health,
+		"GET /v1/status":                     s.status,
+		"POST /v1/owners":                    s.register,
+		"POST /v1/owners/{name}/heartbeat":   s.heartbeat,
+		"POST /v1/owners/{name}/activity":    s.activity,
+		"POST /v1/owners/{name}/stop":        s.stop,
+		"POST /v1/owners/{name}/end":         s.end,
+		"POST /v1/owners/{name}/committed":   s.committed,
+		"POST /v1/mutations":                 s.mutate,
+		"POST /v1/contentions/{id}/wait":     s.waitContention,
+		"POST /v1/contentions/{id}/withdraw": s.withdraw,
+		"GET /v1/blockers":                   s.blockers,
+		"GET /v1/blockers/{id}":              s.blocker,
+		"POST /v1/blockers/{id}/wait":        s.waitBlocker,
+		"POST /v1/blockers/{id}/resolve":     s.resolve,
+		"POST /v1/leases":                    s.lease,
+		"GET /v1/leases":                     s.leases,
+		"GET /v1/leases/{id}":                s.getLease,
+		"GET /v1/history":                    s.history,
+		"GET /v1/whoami":                     s.whoami,
+		"POST /v1/ungated":                   s.ungated,
 	}
 	for pattern, fn := range h {
 		s.mux.Handle(pattern, s.handle(fn))
@@ -117,7 +118,7 @@ func (s *Server) bearerOK(r *http.Request) bool {
 func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
 	streams := newStreamSet()
 	defer streams.close()
-	base := context.WithValue(ctx, streamSetKey{}, streams)
+	base := context.WithValue(context.WithValue(ctx, streamSetKey{}, streams), servingKey{}, ctx)
 	l = limitConns(l)
 	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: connContext}

@@ -31,6 +31,9 @@ const (
 	// Aborted: an operator chose --abort, or the requester ended: end the
 	// worker.
 	Aborted Outcome = "aborted"
+	// Withdrawn: the waiter went away before the write was decided (it was
+	// interrupted or killed); nothing was granted.
+	Withdrawn Outcome = "withdrawn"
 )
 
 // MutateRequest asks to mutate paths on behalf of a registered owner.
@@ -85,6 +88,7 @@ type contention struct {
 	result    Result
 	done      chan struct{}         // closed when the retry has been decided
 	waitsOn   map[gate.LeaseID]bool // the leases in the way: one ending wakes it
+	waiters   int                   // requests waiting on it now (WaitContention)
 }
 
 // hold is a blocked mutation held for an operator's instruction.

@@ -130,6 +130,9 @@ func (c *Coordinator) writeReport(r blocker.Report) {
 func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, error) {
 	c.mu.Lock()
 	con := c.contentions[id]
+	if con != nil {
+		con.waiters++
+	}
 	c.mu.Unlock()
 	if con == nil {
 		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
@@ -140,6 +143,7 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, er
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	con.waiters--
 	if con.view.Outcome == Contended {
 		return con.contended(), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
+	"golang.org/x/sys/unix"
 )
 
 var _ seccomp.Decider = (*Sidecar)(nil)
@@ -52,6 +53,10 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		s.resume()
 	}
 	if err != nil {
+		if sig, interrupted := seccomp.InterruptedBy(ctx); interrupted {
+			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, strings.Join(paths, " "), unix.SignalName(sig))
+			return syscall.EINTR
+		}
 		if ctx.Err() == nil {
 			s.notef("%s of %s refused: %v", m.Op, strings.Join(paths, " "), err)
 		}

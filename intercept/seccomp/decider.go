@@ -1,6 +1,11 @@
 package seccomp
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+)
 
 // Op names the kind of mutation a syscall is about to make.
 type Op string
@@ -47,7 +52,9 @@ type Mutation struct {
 // Decider answers whether a Mutation may proceed. It is called from its own
 // goroutine per syscall and may block for as long as it likes; ctx is
 // cancelled when the syscall can no longer be answered (the thread got a
-// fatal signal) or when the Supervisor stops. A Decider that can answer
+// fatal signal), when a signal would interrupt it (the cause is then an
+// *InterruptedError, see InterruptedBy, and a refusal is answered with
+// EINTR) or when the Supervisor stops. A Decider that can answer
 // most mutations at once should also be an InstantDecider: handing a
 // syscall to a goroutine costs more than everything else the gate does
 // for it.
@@ -97,3 +104,24 @@ var _ InstantDecider = allowAll{}
 func (allowAll) Decide(context.Context, Mutation) error { return nil }
 
 func (allowAll) DecideNow(Mutation) (bool, error) { return true, nil }
+
+// InterruptedError is the cause of a Decider's cancelled context when a
+// signal that would interrupt the held syscall natively is pending for its
+// thread: one the program catches, or whose default action ends it, other
+// than the signals that are ignored, stop or continue by default.
+type InterruptedError struct {
+	Signal syscall.Signal
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted by signal %d (%s)", int(e.Signal), e.Signal)
+}
+
+// InterruptedBy reports the signal that interrupted a Decider's context.
+func InterruptedBy(ctx context.Context) (syscall.Signal, bool) {
+	var ie *InterruptedError
+	if errors.As(context.Cause(ctx), &ie) {
+		return ie.Signal, true
+	}
+	return 0, false
+}

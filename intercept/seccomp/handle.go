@@ -152,13 +152,19 @@ func resolveErrno(err error) unix.Errno {
 }
 
 // decide asks the Decider while the notification is watched: if the
-// thread is killed, Decide's context is cancelled.
+// thread is killed, Decide's context is cancelled; if a signal would
+// interrupt the syscall, it is cancelled with an *InterruptedError and a
+// refusal becomes EINTR (a grant that came first still stands: its write
+// happens).
 func (s *Supervisor) decide(id uint64, m Mutation) error {
-	ctx, cancel := context.WithCancel(s.ctx)
-	defer cancel()
-	w := s.watchValid(id, cancel)
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	w := s.watchValid(id, m.TID, cancel)
 	defer w.stop()
 	err := s.cfg.Decider.Decide(ctx, m)
+	if _, interrupted := InterruptedBy(ctx); interrupted && err != nil {
+		err = unix.EINTR
+	}
 	s.traceDecision(m, err)
 	return err
 }

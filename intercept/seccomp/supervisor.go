@@ -191,7 +191,8 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, wor
 	}
 	s.instant, _ = cfg.Decider.(InstantDecider)
 	s.umask = ownUmask()
-	s.ctx, s.cancel = context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.ctx, s.cancel = ctx, func() { cancel(errServingEnded) }
 	// Ending the context wakes the serve loop out of poll; the callback
 	// returns at once, and the waker ignores it once closed.
 	context.AfterFunc(s.ctx, w.wake)

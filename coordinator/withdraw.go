@@ -1,0 +1,85 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// withdrawnData is the payload of a contention.withdrawn event.
+type withdrawnData struct {
+	Contention string   `json:"contention_id"`
+	Paths      []string `json:"paths"`
+	Holder     string   `json:"holder"`
+}
+
+// WaiterGone withdraws a waiting contention that no one waits on any more:
+// its waiter's request ended before the write was decided (the process was
+// interrupted or killed, a hook timed out). The retry is cancelled, no lease
+// is taken for a write that will not happen, and the withdrawal is recorded
+// with why. A contention another request still waits on (the same write
+// asked again) stays. It reports whether the contention was withdrawn.
+func (c *Coordinator) WaiterGone(id, why string) bool {
+	c.mu.Lock()
+	con := c.contentions[id]
+	if con == nil || con.view.Outcome != Contended || con.waiters > 0 {
+		c.mu.Unlock()
+		return false
+	}
+	done := c.withdraw(con, why, c.clock.Now())
+	c.mu.Unlock()
+	if err := <-done; err != nil {
+		c.log.Error("recording a withdrawal failed", "contention", id, "error", err)
+	}
+	return true
+}
+
+// Withdraw ends a waiting contention at its requester's word: the write
+// it waited for will not be made (the waiting syscall was interrupted, a
+// hook is ending). Only the requester's own processes (or an operator) may.
+// The retry is cancelled, no lease is taken, and the withdrawal is
+// recorded with why. A contention decided meanwhile is left as decided;
+// the answer says where it stands.
+func (c *Coordinator) Withdraw(ctx context.Context, id, why string) (Result, error) {
+	if err := gate.ValidID(id); err != nil {
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "contention id: " + err.Error()}
+	}
+	c.mu.Lock()
+	con := c.contentions[id]
+	c.mu.Unlock()
+	if con == nil {
+		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
+	}
+	if err := c.callerOf(ctx).actAs(con.req.Owner); err != nil { // con.req never changes
+		return Result{}, err
+	}
+	c.mu.Lock()
+	if con.view.Outcome != Contended {
+		r := con.result
+		c.mu.Unlock()
+		return r, nil
+	}
+	done := c.withdraw(con, why, c.clock.Now())
+	r := con.result
+	c.mu.Unlock()
+	return r, durable(ctx, done)
+}
+
+// withdraw ends a waiting contention without a decision. Call with c.mu
+// held; wait on the returned channel after unlocking.
+func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-chan error {
+	c.sched.CancelRetry(con.view.ID)
+	c.sched.CancelRetry(wakeKeyPrefix + con.view.ID)
+	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	data, _ := json.Marshal(withdrawnData{Contention: con.view.ID, Paths: con.req.Paths, Holder: con.view.Holder.Owner.Name})
+	done, err := c.commit([]gate.Event{{Type: gate.EventContentionGone, At: now, Actor: con.req.Owner,
+		Path: conflictFile(con.req.Paths, con.view.Holder), LeaseID: con.view.Holder.ID, Reason: why, Data: data}})
+	if err != nil {
+		done = failed(err)
+	}
+	c.log.Info("contention withdrawn", "contention", con.view.ID, "requester", con.req.Owner, "why", why)
+	c.decided(con, Result{Outcome: Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the write was withdrawn: " + why})
+	return done
+}

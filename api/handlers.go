@@ -132,11 +132,7 @@ func (s *Server) waitContention(r *http.Request) (any, error) {
 		return nil, err
 	}
 	defer cancel()
-	res, err := s.c.WaitContention(ctx, id)
-	if err == nil && res.Outcome == coordinator.Contended && waiterGone(r) {
-		s.c.WaiterGone(id, "its waiter went away (interrupted, killed or timed out) before the write was decided")
-	}
-	return res, err
+	return s.c.WaitContention(ctx, id)
 }
 
 // WithdrawRequest is the body of POST /v1/contentions/{id}/withdraw.
@@ -157,18 +153,6 @@ func (s *Server) withdraw(r *http.Request) (any, error) {
 		req.Reason = "withdrawn by its requester"
 	}
 	return s.c.Withdraw(r.Context(), id, req.Reason)
-}
-
-// servingKey holds, in every request's context, the context Serve runs
-// under: a request whose context ended while that one has not was ended
-// by its client.
-type servingKey struct{}
-
-// waiterGone reports whether r's client went away (closed its connection)
-// rather than the server stopping or the long-poll timing out.
-func waiterGone(r *http.Request) bool {
-	serving, _ := r.Context().Value(servingKey{}).(context.Context)
-	return r.Context().Err() != nil && serving != nil && serving.Err() == nil
 }
 
 func (s *Server) waitBlocker(r *http.Request) (any, error) {

@@ -118,7 +118,7 @@ func (s *Server) bearerOK(r *http.Request) bool {
 func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
 	streams := newStreamSet()
 	defer streams.close()
-	base := context.WithValue(context.WithValue(ctx, streamSetKey{}, streams), servingKey{}, ctx)
+	base := context.WithValue(ctx, streamSetKey{}, streams)
 	l = limitConns(l)
 	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: connContext}

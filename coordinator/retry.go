@@ -137,13 +137,21 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, er
 	if con == nil {
 		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
 	}
+	peer, gone := watchPeer(ctx)
+	defer peer.Close()
 	select {
 	case <-con.done:
 	case <-ctx.Done():
+	case <-gone:
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	con.waiters--
+	if peer != nil && peer.Exited() && con.view.Outcome == Contended && con.waiters == 0 {
+		done := c.withdraw(con, fmt.Sprintf("its waiter (pid %d) ended before the write was decided", peer.PID), c.clock.Now())
+		c.mu.Unlock()
+		return con.result, <-done
+	}
+	defer c.mu.Unlock()
 	if con.view.Outcome == Contended {
 		return con.contended(), nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
 )
 
 // withdrawnData is the payload of a contention.withdrawn event.
@@ -13,27 +14,6 @@ type withdrawnData struct {
 	Contention string   `json:"contention_id"`
 	Paths      []string `json:"paths"`
 	Holder     string   `json:"holder"`
-}
-
-// WaiterGone withdraws a waiting contention that no one waits on any more:
-// its waiter's request ended before the write was decided (the process was
-// interrupted or killed, a hook timed out). The retry is cancelled, no lease
-// is taken for a write that will not happen, and the withdrawal is recorded
-// with why. A contention another request still waits on (the same write
-// asked again) stays. It reports whether the contention was withdrawn.
-func (c *Coordinator) WaiterGone(id, why string) bool {
-	c.mu.Lock()
-	con := c.contentions[id]
-	if con == nil || con.view.Outcome != Contended || con.waiters > 0 {
-		c.mu.Unlock()
-		return false
-	}
-	done := c.withdraw(con, why, c.clock.Now())
-	c.mu.Unlock()
-	if err := <-done; err != nil {
-		c.log.Error("recording a withdrawal failed", "contention", id, "error", err)
-	}
-	return true
 }
 
 // Withdraw ends a waiting contention at its requester's word: the write
@@ -82,4 +62,26 @@ func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-cha
 	c.log.Info("contention withdrawn", "contention", con.view.ID, "requester", con.req.Owner, "why", why)
 	c.decided(con, Result{Outcome: Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the write was withdrawn: " + why})
 	return done
+}
+
+// watchPeer holds the process on the other end of ctx's connection by a
+// pidfd while a request waits: gone closes when that process exits, so a
+// waiter killed outright (SIGKILL) is known at once, whatever its
+// connection does. No peer (an in-process caller), a pid the
+// coordinator cannot see, or no pidfd support: gone never closes.
+func watchPeer(ctx context.Context) (*liveness.Watched, <-chan struct{}) {
+	gone := make(chan struct{})
+	p, ok := PeerOf(ctx)
+	if !ok || p.PID <= 0 {
+		return nil, gone
+	}
+	start, err := liveness.ProcessStart(p.PID)
+	if err != nil {
+		return nil, gone
+	}
+	w, err := liveness.Watch(liveness.ProcID{PID: p.PID, StartTime: start}, func() { close(gone) })
+	if err != nil {
+		return nil, gone
+	}
+	return w, gone
 }

@@ -2,6 +2,8 @@ package integration_test
 
 import (
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -162,4 +164,74 @@ func TestInterruptCancelsHeldWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withdrawnOf returns the contention.withdrawn events of requester in the
+// history of path.
+func withdrawnOf(r *repo, path, requester string) []gate.Event {
+	var out []gate.Event
+	for _, e := range r.history(path) {
+		if e.Type == gate.EventContentionGone && e.Actor == requester {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestHookGoneWithdrawsContention: a hook that stops waiting — its own
+// --timeout shorter than the retry, or killed with SIGKILL while it waits —
+// withdraws its contention (recorded), so no retry runs and no blocker
+// opens later for a write nobody is making.
+func TestHookGoneWithdrawsContention(t *testing.T) {
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	r.dial()
+
+	_, errs, code := r.hook(toolWrite("s1", r.dir, "a.txt"), "--retry-after", longRetry, "--timeout", "2s")
+	if code == 0 {
+		t.Fatalf("the hook allowed a write of a held file: %s", errs)
+	}
+	eventually(t, 10*time.Second, "the timed-out hook's withdrawal", func() bool { return len(withdrawnOf(r, "a.txt", "cc-s1")) == 1 })
+	if why := withdrawnOf(r, "a.txt", "cc-s1")[0].Reason; !strings.Contains(why, "deadline") {
+		t.Fatalf("withdrawn because %q, want the hook's deadline", why)
+	}
+
+	hook := r.startStdin(toolWrite("s2", r.dir, "a.txt"), "hook", "claude-code", "--retry-after", longRetry, "--timeout", "120s")
+	eventually(t, 10*time.Second, "the second hook's contention", func() bool {
+		for _, c := range r.status().Contentions {
+			if c.Requester == "cc-s2" && c.Outcome == coordinator.Contended {
+				return true
+			}
+		}
+		return false
+	})
+	_ = hook.cmd.Process.Kill()
+	eventually(t, 10*time.Second, "the killed hook's withdrawal", func() bool { return len(withdrawnOf(r, "a.txt", "cc-s2")) == 1 })
+	for _, c := range r.status().Contentions {
+		if c.Outcome == coordinator.Contended {
+			t.Fatalf("a contention still waits for a hook that is gone: %+v", c)
+		}
+	}
+}
+
+// startStdin starts the CLI with args in the background, stdin given.
+func (r *repo) startStdin(stdin string, args ...string) *worker {
+	r.t.Helper()
+	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
+	w.cmd = exec.Command(bin, args...)
+	w.cmd.Dir, w.cmd.Env, w.cmd.Stdin = r.dir, slices.Clone(r.env), strings.NewReader(stdin)
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	if err := w.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	go func() {
+		_ = w.cmd.Wait()
+		w.code = w.cmd.ProcessState.ExitCode()
+		close(w.done)
+	}()
+	r.t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		<-w.done
+	})
+	return w
 }

@@ -283,7 +283,7 @@ func Uninstall(a Agent, path string) ([]string, error) {
 
 // uninstall is Uninstall of an existing file, leaving the directories.
 func uninstall(a Agent, s agentSettings, path string) ([]string, error) {
-	if lines, ok, err := restoreOriginal(a, path); ok || err != nil {
+	if lines, ok, err := restoreOriginal(a, path, "hooks"); ok || err != nil {
 		return lines, err
 	}
 	data, mode, _, err := readText(path)
@@ -313,7 +313,7 @@ func uninstall(a Agent, s agentSettings, path string) ([]string, error) {
 
 // restoreOriginal gives the file back as it was before install when
 // install's record says it is still exactly as install left it.
-func restoreOriginal(a Agent, path string) ([]string, bool, error) {
+func restoreOriginal(a Agent, path, what string) ([]string, bool, error) {
 	r, ok := readRecord(path)
 	if !ok {
 		return nil, false, nil
@@ -323,7 +323,7 @@ func restoreOriginal(a Agent, path string) ([]string, bool, error) {
 	if err != nil || digest(data) != r.After {
 		return nil, false, nil
 	}
-	done := fmt.Sprintf("removed the %s hooks from %s: it is back to its bytes before install", a, path)
+	done := fmt.Sprintf("removed the %s %s from %s: it is back to its bytes before install, without anything else install added", a, what, path)
 	if !r.Existed {
 		return []string{done, "removed " + path + ", which install had created"}, true, os.Remove(path)
 	}

@@ -212,3 +212,35 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 	slices.Sort(ds)
 	return ds[len(ds)/2], ds[min(len(ds)-1, len(ds)*99/100)]
 }
+
+// TestMCPInstall: `install AGENT` registers the MCP server in the agent's
+// MCP file beside the user's own servers, and `uninstall` gives the file
+// back byte for byte; --no-mcp leaves it alone, and is refused for git.
+func TestMCPInstall(t *testing.T) {
+	r := newCheckout(t, nil)
+	r.env = append(r.env, "XDG_STATE_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	orig := "{\n  \"mcpServers\": {\"github\": {\"command\": \"gh-mcp\"}}\n}\n"
+	r.write(".mcp.json", orig)
+	r.mustLG("install", "claude-code")
+	var doc struct {
+		Servers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	mustJSON(t, r.read(".mcp.json"), &doc)
+	if s := doc.Servers["leasegate"]; s.Command != bin || !slices.Equal(s.Args, []string{"mcp"}) || doc.Servers["github"].Command != "gh-mcp" {
+		t.Errorf(".mcp.json after install = %s", r.read(".mcp.json"))
+	}
+	r.mustLG("uninstall", "claude-code")
+	if got := r.read(".mcp.json"); got != orig {
+		t.Errorf(".mcp.json after uninstall = %q, want %q", got, orig)
+	}
+	r.mustLG("install", "gemini", "--no-mcp")
+	if strings.Contains(r.read(".gemini/settings.json"), "mcpServers") {
+		t.Errorf("install --no-mcp registered the server: %s", r.read(".gemini/settings.json"))
+	}
+	if _, stderr, code := r.lg("install", "git", "--no-mcp"); code != 2 {
+		t.Errorf("install git --no-mcp = exit %d (%s), want 2", code, stderr)
+	}
+}

@@ -147,8 +147,9 @@ func cmdUninstall(ctx context.Context, args []string) error { return install(ctx
 // install runs install or uninstall for one agent or git.
 func install(ctx context.Context, name string, args []string) error {
 	var f hookFlags
-	var user, trust, shared bool
+	var user, trust, shared, noMCP bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.BoolVar(&noMCP, "no-mcp", false, "hooks only: leave the agent's MCP configuration (.mcp.json, ...) alone")
 	f.common.register(fs, false)
 	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
 	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with `leasegate` looked up in PATH, "+
@@ -166,10 +167,13 @@ func install(ctx context.Context, name string, args []string) error {
 	if trust && pos[0] != string(hooks.Codex) {
 		return usagef("install %s: --trust is for codex only (the other agents run installed hooks as they are)", pos[0])
 	}
+	if noMCP && pos[0] == "git" {
+		return usagef("%s git: --no-mcp is for agents (git has no MCP server to register)", name)
+	}
 	if shared && user {
 		return usagef("%s: --shared is the workspace's shared file; --user the user's own: give one", name)
 	}
-	lines, err := f.install(ctx, name, pos[0], target{user: user, shared: shared})
+	lines, err := f.install(ctx, name, pos[0], target{user: user, shared: shared, noMCP: noMCP})
 	for _, l := range lines {
 		fmt.Println(l)
 	}
@@ -209,16 +213,39 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 		return nil, err
 	}
 	path, note := settingsFile(agent, base, to)
-	var lines []string
 	if name == "install" {
-		lines, err = hooks.Install(agent, path, exe)
-	} else {
-		lines, err = hooks.Uninstall(agent, path)
+		lines, err := hooks.Install(agent, path, exe)
+		if note != "" {
+			lines = append(lines, note)
+		}
+		if err != nil || to.noMCP {
+			return lines, err
+		}
+		more, err := mcpInstall(name, agent, base, to, exe)
+		return append(lines, more...), err
 	}
-	if note != "" && name == "install" {
-		lines = append(lines, note)
+	// The MCP entry goes first: where it shares the hooks' file (Gemini)
+	// or directory (Codex), the hooks' uninstall then gives back the
+	// file's original bytes and the directories install made.
+	var lines []string
+	if !to.noMCP {
+		if lines, err = mcpInstall(name, agent, base, to, exe); err != nil {
+			return lines, err
+		}
 	}
-	return lines, err
+	more, err := hooks.Uninstall(agent, path)
+	return append(lines, more...), err
+}
+
+// mcpInstall registers leasegate's MCP server with the agent (install) or
+// removes it (uninstall): the project's MCP file, or the user's with
+// --user.
+func mcpInstall(name string, agent hooks.Agent, base string, to target, exe string) ([]string, error) {
+	path := hooks.MCPPath(agent, base, to.user)
+	if name == "install" {
+		return hooks.InstallMCP(agent, path, exe)
+	}
+	return hooks.UninstallMCP(agent, path)
 }
 
 // settingsBase is the home directory for --user, else the workspace root.

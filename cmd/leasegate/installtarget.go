@@ -14,6 +14,7 @@ import (
 type target struct {
 	user   bool // the user's own settings, in the home directory
 	shared bool // the workspace's shared file, naming `leasegate` from PATH
+	noMCP  bool // leave the agent's MCP configuration alone
 }
 
 // settingsFile is the file to edit for agent a under base, and a note

@@ -107,6 +107,13 @@ func TestLedgerCheckAndRecover(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				restore(t, path, saved)
 				damage(t, tc.file(path), tc.marker, tc.size)
+				if tc.checkExit != 0 {
+					// The coordinator refuses the damaged ledger with its cause, and keeps it.
+					_, errs, code := r.lg("serve", "--idle-exit", "0")
+					if code == 0 || !strings.Contains(errs, "ledger corrupt") || !strings.Contains(errs, "ledger check") {
+						t.Fatalf("serve on the damaged ledger: exit %d, %q; want a refusal with the cause", code, errs)
+					}
+				}
 				out, errs, code := r.lg("ledger", "check")
 				if code != tc.checkExit || !strings.Contains(out, tc.checkSays) {
 					t.Fatalf("ledger check: exit %d, want %d and %q in:\n%s%s", code, tc.checkExit, tc.checkSays, out, errs)

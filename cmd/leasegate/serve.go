@@ -120,11 +120,8 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		}
 	}
 	ledger, err := bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
-	if errors.Is(err, store.ErrCorrupt) {
-		return fmt.Errorf("`leasegate ledger check` says what is readable, `leasegate ledger recover` rebuilds it: %w", err)
-	}
 	if err != nil {
-		return err
+		return ledgerHint(err)
 	}
 	live, err := liveness.New(liveness.Config{TTL: liveness.DefaultTTL, Logger: log})
 	if err != nil {
@@ -162,7 +159,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	c, err = coordinator.Open(ctx, cfg)
 	if err != nil {
 		ledger.Close()
-		return err
+		return ledgerHint(err)
 	}
 	srv := api.NewServer(c, token, api.Health{Version: versionString(), Workspace: ws.Root, PID: os.Getpid(), Log: logDestination()}, log)
 	anchor, err := ws.Anchor()
@@ -362,4 +359,12 @@ func logDestination() string {
 		return ""
 	}
 	return dest
+}
+
+// ledgerHint points a ledger that cannot be read back at the way out.
+func ledgerHint(err error) error {
+	if errors.Is(err, store.ErrCorrupt) {
+		return fmt.Errorf("`leasegate ledger check` says what is readable, `leasegate ledger recover` rebuilds it: %w", err)
+	}
+	return err
 }

@@ -98,6 +98,10 @@ func (l *Ledger) readFile(from, end uint64) ([]gate.Event, error) {
 	if errors.Is(err, bbolt.ErrDatabaseNotOpen) {
 		return nil, store.ErrClosed
 	}
+	var ce *CorruptError
+	if errors.Is(err, store.ErrCorrupt) && !errors.As(err, &ce) {
+		err = &CorruptError{File: l.path, Offset: -1, Seq: from + uint64(len(evs)), Cause: err.Error()}
+	}
 	return evs, err
 }
 

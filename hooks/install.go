@@ -516,3 +516,13 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 
 // InstalledCount is how many handlers install writes for a.
 func InstalledCount(a Agent) int { return len(settingsOf[a].entries) }
+
+// InstalledIn is how many of leasegate's handlers for a the settings file
+// at path holds (0 when there is no such file or it cannot be read).
+func InstalledIn(a Agent, path string) int {
+	hs, err := installedHandlers(a, path)
+	if err != nil {
+		return 0
+	}
+	return len(hs)
+}

@@ -33,6 +33,10 @@ func TestInstallLocalByDefault(t *testing.T) {
 	if !strings.Contains(got, `"command": "leasegate"`) || strings.Contains(got, bin) {
 		t.Errorf("install claude-code --shared: %s should name leasegate from PATH:\n%s", shared, got)
 	}
+	if out := r.mustLG("install", "claude-code"); !strings.Contains(out, "also in "+filepath.Join(r.dir, shared)) {
+		t.Errorf("install claude-code with leasegate's hooks in the shared file does not say the agent runs both:\n%s", out)
+	}
+	r.mustLG("uninstall", "claude-code")
 	r.mustLG("uninstall", "claude-code", "--shared")
 	if _, err := os.Stat(filepath.Join(r.dir, ".claude")); !os.IsNotExist(err) {
 		t.Errorf("uninstall --shared left the .claude directory install created (stat: %v)", err)

@@ -218,6 +218,9 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 		if note != "" {
 			lines = append(lines, note)
 		}
+		if err == nil {
+			lines = append(lines, otherFileNote(agent, base, path, name, to)...)
+		}
 		if err != nil || to.noMCP {
 			return lines, err
 		}
@@ -234,7 +237,11 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 		}
 	}
 	more, err := hooks.Uninstall(agent, path)
-	return append(lines, more...), err
+	lines = append(lines, more...)
+	if err == nil {
+		lines = append(lines, otherFileNote(agent, base, path, name, to)...)
+	}
+	return lines, err
 }
 
 // mcpInstall registers leasegate's MCP server with the agent (install) or

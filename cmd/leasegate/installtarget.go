@@ -32,6 +32,27 @@ func settingsFile(a hooks.Agent, base string, to target) (string, string) {
 		"for a file a team can commit, install with --shared (`leasegate` looked up in PATH)", a, shared)
 }
 
+// otherFileNote says when leasegate's hooks for a are also in the other
+// project file (the shared one after a local install, or the reverse):
+// the agent runs both, and uninstall of one leaves the other.
+func otherFileNote(a hooks.Agent, base, path, verb string, to target) []string {
+	local, ok := hooks.LocalSettingsPath(a, base)
+	if to.user || !ok {
+		return nil
+	}
+	other, flag := hooks.SettingsPath(a, base), " --shared"
+	if path != local {
+		other, flag = local, ""
+	}
+	if hooks.InstalledIn(a, other) == 0 {
+		return nil
+	}
+	if verb == "install" {
+		return []string{fmt.Sprintf("note: leasegate's %s hooks are also in %s, and %s runs both: keep one (`leasegate uninstall %s%s` removes those)", a, other, a, a, flag)}
+	}
+	return []string{fmt.Sprintf("note: leasegate's %s hooks are still in %s (`leasegate uninstall %s%s` removes those)", a, other, a, flag)}
+}
+
 // hookProgram is the program the hooks will run: this binary's absolute
 // path, or with shared the name `leasegate`, looked up in PATH by the
 // agent. An install refuses a binary that will not last: one that Go

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
@@ -14,9 +13,9 @@ import (
 
 // session is what the hooks remember of one owner between calls, in
 // <state dir>/hooks/<owner>/: the owner record last registered and the
-// agent process it was made from, the open
-// blockers the session ran into, and git status snapshots around shell
-// commands. Parallel hook calls each write whole files by rename, so a
+// agent process it was made from, and git status snapshots around shell
+// commands. Whether the session is halted is never remembered here: the
+// coordinator's open blockers say it, for prompts and writes alike. Parallel hook calls each write whole files by rename, so a
 // reader never sees a torn file. It is a cache: when it cannot be written
 // (a worker under `leasegate run` may not write the state directory), the
 // hooks still answer correctly, only with more requests.
@@ -43,10 +42,7 @@ func (h *Handler) session(ws *workspace.Workspace, owner string) session {
 	return newSession(ws, owner)
 }
 
-const (
-	ownerFile     = "registration.json"
-	blockerPrefix = "blocker-"
-)
+const ownerFile = "registration.json"
 
 // registration is what a session remembers of its owner.
 type registration struct {
@@ -63,37 +59,6 @@ func (s session) registration() (registration, bool) {
 }
 
 func (s session) saveRegistration(r registration) error { return s.writeJSON(ownerFile, r) }
-
-// blockers lists the ids of blockers the session ran into and has not seen
-// resolved.
-func (s session) blockers() []string {
-	if s.dir == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(s.dir)
-	if err != nil {
-		return nil
-	}
-	var ids []string
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), blockerPrefix)
-		if id, err := url.PathUnescape(rest); ok && err == nil {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-func (s session) markBlocker(id string) error {
-	return s.writeFile(blockerPrefix+url.PathEscape(id), nil)
-}
-
-func (s session) clearBlocker(id string) {
-	if s.dir == "" {
-		return
-	}
-	_ = os.Remove(filepath.Join(s.dir, blockerPrefix+url.PathEscape(id)))
-}
 
 // remove forgets the session.
 func (s session) remove() error {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
@@ -77,8 +76,8 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	sess := h.session(ws, w.name)
 	ctx, heard, done := h.watchSilence(ctx)
 	defer done()
-	if d, ok := h.openBlocker(ctx, cl, sess); ok {
-		return d
+	if reps := h.openBlockers(ctx, cl, w.name); len(reps) > 0 {
+		return blocked(reps[0])
 	}
 	if err := h.register(ctx, cl, sess, w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
@@ -95,7 +94,7 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	return h.result(sess, paths, r)
+	return h.result(paths, r)
 }
 
 // watchSilence cancels ctx with errUnreachable when the coordinator has
@@ -179,16 +178,13 @@ func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.Muta
 }
 
 // result turns the protocol's final answer into a decision.
-func (h *Handler) result(sess session, paths []string, r coordinator.Result) Decision {
+func (h *Handler) result(paths []string, r coordinator.Result) Decision {
 	switch r.Outcome {
 	case coordinator.Granted:
 		return Decision{}
 	case coordinator.Blocked:
 		if r.Blocker == nil {
 			return halt(fmt.Sprintf("leasegate: the write to %s is blocked: %s", strings.Join(paths, ", "), r.Message), "leasegate: "+r.Message)
-		}
-		if err := sess.markBlocker(r.Blocker.ID); err != nil {
-			h.log.Debug("cannot remember the blocker", "blocker", r.Blocker.ID, "error", err)
 		}
 		return blocked(*r.Blocker)
 	case coordinator.Aborted:
@@ -219,18 +215,3 @@ func (h *Handler) failed(ws *workspace.Workspace, paths []string, err error) Dec
 	return deny(fmt.Sprintf("leasegate: the write to %s is refused: %v", files, err))
 }
 
-// openBlocker denies every write of a session that has an open blocker: the
-// session is halted until an operator resolves it, and asking again must
-// not start another 180 s wait.
-func (h *Handler) openBlocker(ctx context.Context, cl Coordinator, sess session) (Decision, bool) {
-	for _, id := range sess.blockers() {
-		rep, err := cl.Blocker(ctx, id)
-		switch {
-		case err == nil && rep.Status == blocker.StatusOpen:
-			return blocked(rep), true
-		case err == nil || errors.Is(err, gate.ErrNotFound):
-			sess.clearBlocker(id)
-		}
-	}
-	return Decision{}, false
-}

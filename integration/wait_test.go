@@ -3,6 +3,7 @@ package integration_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -234,4 +235,42 @@ func (r *repo) startStdin(stdin string, args ...string) *worker {
 		<-w.done
 	})
 	return w
+}
+
+// TestSessionHaltConsistent: while a hook session has an open blocker,
+// its prompts and its writes (to free files too) are refused alike, from
+// the coordinator's blockers even when the hooks' own memory of the session
+// is gone (a hook killed before it could note the blocker, an agent under
+// `leasegate run` whose hooks may not write the state directory); once the
+// operator resolves it, both pass again.
+func TestSessionHaltConsistent(t *testing.T) {
+	r := newCheckout(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	r.dial()
+	if _, _, code := r.hook(toolWrite("s1", r.dir, "a.txt"), "--retry-after", "1s", "--timeout", "30s"); code == 0 {
+		t.Fatal("the hook allowed a write of a held file")
+	}
+	id := waitBlockerFor(t, r, "cc-s1", 10*time.Second)
+	if err := os.RemoveAll(filepath.Join(r.dir, ".git", "leasegate", "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	prompt := `{"session_id":"s1","cwd":"` + r.dir + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	out, errs, code := r.hook(prompt)
+	if code == 0 && !strings.Contains(out, id) {
+		t.Fatalf("a prompt of the halted session passed: %s %s", out, errs)
+	}
+	out, errs, code = r.hook(toolWrite("s1", r.dir, "b.txt"))
+	if code == 0 && !strings.Contains(out+errs, id) {
+		t.Fatalf("a write of a free file by the halted session passed: %s %s", out, errs)
+	}
+	if h := r.holders()["b.txt"]; h != "" {
+		t.Fatalf("the halted session was granted b.txt (held by %q)", h)
+	}
+	r.mustLG("resolve", id, "--deny")
+	if _, errs, code := r.hook(toolWrite("s1", r.dir, "b.txt")); code != 0 {
+		t.Fatalf("after the resolution a write of a free file is refused: exit %d: %s", code, errs)
+	}
+	if out, errs, code := r.hook(prompt); code != 0 || strings.Contains(out, id) {
+		t.Fatalf("after the resolution the prompt is refused: exit %d: %s %s", code, out, errs)
+	}
 }

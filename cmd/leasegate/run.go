@@ -44,6 +44,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := runGate(); err != nil {
+		return err
+	}
 	argv := fs.Args()
 	switch {
 	case as == "":

@@ -15,4 +15,9 @@ var (
 	// ledger wrote it: an undecodable event, a gap in the sequence, or a key
 	// that disagrees with its event's Seq.
 	ErrCorrupt = errors.New("ledger corrupt")
+	// ErrConflict is returned by a shared ledger's Append when another
+	// writer appended after the last event this writer has seen: nothing of
+	// the call was written, and the caller decides again once it has read
+	// what it missed.
+	ErrConflict = errors.New("ledger moved on under another writer")
 )

@@ -1,0 +1,160 @@
+package etcd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// run commits everything queued, one transaction at a time, until Close.
+func (l *Ledger) run() {
+	defer close(l.done)
+	for {
+		batch, ok := l.take()
+		if !ok {
+			return
+		}
+		for len(batch) > 0 && !l.closing() {
+			batch = l.commit(batch)
+		}
+		for _, r := range batch {
+			r.finish(nil, errClosed())
+		}
+	}
+}
+
+// take waits for queued requests and takes them all; false once closed.
+func (l *Ledger) take() ([]*request, bool) {
+	for {
+		l.mu.Lock()
+		batch, closed := l.queue, l.closed
+		l.queue = nil
+		l.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		if len(batch) > 0 {
+			return batch, true
+		}
+		<-l.wake
+	}
+}
+
+// commit commits the longest head of batch that fits MaxBatchBytes (at
+// least one request) and returns the rest.
+func (l *Ledger) commit(batch []*request) []*request {
+	l.commitMu.Lock()
+	defer l.commitMu.Unlock()
+	if l.conflict != nil {
+		for _, r := range batch {
+			r.finish(nil, l.conflict)
+		}
+		return nil
+	}
+	first := l.last.Load() + 1
+	n, out, val := l.encode(batch, first)
+	last := first + uint64(len(out)) - 1
+	err := l.put(first, last, val)
+	off := 0
+	for _, r := range batch[:n] {
+		if err != nil {
+			r.finish(nil, err)
+			continue
+		}
+		r.finish(out[off:off+len(r.evs)], nil)
+		off += len(r.evs)
+	}
+	return batch[n:]
+}
+
+// encode gives the first n requests' events their seqs from first and
+// encodes them as one record, a JSON array.
+func (l *Ledger) encode(batch []*request, first uint64) (n int, out []gate.Event, val []byte) {
+	val = append(val, '[')
+	seq := first
+	for _, r := range batch {
+		start := len(val)
+		for _, e := range r.evs {
+			e.Seq = seq
+			seq++
+			b, err := json.Marshal(e.UTC())
+			if err != nil { // gate.Event always encodes; keep the record valid regardless
+				b = []byte("null")
+			}
+			if len(val) > 1 {
+				val = append(val, ',')
+			}
+			val = append(val, b...)
+			out = append(out, e)
+		}
+		if n > 0 && len(val) > l.cfg.MaxBatchBytes {
+			val = val[:start]
+			out = out[:len(out)-len(r.evs)]
+			break
+		}
+		n++
+	}
+	return n, out, append(val, ']')
+}
+
+// put writes one record and the head in a transaction conditioned on the
+// head being as last seen, settling unknown outcomes until etcd answers.
+func (l *Ledger) put(first, last uint64, val []byte) error {
+	for {
+		resp, err := l.cli.Txn(l.ctx).
+			If(clientv3.Compare(clientv3.ModRevision(l.keys.head()), "=", l.headRev)).
+			Then(clientv3.OpPut(l.keys.record(first), string(val)), clientv3.OpPut(l.keys.head(), strconv.FormatUint(last, 10))).
+			Commit()
+		if err == nil {
+			if !resp.Succeeded {
+				l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}
+				l.log.Info("append lost a race", "seen-seq", first-1, "revision", resp.Header.Revision)
+				return l.conflict
+			}
+			l.committed(last, resp.Header.Revision)
+			return nil
+		}
+		l.log.Warn("commit outcome unknown, asking etcd again", "first-seq", first, "error", err)
+		if done, err := l.settle(first, last, val, err); done {
+			return err
+		}
+	}
+}
+
+func (l *Ledger) committed(last uint64, rev int64) {
+	l.headRev = rev
+	l.last.Store(last)
+}
+
+// settle finds out, after a failed transaction, whether the record was
+// written (done, nil), another writer moved the head (done, conflict), or
+// nothing happened (not done: try again). It waits Retry first and gives
+// up when the ledger is closed.
+func (l *Ledger) settle(first, last uint64, val []byte, cause error) (bool, error) {
+	t := time.NewTimer(l.cfg.Retry)
+	defer t.Stop()
+	select {
+	case <-l.ctx.Done():
+		return true, fmt.Errorf("commit of seq %d outcome unknown when the ledger closed (%v): %w", first, cause, errClosed())
+	case <-t.C:
+	}
+	resp, err := l.cli.Txn(l.ctx).Then(clientv3.OpGet(l.keys.record(first)), clientv3.OpGet(l.keys.head())).Commit()
+	if err != nil {
+		return false, nil
+	}
+	rec, head := resp.Responses[0].GetResponseRange().Kvs, resp.Responses[1].GetResponseRange().Kvs
+	switch {
+	case len(rec) == 1 && string(rec[0].Value) == string(val):
+		l.committed(last, rec[0].ModRevision)
+		return true, nil
+	case len(head) == 1 && head[0].ModRevision != l.headRev:
+		l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}
+		return true, l.conflict
+	}
+	return false, nil
+}

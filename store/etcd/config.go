@@ -1,0 +1,79 @@
+package etcd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const (
+	// DefaultDialTimeout bounds Open's first contact with the cluster.
+	DefaultDialTimeout = 5 * time.Second
+	// DefaultMaxBatchBytes bounds one commit's encoded events. etcd refuses
+	// requests over 1.5 MiB by default (--max-request-bytes); one Append
+	// larger than this commits alone and fails if etcd refuses it.
+	DefaultMaxBatchBytes = 1 << 20
+	// DefaultRetry is how long the committer waits before it asks etcd
+	// again about a commit whose outcome it does not know.
+	DefaultRetry = 200 * time.Millisecond
+)
+
+// Config selects the cluster and the workspace's place in it.
+type Config struct {
+	// Endpoints are the etcd client URLs (http://host:port). Required.
+	Endpoints []string
+	// Workspace names the shared ledger: every clone that names the same
+	// workspace on the same cluster shares one lease table. Required; no
+	// "/" at either end.
+	Workspace string
+	// DialTimeout bounds Open's first read of the head. Default 0, which
+	// means DefaultDialTimeout (5 s).
+	DialTimeout time.Duration
+	// MaxBatchBytes bounds one commit. Default 0, which means
+	// DefaultMaxBatchBytes (1 MiB).
+	MaxBatchBytes int
+	// Retry is the pause between attempts to settle a commit whose outcome
+	// is unknown. Default 0, which means DefaultRetry (200 ms).
+	Retry time.Duration
+	// Logger receives lifecycle and failure messages. Default nil, which
+	// means hclog.NewNullLogger().
+	Logger hclog.Logger
+}
+
+// Validate reports every problem with the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	if len(c.Endpoints) == 0 {
+		errs = append(errs, errors.New("no etcd endpoints"))
+	}
+	for _, e := range c.Endpoints {
+		if strings.TrimSpace(e) == "" {
+			errs = append(errs, errors.New("empty etcd endpoint"))
+		}
+	}
+	if c.Workspace == "" || strings.HasPrefix(c.Workspace, "/") || strings.HasSuffix(c.Workspace, "/") {
+		errs = append(errs, fmt.Errorf("workspace name %q: want a non-empty name without a leading or trailing /", c.Workspace))
+	}
+	if c.DialTimeout < 0 || c.MaxBatchBytes < 0 || c.Retry < 0 {
+		errs = append(errs, errors.New("negative dial timeout, batch size or retry"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) setDefaults() {
+	if c.DialTimeout == 0 {
+		c.DialTimeout = DefaultDialTimeout
+	}
+	if c.MaxBatchBytes == 0 {
+		c.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if c.Retry == 0 {
+		c.Retry = DefaultRetry
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+}

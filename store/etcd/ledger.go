@@ -1,0 +1,141 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Ledger is a store.Ledger shared through etcd. Open it with Open.
+type Ledger struct {
+	cfg  Config
+	cli  *clientv3.Client
+	keys keys
+	log  hclog.Logger
+
+	last atomic.Uint64 // seq of the last event this ledger has seen committed
+
+	mu     sync.Mutex
+	queue  []*request
+	closed bool
+
+	// commitMu is held by the committer over one commit and by CatchUp, so
+	// that the head a commit is conditioned on moves only with last.
+	commitMu sync.Mutex
+	headRev  int64          // ModRevision of the head key at last; 0 when absent
+	conflict *ConflictError // the lost race not yet caught up with
+
+	wake   chan struct{}
+	ctx    context.Context // ends when Close gives up on a commit in progress
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the committer has returned
+}
+
+// Open connects to the cluster, reads the workspace's head and starts the
+// committer. The ledger owns its client and closes it in Close.
+func Open(ctx context.Context, cfg Config) (*Ledger, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("etcd ledger config: %w", err)
+	}
+	cfg.setDefaults()
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, Logger: zap.NewNop(), Context: context.WithoutCancel(ctx),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
+	}
+	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"),
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if err := l.readHead(ctx); err != nil {
+		cli.Close()
+		return nil, err
+	}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	go l.run()
+	l.log.Info("opened", "endpoints", cfg.Endpoints, "workspace", cfg.Workspace, "last-seq", l.last.Load(), "head-revision", l.headRev)
+	return l, nil
+}
+
+// readHead sets last and headRev from etcd.
+func (l *Ledger) readHead(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.DialTimeout)
+	defer cancel()
+	resp, err := l.cli.Get(ctx, l.keys.head())
+	if err != nil {
+		return fmt.Errorf("read ledger head from %v: %w", l.cfg.Endpoints, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil
+	}
+	last, err := parseSeq(resp.Kvs[0].Value)
+	if err != nil {
+		return err
+	}
+	l.last.Store(last)
+	l.headRev = resp.Kvs[0].ModRevision
+	return nil
+}
+
+// Client is the ledger's etcd client, for watching the workspace's keys
+// and for sessions. It is closed by Close.
+func (l *Ledger) Client() *clientv3.Client { return l.cli }
+
+// HeadKey is the key every commit rewrites: a watch on it sees every
+// append of every writer.
+func (l *Ledger) HeadKey() string { return l.keys.head() }
+
+// LastSeq is the seq of the last event this ledger has seen committed, by
+// itself or (after CatchUp) by another writer.
+func (l *Ledger) LastSeq() uint64 { return l.last.Load() }
+
+// Close fails every Append not yet committed with store.ErrClosed, waits
+// for a commit in progress (at most DialTimeout; then its callers are told
+// its outcome is unknown) and closes the client.
+func (l *Ledger) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	queued := l.queue
+	l.queue = nil
+	l.mu.Unlock()
+	for _, r := range queued {
+		r.finish(nil, errClosed())
+	}
+	l.signal()
+	t := time.NewTimer(l.cfg.DialTimeout)
+	select {
+	case <-l.done:
+	case <-t.C:
+		l.cancel()
+		<-l.done
+	}
+	t.Stop()
+	l.cancel()
+	if err := l.cli.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("close etcd client: %w", err)
+	}
+	return nil
+}
+
+func (l *Ledger) closing() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+func (l *Ledger) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}

@@ -59,6 +59,9 @@ func (r Report) rows() [][2]string {
 	if h.IdleAfter != 0 {
 		rows = append(rows, [2]string{"Holder stop-idle", h.IdleAfter.String() + from(h.IdleFrom, "the holder's window")})
 	}
+	if note := r.FreeNote(); note != "" {
+		rows = append(rows, [2]string{"Now", note})
+	}
 	if res := r.Resolution; res != nil {
 		rows = append(rows, [2]string{"Resolution", resolution(res)})
 	}

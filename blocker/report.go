@@ -1,6 +1,7 @@
 package blocker
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -70,7 +71,12 @@ type Report struct {
 	RetryResult   gate.Reason       `json:"retry_result"`
 	Status        Status            `json:"status"`
 	Resolution    *Resolution       `json:"resolution,omitempty"`
-	HowToResolve  []string          `json:"how_to_resolve"` // shell commands, each with a comment
+	// FreeSince is set on an open report whose paths are free for the
+	// requester now (the holder committed, released, was evicted or
+	// reclaimed): since when. `resolve ID --retry` then grants the held
+	// write; the requester stays halted until an operator says so.
+	FreeSince    time.Time `json:"free_since,omitzero"`
+	HowToResolve []string  `json:"how_to_resolve"` // shell commands, each with a comment
 }
 
 // HolderInfo is the lease that blocks the mutation and what is known of
@@ -181,4 +187,13 @@ func (r Report) clone() Report {
 		r.Resolution = &res
 	}
 	return r
+}
+
+// FreeNote says that an open report's file is free and how to let the
+// held write proceed; "" when it is not known to be free.
+func (r Report) FreeNote() string {
+	if r.Status != StatusOpen || r.FreeSince.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("free since %s; `leasegate resolve %s --retry` will grant it", r.FreeSince.UTC().Format(time.RFC3339), r.ID)
 }

@@ -155,6 +155,7 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		if endsLease(evs[i].Type) {
 			c.noteEnded(evs[i].LeaseID, evs[i].At)
 			c.wakeWaiters(evs[i])
+			c.blockersWaitingOn(evs[i])
 		}
 	}
 	c.boundEnded()

@@ -94,6 +94,7 @@ type contention struct {
 // hold is a blocked mutation held for an operator's instruction.
 type hold struct {
 	resolvedAt time.Time // zero while held
+	freeSince  time.Time // when the file it waits for was found free; zero while held
 	con        *contention
 	result     Result
 	done       chan struct{} // closed once resolved

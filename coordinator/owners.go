@@ -46,6 +46,9 @@ type OwnerView struct {
 	Windows  gate.Windows  `json:"windows"` // in effect, each with where it came from
 	Liveness gate.Liveness `json:"liveness"`
 	Leases   int           `json:"leases"`
+	// HaltedBy is the open blocker the owner's held write waits on: the
+	// owner is halted until an operator resolves it.
+	HaltedBy string `json:"halted_by,omitempty"`
 }
 
 func (c *Coordinator) replayOwner(e gate.Event) {

@@ -68,6 +68,8 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 		c.mu.Unlock()
 		return ResolveResult{}, err
 	}
+	ev.Path, ev.LeaseID, ev.Reason = rep.Path, rep.Holder.LeaseID, resolutionLine(id, a, note)
+	res.Message = withNote(res.Message, note)
 	evs = append(evs, ev)
 	stamp(evs, cl.record())
 	done, err := c.commit(evs)
@@ -109,7 +111,7 @@ func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (Result, []ga
 			Message: fmt.Sprintf("%s is still held by %s; blocker %s stays open", rep.Path, holder, rep.ID)}, nil, pre, nil
 	}
 	c.fillIDs(d.Events, now)
-	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, d.Events, pre, nil
+	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried blocker " + rep.ID + ": granted"}, d.Events, pre, nil
 }
 
 func (c *Coordinator) finishHold(h *hold, r Result) {
@@ -140,4 +142,17 @@ func resolveMessage(r Result, held bool) string {
 		return "worker aborted"
 	}
 	return r.Message
+}
+
+// resolutionLine is a resolution as the history shows it.
+func resolutionLine(id string, a blocker.Action, note string) string {
+	return withNote(fmt.Sprintf("%s of blocker %s", a, id), note)
+}
+
+// withNote adds an operator's note to a message for the worker.
+func withNote(msg, note string) string {
+	if note == "" {
+		return msg
+	}
+	return fmt.Sprintf("%s; the operator's note: %q", msg, note)
 }

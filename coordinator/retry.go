@@ -98,6 +98,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 		return nil, err
 	}
 	con.view.BlockerID = rep.ID
+	con.holdBy(d)
 	c.held[rep.ID] = &hold{con: con, done: make(chan struct{}),
 		result: Result{Outcome: Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
 			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Name, rep.ID)}}

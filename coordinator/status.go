@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"cmp"
 	"context"
 	"sort"
 	"time"
@@ -56,11 +57,15 @@ func (c *Coordinator) Status() Status {
 	defer c.mu.Unlock()
 	now := c.clock.Now()
 	s := Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
-		Blockers: c.book.Open(), Ungated: append([]UngatedWrite(nil), c.ungated...),
+		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}
 	for _, l := range s.Leases {
 		counts[l.Owner.Name]++
+	}
+	halted := map[string]string{}
+	for _, b := range s.Blockers {
+		halted[b.Requester.Name] = cmp.Or(halted[b.Requester.Name], b.ID)
 	}
 	for _, o := range c.owners {
 		if o.gone && counts[o.Name] == 0 {
@@ -69,7 +74,7 @@ func (c *Coordinator) Status() Status {
 		v := c.cfg.Liveness.Evaluate(o.subject(), now)
 		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, SeenPID: o.seenPID(), RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
 			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Windows: c.windowsOf(o.Name),
-			Liveness: v, Leases: counts[o.Name]})
+			Liveness: v, Leases: counts[o.Name], HaltedBy: halted[o.Name]})
 	}
 	sort.Slice(s.Owners, func(i, j int) bool { return s.Owners[i].Name < s.Owners[j].Name })
 	for _, con := range c.contentions {
@@ -105,16 +110,20 @@ func (c *Coordinator) Blockers(all bool) []blocker.Report {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if all {
-		return nonNil(c.book.All())
+		return nonNil(c.annotate(c.book.All(), c.clock.Now()))
 	}
-	return nonNil(c.book.Open())
+	return nonNil(c.annotate(c.book.Open(), c.clock.Now()))
 }
 
 // Blocker returns one blocker report.
 func (c *Coordinator) Blocker(id string) (blocker.Report, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.book.Get(id)
+	r, ok := c.book.Get(id)
+	if ok {
+		r = c.annotate([]blocker.Report{r}, c.clock.Now())[0]
+	}
+	return r, ok
 }
 
 // History returns the audit trail from the ledger: every event touching

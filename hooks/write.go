@@ -214,4 +214,3 @@ func (h *Handler) failed(ws *workspace.Workspace, paths []string, err error) Dec
 	}
 	return deny(fmt.Sprintf("leasegate: the write to %s is refused: %v", files, err))
 }
-

@@ -274,3 +274,71 @@ func TestSessionHaltConsistent(t *testing.T) {
 		t.Fatalf("after the resolution the prompt is refused: exit %d: %s %s", code, out, errs)
 	}
 }
+
+// TestBlockerTellsTheTruth: a worker halted on a blocker shows as halted
+// in status; when its file becomes free, the blocker report, status and
+// blockers say so and how to go on, and a notice is recorded, while the
+// worker stays halted; the operator's note reaches the worker, and history
+// shows the resolution with blocker id, path, action, note and who.
+func TestBlockerTellsTheTruth(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	w := r.runWith("writer", "echo w >> a.txt", "--retry-after", "1s")
+	id := waitBlockerFor(t, r, "writer", 20*time.Second)
+	if ov, _ := r.ownerView("writer"); ov.HaltedBy != id {
+		t.Fatalf("status shows writer halted by %q, want blocker %s", ov.HaltedBy, id)
+	}
+	if out := r.mustLG("status"); !strings.Contains(out, "halted (blocker "+id+")") {
+		t.Fatalf("status text lacks the halt:\n%s", out)
+	}
+
+	r.mustLG("release", "a.txt", "--as", "holder")
+	eventually(t, 10*time.Second, "the blocker to say the file is free", func() bool { return !mustBlocker(t, r, id).FreeSince.IsZero() })
+	for what, out := range map[string]string{"status": r.mustLG("status"), "blockers": r.mustLG("blockers")} {
+		if !strings.Contains(out, "free since") || !strings.Contains(out, "leasegate resolve "+id+" --retry") {
+			t.Fatalf("%s does not say the file is free:\n%s", what, out)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(r.dir, ".git", "leasegate", "blockers", id+".md"))
+	if err != nil || !strings.Contains(string(md), "free since") {
+		t.Fatalf("the report on disk does not say the file is free (%v):\n%s", err, md)
+	}
+	all, err := r.client.History(t.Context(), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(all, func(e gate.Event) bool {
+		return e.Type == gate.EventNotice && e.Reason == string(coordinator.NoticeFree) && strings.Contains(string(e.Data), id)
+	}) {
+		t.Fatal("no notice that the blocked file is free")
+	}
+	select {
+	case <-w.done:
+		t.Fatalf("the halted worker went on before the operator resolved its blocker:\n%s", w.out)
+	case <-time.After(time.Second):
+	}
+	if got := r.read("a.txt"); got != "a\n" {
+		t.Fatalf("a.txt = %q before the resolution", got)
+	}
+
+	r.mustLG("resolve", id, "--retry", "--note", "go ahead, holder is done")
+	if code := w.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("writer exit %d:\n%s", code, w.out)
+	}
+	if !strings.Contains(w.out.String(), "go ahead, holder is done") {
+		t.Fatalf("the operator's note did not reach the worker:\n%s", w.out)
+	}
+	var resolved *gate.Event
+	for _, e := range r.history("a.txt") {
+		if e.Type == gate.EventBlockerResolved {
+			resolved = &e
+		}
+	}
+	if resolved == nil || resolved.Path != "a.txt" || resolved.By == nil || !strings.Contains(resolved.Reason, "retry of blocker "+id) ||
+		!strings.Contains(resolved.Reason, "go ahead, holder is done") {
+		t.Fatalf("history of a.txt: resolution %+v, want blocker id, path, action, note and the operator", resolved)
+	}
+	if out := r.mustLG("history", "a.txt"); !strings.Contains(out, "retry of blocker "+id) || !strings.Contains(out, "[operator") {
+		t.Fatalf("history text lacks the resolution:\n%s", out)
+	}
+}

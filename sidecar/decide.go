@@ -65,6 +65,9 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	switch r.Outcome {
 	case coordinator.Granted:
 		s.held.add(s.cfg.Name, r.Leases)
+		if halted && r.Message != "" {
+			s.notef("%s of %s proceeds: %s", m.Op, strings.Join(paths, " "), r.Message)
+		}
 		return nil
 	case coordinator.Aborted:
 		s.abort()

@@ -52,6 +52,9 @@ func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.
 	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))
 	for _, o := range s.Owners {
 		st := string(o.Liveness.Status)
+		if o.HaltedBy != "" {
+			st = "halted (blocker " + o.HaltedBy + ")"
+		}
 		if !o.StoppedAt.IsZero() {
 			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
 		}
@@ -93,6 +96,9 @@ func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.
 		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
 		for _, b := range s.Blockers {
 			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Name)
+			if note := b.FreeNote(); note != "" {
+				fmt.Fprintf(w, "      now %s\n", note)
+			}
 		}
 	}
 	if len(s.Ungated) > 0 {
@@ -157,6 +163,9 @@ func printBlockers(reps []blocker.Report, full bool) {
 		}
 		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, r.Path,
 			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
+		if note := r.FreeNote(); note != "" {
+			fmt.Printf("    now %s\n", note)
+		}
 	}
 }
 

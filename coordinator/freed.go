@@ -1,0 +1,97 @@
+package coordinator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// freedKeyPrefix keys the check of a blocker whose holder's lease ended
+// in the scheduler's retry index.
+const freedKeyPrefix = "freed/"
+
+// NoticeFree tells that the file a halted write waits for is free: an
+// operator's `resolve ID --retry` grants it.
+const NoticeFree NoticeKind = "free"
+
+// freeFor reports whether paths are free for owner now: a grant decided on
+// the table as it is, committing nothing. Call with c.mu held.
+func (c *Coordinator) freeFor(owner string, paths []string, now time.Time) (gate.Decision, bool) {
+	o := c.owners[owner]
+	if o == nil || o.gone {
+		return gate.Decision{}, false
+	}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(paths), Paths: paths}}
+	d := gate.Decide(req, c.table, now)
+	return d, d.Granted
+}
+
+// annotate sets FreeSince on open reports whose paths are free for their
+// requester now. Call with c.mu held.
+func (c *Coordinator) annotate(reps []blocker.Report, now time.Time) []blocker.Report {
+	for i, r := range reps {
+		if r.Status != blocker.StatusOpen {
+			continue
+		}
+		if _, free := c.freeFor(r.Requester.Name, r.Paths, now); !free {
+			continue
+		}
+		reps[i].FreeSince = now
+		if h := c.held[r.ID]; h != nil && !h.freeSince.IsZero() {
+			reps[i].FreeSince = h.freeSince
+		} else if l, ok := c.table.Lease(r.Holder.LeaseID); ok && !l.TerminatedAt.IsZero() {
+			reps[i].FreeSince = l.TerminatedAt
+		}
+	}
+	return reps
+}
+
+// blockersWaitingOn asks for a check of every held blocker that waits on
+// the lease e ends. Call with c.mu held.
+func (c *Coordinator) blockersWaitingOn(e gate.Event) {
+	for id, h := range c.held {
+		if !h.resolvedAt.IsZero() || !h.con.waitsOn[e.LeaseID] {
+			continue
+		}
+		id, at := id, e.At
+		c.sched.ScheduleRetry(freedKeyPrefix+id, at, 0, func(time.Time) { c.checkFreed(id, at) })
+	}
+}
+
+// checkFreed tells the operator (a notice, the report on disk) that the
+// file a blocker waits for is free since at. The held write stays halted:
+// the blocker is a hard stop until `resolve`. Still held by another lease
+// (a pair held twice), the blocker now waits on that one.
+func (c *Coordinator) checkFreed(id string, at time.Time) {
+	c.mu.Lock()
+	h := c.held[id]
+	rep, ok := c.book.Get(id)
+	if h == nil || !h.resolvedAt.IsZero() || !ok || rep.Status != blocker.StatusOpen {
+		c.mu.Unlock()
+		return
+	}
+	now := c.clock.Now()
+	d, free := c.freeFor(rep.Requester.Name, rep.Paths, now)
+	if !free {
+		if d.Holder != nil {
+			h.con.holdBy(d)
+		}
+		c.mu.Unlock()
+		return
+	}
+	h.freeSince = at
+	rep = c.annotate([]blocker.Report{rep}, now)[0]
+	done, err := c.commit([]gate.Event{notice(rep.Requester.Name, NoticeFree, now,
+		fmt.Sprintf("%s is free (blocker %s): %s; %s stays halted until then", rep.Path, id, rep.FreeNote(), rep.Requester.Name))})
+	c.mu.Unlock()
+	if err == nil {
+		err = <-done
+	}
+	if err != nil {
+		c.log.Error("recording a freed blocker failed", "blocker", id, "error", err)
+	}
+	c.log.Info("blocked file free", "blocker", id, "file", rep.Path, "since", at)
+	c.writeReport(rep)
+}

@@ -12,12 +12,15 @@ import (
 
 // ResolveResult says what an operator's instruction did.
 type ResolveResult struct {
-	Blocker blocker.Report `json:"blocker"`
-	Outcome Outcome        `json:"outcome"` // for the held mutation: granted, blocked (retry still held), denied, aborted
-	Message string         `json:"message"`
+	Blocker    blocker.Report  `json:"blocker,omitzero"`
+	Contention *ContentionView `json:"contention,omitempty"` // when the id named a waiting contention
+	Outcome    Outcome         `json:"outcome"`              // for the held mutation: granted, blocked (retry still held), denied, aborted
+	Message    string          `json:"message"`
 }
 
-// Resolve carries out an operator's instruction on an open blocker:
+// Resolve carries out an operator's instruction on an open blocker (or,
+// given a contention's id, on a write waiting for its retry: see
+// resolveContention):
 // retry re-decides (granted: the held mutation proceeds; still held: the
 // blocker stays open), deny fails the held mutation with EBUSY and lets the
 // worker go on, abort ends the worker.
@@ -31,9 +34,12 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	}
 	c.mu.Lock()
 	rep, ok := c.book.Get(id)
+	if con := c.contentions[id]; !ok && con != nil && con.view.Outcome == Contended {
+		return c.resolveContention(ctx, con, a, by, note, cl)
+	}
 	if !ok {
 		c.mu.Unlock()
-		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker " + id}
+		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker or waiting contention " + id}
 	}
 	if rep.Status != blocker.StatusOpen {
 		c.mu.Unlock()

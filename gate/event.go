@@ -21,21 +21,22 @@ const (
 	EventReclaimed EventType = "lease.reclaimed" // LeaseID, Reason, Data (liveness evidence)
 	EventReminded  EventType = "lease.reminded"  // LeaseID
 
-	EventOwnerRegistered   EventType = "owner.registered" // Actor, Data (owner)
-	EventOwnerStopped      EventType = "owner.stopped"    // Actor
-	EventOwnerGone         EventType = "owner.gone"       // Actor, Reason, Data (evidence)
-	EventContention        EventType = "contention.heartbeat"
-	EventRetry             EventType = "contention.retry"
-	EventContentionWoken   EventType = "contention.woken"     // Actor (the requester), LeaseID (the lease that ended), Reason (how), Data
-	EventContentionGone    EventType = "contention.withdrawn" // Actor (the requester), Path, Reason (why), Data
-	EventBlockerOpened     EventType = "blocker.opened"       // Data (blocker report)
-	EventBlockerResolved   EventType = "blocker.resolved"     // Data (resolution)
-	EventUngatedWrite      EventType = "write.ungated"
-	EventRuleChanged       EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
-	EventNotice            EventType = "notice"             // reminders, evictions, reclaims for the owner
-	EventNoticeUndelivered EventType = "notice.undelivered" // the webhook could not take a notice
-	EventLedgerDegraded    EventType = "ledger.degraded"    // Reason: why the journal cannot be copied into the ledger file
-	EventLedgerRecovered   EventType = "ledger.recovered"   // the journal is copied again
+	EventOwnerRegistered    EventType = "owner.registered" // Actor, Data (owner)
+	EventOwnerStopped       EventType = "owner.stopped"    // Actor
+	EventOwnerGone          EventType = "owner.gone"       // Actor, Reason, Data (evidence)
+	EventContention         EventType = "contention.heartbeat"
+	EventRetry              EventType = "contention.retry"
+	EventContentionWoken    EventType = "contention.woken"     // Actor (the requester), LeaseID (the lease that ended), Reason (how), Data
+	EventContentionGone     EventType = "contention.withdrawn" // Actor (the requester), Path, Reason (why), Data
+	EventContentionResolved EventType = "contention.resolved"  // Actor (the operator's --by), Path, Reason (action, note), Data
+	EventBlockerOpened      EventType = "blocker.opened"       // Data (blocker report)
+	EventBlockerResolved    EventType = "blocker.resolved"     // Data (resolution)
+	EventUngatedWrite       EventType = "write.ungated"
+	EventRuleChanged        EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
+	EventNotice             EventType = "notice"             // reminders, evictions, reclaims for the owner
+	EventNoticeUndelivered  EventType = "notice.undelivered" // the webhook could not take a notice
+	EventLedgerDegraded     EventType = "ledger.degraded"    // Reason: why the journal cannot be copied into the ledger file
+	EventLedgerRecovered    EventType = "ledger.recovered"   // the journal is copied again
 )
 
 // Event is one entry of the append-only ledger. Seq is assigned by the store

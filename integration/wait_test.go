@@ -342,3 +342,57 @@ func TestBlockerTellsTheTruth(t *testing.T) {
 		t.Fatalf("history text lacks the resolution:\n%s", out)
 	}
 }
+
+// contentionOf waits for requester's waiting contention and returns its id.
+func contentionOf(t *testing.T, r *repo, requester string) string {
+	t.Helper()
+	var id string
+	eventually(t, 10*time.Second, requester+"'s contention", func() bool {
+		for _, c := range r.status().Contentions {
+			if c.Requester == requester && c.Outcome == coordinator.Contended {
+				id = c.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id
+}
+
+// TestResolveContention: an operator acts on a waiting write before its
+// retry by the contention's id: --retry decides now (still held: the write
+// keeps waiting, said so), --deny fails it with EBUSY at once with the
+// operator's note; each is recorded with the operator.
+func TestResolveContention(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	w := r.runWith("writer", `python3 -c "open('a.txt','a').write('w')"; echo rc=$?`, "--retry-after", longRetry)
+	id := contentionOf(t, r, "writer")
+
+	out, errs, code := r.lg("resolve", id, "--retry")
+	if code == 0 || !strings.Contains(out+errs, "still held by holder") {
+		t.Fatalf("resolve --retry of a still held write: exit %d, %s %s; want a failure saying it is still held", code, out, errs)
+	}
+	if got := contentionOf(t, r, "writer"); got != id {
+		t.Fatalf("after --retry the writer waits on %s, want still %s", got, id)
+	}
+	r.mustLG("resolve", id, "--deny", "--note", "use b.txt instead")
+	if code := w.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("writer exit %d:\n%s", code, w.out)
+	}
+	if out := w.out.String(); !strings.Contains(out, "Device or resource busy") || !strings.Contains(out, "use b.txt instead") {
+		t.Fatalf("the writer did not get EBUSY with the operator's note:\n%s", out)
+	}
+	var resolved *gate.Event
+	for _, e := range r.history("a.txt") {
+		if e.Type == gate.EventContentionResolved {
+			resolved = &e
+		}
+		if e.Type == gate.EventGranted && e.Lease.Owner.Name == "writer" {
+			t.Fatalf("the denied writer was granted a.txt: %+v", e)
+		}
+	}
+	if resolved == nil || resolved.By == nil || !strings.Contains(resolved.Reason, "deny of contention "+id) || !strings.Contains(resolved.Reason, "use b.txt instead") {
+		t.Fatalf("history of a.txt: resolution %+v, want the deny with its note and the operator", resolved)
+	}
+}

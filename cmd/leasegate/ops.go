@@ -115,7 +115,7 @@ func cmdResolve(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("resolve: want one BLOCKER_ID and one of --retry, --deny, --abort")
+		return usagef("resolve: want one BLOCKER_ID (or CONTENTION_ID) and one of --retry, --deny, --abort")
 	}
 	cl, _, err := f.client(ctx)
 	if err != nil {
@@ -128,8 +128,12 @@ func cmdResolve(ctx context.Context, args []string) error {
 	if f.jsonOut {
 		return printJSON(res)
 	}
-	fmt.Printf("blocker %s: %s\n", pos[0], res.Message)
-	if res.Outcome == coordinator.Blocked {
+	what := "blocker"
+	if res.Contention != nil {
+		what = "contention"
+	}
+	fmt.Printf("%s %s: %s\n", what, pos[0], res.Message)
+	if res.Outcome == coordinator.Blocked || res.Outcome == coordinator.Contended {
 		return fmt.Errorf("%w: %s", errBlocked, res.Message)
 	}
 	return nil

@@ -30,6 +30,7 @@ type PathCheck struct {
 	Holders     []Holding    `json:"holders,omitempty"`
 	Contentions []Contention `json:"contentions,omitempty" jsonschema:"writes to this path waiting for their one retry, with the retry time"`
 	Blockers    []string     `json:"open_blockers,omitempty" jsonschema:"ids of open blocker reports on this path (see blocker_show)"`
+	Watch       string       `json:"watch,omitempty" jsonschema:"while held: the resource to subscribe to, to be told when the path changes hands"`
 }
 
 // CheckOutput is the answer of leases_check.
@@ -66,7 +67,12 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	out := CheckOutput{Me: me, Paths: make([]PathCheck, 0, len(paths))}
 	live := ownersLiveness(st)
 	for _, p := range paths {
-		out.Paths = append(out.Paths, checkPath(st, p, me, live))
+		pc := checkPath(st, p, me, live)
+		s.watch.noteChecked(p, checkPath(st, p, "", nil).State)
+		if pc.State != Free {
+			pc.Watch = PathURI(p)
+		}
+		out.Paths = append(out.Paths, pc)
 	}
 	return textResult(checkText(out)), out, nil
 }

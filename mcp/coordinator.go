@@ -23,6 +23,7 @@ type Coordinator interface {
 	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)
 	Blockers(ctx context.Context, all bool) ([]blocker.Report, error)
 	Blocker(ctx context.Context, id string) (blocker.Report, error)
+	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
 	Close()
 }
 

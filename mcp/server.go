@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,6 +60,12 @@ type Server struct {
 	id   *identity
 	log  hclog.Logger
 	srv  *sdk.Server
+	// watch tells subscribers when a path changes hands.
+	watch watch
+	// runCtx ends at Close; wg waits for the goroutines it ends.
+	runCtx context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // New builds the server and its tools.
@@ -77,10 +84,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, ws: cfg.Workspace, conn: &conn{connect: cfg.Connect},
 		id: &identity{explicit: cfg.Owner, parent: cfg.ParentPID}, log: cfg.Logger.Named("mcp")}
+	s.runCtx, s.stop = context.WithCancel(context.Background())
+	s.watch.paths, s.watch.last, s.watch.checked = map[string]string{}, map[string]string{}, map[string]string{}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "leasegate", Title: "leasegate leases", Version: cfg.Version},
-		&sdk.ServerOptions{Instructions: instructions})
+		&sdk.ServerOptions{Instructions: instructions, SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
 	s.srv.AddReceivingMiddleware(errorResults)
 	s.addTools()
+	s.addResources()
 	return s, nil
 }
 
@@ -91,28 +101,32 @@ const instructions = "leasegate gates file writes in this workspace between seve
 	"To reserve files or a folder for a task, lease_acquire them; lease_release or lease_checkin when done."
 
 // Run serves the MCP protocol on t until the client disconnects or ctx
-// ends.
-// It reaches the coordinator (starting one) at once, in the background:
-// a coordinator that runs before the agent's first prompt learns the
-// session from the agent's hooks, which this server then acts for.
+// ends, then closes the server. It reaches the coordinator (starting one)
+// at once, in the background: a coordinator that runs before the agent's
+// first prompt learns the session from the agent's hooks, which this
+// server then acts for.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	defer s.conn.close()
-	warm := make(chan struct{})
+	defer s.Close()
+	s.wg.Add(1)
 	go func() {
-		defer close(warm)
+		defer s.wg.Done()
 		if _, err := s.conn.get(ctx); err != nil {
 			s.log.Debug("no coordinator yet", "error", err)
 		}
 	}()
-	defer func() { <-warm }()
 	return s.srv.Run(ctx, t)
 }
 
 // SDK returns the SDK server, to connect it to a transport directly.
 func (s *Server) SDK() *sdk.Server { return s.srv }
 
-// Close releases the coordinator client.
-func (s *Server) Close() { s.conn.close() }
+// Close ends the server's goroutines (the watch of subscribed paths) and
+// releases the coordinator client.
+func (s *Server) Close() {
+	s.stop()
+	s.wg.Wait()
+	s.conn.close()
+}
 
 // addTools registers every tool, one AddTool each (in their files).
 func (s *Server) addTools() {

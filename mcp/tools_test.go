@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -239,5 +240,47 @@ func allTools() map[string]map[string]any {
 		"blockers_list": {},
 		"blocker_show":  {"id": "01JABCDEFGHJKMNPQRSTVWXYZ0"},
 		"history":       {"path": "a.go"},
+	}
+}
+
+// TestNoticeWhenFree: a client subscribed to a held path's resource is
+// told when the holder releases it, and reading it then says free.
+func TestNoticeWhenFree(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	held := w.acquire(t, "bob", "a.go")
+	updated := make(chan string, 8)
+	cs := w.sessionWith(t, "alice", &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+		updated <- req.Params.URI
+	}})
+	var chk mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"a.go"}}, &chk)
+	uri := chk.Paths[0].Watch
+	if uri != mcp.PathURI("a.go") {
+		t.Fatalf("watch = %q, want %q", uri, mcp.PathURI("a.go"))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.client.Lease(w.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no resource update within 30s of the release")
+	}
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pc mcp.PathCheck
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &pc); err != nil || pc.State != mcp.Free {
+		t.Errorf("resource = %s, %v; want free", res.Contents[0].Text, err)
 	}
 }

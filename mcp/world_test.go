@@ -136,6 +136,17 @@ func (w *world) acquire(t *testing.T, owner string, paths ...string) gate.Lease 
 // the SDK's in-memory transport.
 func (w *world) session(t *testing.T, owner string, connect mcp.ConnectFunc) *sdk.ClientSession {
 	t.Helper()
+	return w.connectSession(t, owner, connect, nil)
+}
+
+// sessionWith is session with the client's options.
+func (w *world) sessionWith(t *testing.T, owner string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	return w.connectSession(t, owner, nil, opts)
+}
+
+func (w *world) connectSession(t *testing.T, owner string, connect mcp.ConnectFunc, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
 	if connect == nil {
 		connect = w.connect
 	}
@@ -149,7 +160,7 @@ func (w *world) session(t *testing.T, owner string, connect mcp.ConnectFunc) *sd
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, opts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// pathURIPrefix starts the URI of a path's lease state, the resource a
+// client subscribes to so as to be told when the path changes hands
+// (above all: becomes free) instead of polling leases_check.
+const pathURIPrefix = "leasegate://path/"
+
+// PathURI is the resource URI of path p's lease state.
+func PathURI(p string) string { return pathURIPrefix + p }
+
+// watchRetry is how long the watch waits before following the event
+// stream again after it broke (the coordinator restarting).
+const watchRetry = time.Second
+
+// watch tells subscribed clients when a path's state changes. It follows
+// the coordinator's event stream while anyone is subscribed, and after
+// each lease event compares the subscribed paths' states with what it
+// last saw.
+type watch struct {
+	mu      sync.Mutex
+	paths   map[string]string // URI → path
+	last    map[string]string // URI → state last seen
+	checked map[string]string // path → state leases_check last told
+	start   sync.Once
+}
+
+// noteChecked remembers what leases_check told of a path: a subscription
+// to it is about a change from that.
+func (w *watch) noteChecked(p, state string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.checked) >= maxChecked {
+		clear(w.checked) // a subscription then starts from the state it finds
+	}
+	w.checked[p] = state
+}
+
+// maxChecked bounds what the watch remembers of leases_check answers.
+const maxChecked = 4096
+
+func (s *Server) addResources() {
+	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: pathURIPrefix + "{+path}", Name: "path-leases", MIMEType: "application/json",
+		Description: "The lease state of a path or glob, as leases_check gives it. Subscribe to be told when it changes, e.g. when a held file becomes free."},
+		s.readPath)
+}
+
+// pathOf parses a path resource URI.
+func (s *Server) pathOf(uri string) (string, error) {
+	p, ok := strings.CutPrefix(uri, pathURIPrefix)
+	if !ok {
+		return "", invalid("resource %q: want %sPATH", uri, pathURIPrefix)
+	}
+	return cleanPath(s.ws, p)
+}
+
+func (s *Server) readPath(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	p, err := s.pathOf(req.Params.URI)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	me, err := s.id.who(ctx, cl, false)
+	if err != nil {
+		return nil, s.conn.check(cl, err)
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return nil, s.conn.check(cl, err)
+	}
+	data, err := json.Marshal(checkPath(st, p, me, ownersLiveness(st)))
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(data)}}}, nil
+}
+
+// subscribe starts watching a path from the state leases_check last told
+// of it, else from its state now: a change from that is notified, even
+// one made before the subscription arrived.
+func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
+	p, err := s.pathOf(req.Params.URI)
+	if err != nil {
+		return err
+	}
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return s.conn.check(cl, err)
+	}
+	s.watch.mu.Lock()
+	s.watch.paths[req.Params.URI] = p
+	s.watch.last[req.Params.URI] = checkPath(st, p, "", nil).State
+	if told, ok := s.watch.checked[p]; ok {
+		s.watch.last[req.Params.URI] = told
+	}
+	s.watch.mu.Unlock()
+	s.watch.start.Do(func() {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.follow(s.runCtx)
+		}()
+	})
+	return nil
+}
+
+func (s *Server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	delete(s.watch.paths, req.Params.URI)
+	delete(s.watch.last, req.Params.URI)
+	return nil
+}
+
+// follow follows the event stream until ctx ends, again after each break.
+func (s *Server) follow(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := s.followOnce(ctx)
+		s.log.Debug("event stream ended", "error", err)
+		t := time.NewTimer(watchRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) followOnce(ctx context.Context) error {
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return s.conn.check(cl, err)
+	}
+	s.compare(ctx, st)
+	return cl.Events(ctx, st.LastSeq, true, func(e gate.Event) error {
+		if !e.IsLease() {
+			return nil
+		}
+		st, err := cl.Status(ctx)
+		if err != nil {
+			return err
+		}
+		s.compare(ctx, st)
+		return nil
+	})
+}
+
+// compare notifies the subscribers of each path whose state changed.
+func (s *Server) compare(ctx context.Context, st coordinator.Status) {
+	var changed []string
+	s.watch.mu.Lock()
+	for uri, p := range s.watch.paths {
+		state := checkPath(st, p, "", nil).State
+		if last, seen := s.watch.last[uri]; seen && last != state {
+			changed = append(changed, uri)
+		}
+		s.watch.last[uri] = state
+	}
+	s.watch.mu.Unlock()
+	for _, uri := range changed {
+		if err := s.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.log.Debug("resource update not sent", "uri", uri, "error", fmt.Sprint(err))
+		}
+	}
+}

@@ -396,3 +396,49 @@ func TestResolveContention(t *testing.T) {
 		t.Fatalf("history of a.txt: resolution %+v, want the deny with its note and the operator", resolved)
 	}
 }
+
+// TestPairNamedRight: a write of src/app.go waits on both leases of its
+// pair; the holder releases src/app.go's lease but keeps src/app_test.go's.
+// The waiting write, its retry's blocker report and the report's evict
+// command then name the lease that still holds it: src/app_test.go's.
+func TestPairNamedRight(t *testing.T) {
+	r := newRepo(t, map[string]string{"src/app.go": "package app\n", "src/app_test.go": "package app\n"})
+	holder := r.worker("carol", "echo '// c' >> src/app.go; sleep 60")
+	eventually(t, 10*time.Second, "carol's two leases", func() bool {
+		h := r.holders()
+		return h["src/app.go"] == "carol" && h["src/app_test.go"] == "carol"
+	})
+	defer func() { _ = holder.cmd.Process.Kill() }()
+	var appLease, testLease gate.LeaseID
+	for _, l := range r.status().Leases {
+		if l.Owner.Name != "carol" || len(l.Scope.Paths) != 1 {
+			continue
+		}
+		switch l.Scope.Paths[0] {
+		case "src/app.go":
+			appLease = l.ID
+		case "src/app_test.go":
+			testLease = l.ID
+		}
+	}
+	if appLease == "" || testLease == "" {
+		t.Skipf("carol's pair is not two leases: %+v", r.status().Leases)
+	}
+	w := r.runWith("bob", "echo '// b' >> src/app.go", "--retry-after", "6s")
+	contentionOf(t, r, "bob")
+	r.mustLG("release", string(appLease), "--as", "carol")
+	eventually(t, 5*time.Second, "bob's contention to name the lease still in the way", func() bool {
+		cs := r.status().Contentions
+		return len(cs) == 1 && cs[0].Holder.ID == testLease
+	})
+	id := waitBlockerFor(t, r, "bob", 20*time.Second)
+	rep := mustBlocker(t, r, id)
+	if rep.Holder.LeaseID != testLease || rep.Path != "src/app_test.go" {
+		t.Fatalf("blocker names %s on %s, want the lease still holding it: %s on src/app_test.go", rep.Holder.LeaseID, rep.Path, testLease)
+	}
+	if !slices.ContainsFunc(rep.HowToResolve, func(c string) bool { return strings.Contains(c, "evict "+string(testLease)) }) {
+		t.Fatalf("the report's evict does not name %s: %q", testLease, rep.HowToResolve)
+	}
+	r.mustLG("resolve", id, "--deny")
+	w.wait(t, 20*time.Second)
+}

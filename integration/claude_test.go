@@ -1,0 +1,209 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// claudeProgram is the real Claude Code CLI: the path in
+// LEASEGATE_TEST_CLAUDE (which .ci/run sets after installing the pinned
+// npm package), else claude on PATH.
+func claudeProgram(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("LEASEGATE_TEST_CLAUDE"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("LEASEGATE_TEST_CLAUDE=%s: %v", p, err)
+		}
+		return p
+	}
+	p, err := exec.LookPath("claude")
+	if err != nil {
+		t.Skip("the real Claude Code CLI is not installed (.ci/run installs it and sets LEASEGATE_TEST_CLAUDE)")
+	}
+	return p
+}
+
+// messagesMock is a loopback stand-in for Anthropic's Messages API: a
+// streamed request that offers tool and carries no tool result yet is
+// answered with a call of tool with input; anything else with a short
+// text. It keeps the tool results Claude Code sends back.
+type messagesMock struct {
+	srv     *httptest.Server
+	tool    string
+	input   string // the tool call's input, JSON
+	mu      sync.Mutex
+	tools   [][]string // the tool names each request offered
+	results []string   // the tool_result contents sent back
+}
+
+func newMessagesMock(t *testing.T, tool, input string) *messagesMock {
+	m := &messagesMock{tool: tool, input: input}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// messagesRequest is what the mock reads of a request.
+type messagesRequest struct {
+	Stream bool `json:"stream"`
+	Tools  []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+	Messages []struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"input_tokens": 1}`)
+		return
+	}
+	var req messagesRequest
+	_ = json.Unmarshal(body, &req)
+	offered, answered := m.note(req)
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"msg_0","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	block, delta, stop := `{"type":"text","text":""}`, `{"type":"text_delta","text":"done"}`, "end_turn"
+	if offered && !answered {
+		in, _ := json.Marshal(m.input)
+		block = fmt.Sprintf(`{"type":"tool_use","id":"toolu_01","name":%q,"input":{}}`, m.tool)
+		delta, stop = fmt.Sprintf(`{"type":"input_json_delta","partial_json":%s}`, in), "tool_use"
+	}
+	for _, ev := range [][2]string{
+		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`},
+		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":` + block + `}`},
+		{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":` + delta + `}`},
+		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"` + stop + `","stop_sequence":null},"usage":{"output_tokens":1}}`},
+		{"message_stop", `{"type":"message_stop"}`},
+	} {
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev[0], ev[1])
+	}
+}
+
+// note records a request's tools and tool results, and says whether it
+// offered the mock's tool and whether it already answers a call.
+func (m *messagesMock) note(req messagesRequest) (offered, answered bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Name)
+		offered = offered || tl.Name == m.tool
+	}
+	m.tools = append(m.tools, names)
+	for _, msg := range req.Messages {
+		var blocks []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				answered = true
+				m.results = append(m.results, string(b.Content))
+			}
+		}
+	}
+	return offered, answered
+}
+
+func (m *messagesMock) seen() (tools [][]string, results []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]string(nil), m.tools...), append([]string(nil), m.results...)
+}
+
+// TestClaudeCodeMCPCheck drives the real Claude Code through a mock
+// model: after `leasegate install claude-code`, Claude Code starts
+// `leasegate mcp` from the installed .mcp.json, and a leases_check tool
+// call on a file another owner holds returns the holder, alive, to the
+// model; the installed hooks ran too (the session's owner is registered).
+func TestClaudeCodeMCPCheck(t *testing.T) {
+	claude := claudeProgram(t)
+	r := newRepo(t, map[string]string{"b.go": "package b\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "b.go")
+	m := newMessagesMock(t, "mcp__leasegate__leases_check", `{"paths":["b.go"]}`)
+	home := t.TempDir()
+	env := append(append([]string(nil), r.env...), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, ".state"),
+		"ANTHROPIC_BASE_URL="+m.srv.URL, "ANTHROPIC_API_KEY=sk-ant-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "ENABLE_TOOL_SEARCH=false")
+	install := exec.Command(bin, "install", "claude-code")
+	install.Dir, install.Env = r.dir, env
+	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), ".mcp.json") {
+		t.Fatalf("install claude-code: %v\n%s", err, out)
+	}
+	// The user's approval of the project's MCP server, which Claude Code
+	// asks for once in an interactive session.
+	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"enabledMcpjsonServers": []string{"leasegate"}})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", "is b.go free?", "--allowedTools", "mcp__leasegate__leases_check", "--output-format", "json")
+	cmd.Dir, cmd.Env = r.dir, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	tools, results := m.seen()
+	if err != nil || len(results) == 0 {
+		t.Fatalf("claude -p: %v; tools offered %v; tool results %q\n%s", err, tools, results, out.String())
+	}
+	// Claude Code hands the model the structured content.
+	last := results[len(results)-1]
+	for _, want := range []string{`\"state\":\"held_by_other\"`, `\"holder\":\"bob\"`, `\"liveness\":\"alive\"`, `\"me\":\"cc-`} {
+		if !strings.Contains(last, want) {
+			t.Errorf("leases_check result lacks %s:\n%s", want, last)
+		}
+	}
+	// The installed hooks ran: UserPromptSubmit registered the session
+	// (SessionEnd has ended it since), the owner the MCP server acted as.
+	evs, err := r.client.History(context.Background(), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := ""
+	for _, e := range evs {
+		if e.Type == "owner.registered" && strings.HasPrefix(e.Actor, "cc-") {
+			registered = e.Actor
+		}
+	}
+	if registered == "" || !strings.Contains(last, `\"me\":\"`+registered+`\"`) {
+		t.Errorf("session registered by the hooks: %q; the MCP server acted as: %s", registered, last)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -149,7 +149,9 @@ func TestClaudeCodeMCPCheck(t *testing.T) {
 	home := t.TempDir()
 	env := append(append([]string(nil), r.env...), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, ".state"),
 		"ANTHROPIC_BASE_URL="+m.srv.URL, "ANTHROPIC_API_KEY=sk-ant-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "ENABLE_TOOL_SEARCH=false")
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+		// Offer MCP tools to the model directly, not behind Claude Code's tool search.
+		"ENABLE_TOOL_SEARCH=false")
 	install := exec.Command(bin, "install", "claude-code")
 	install.Dir, install.Env = r.dir, env
 	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), ".mcp.json") {

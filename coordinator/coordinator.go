@@ -116,6 +116,10 @@ func (c *Coordinator) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); c.livenessLoop(ctx) }()
 	var schedErr error
 	go func() { defer wg.Done(); schedErr = c.sched.Run(ctx) }()
+	if s, ok := c.shared(); ok {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.follow(ctx, s) }()
+	}
 	<-ctx.Done()
 	wg.Wait()
 	c.releaseWaiters()

@@ -27,9 +27,9 @@ type LeaseResult struct {
 	Leases   []gate.Lease  `json:"leases,omitempty"` // granted or acted on, as they now stand
 }
 
-// Lease carries out an explicit lease operation through gate.Decide. A
+// lease carries out an explicit lease operation through gate.Decide. A
 // denial is returned as a *gate.DeniedError along with the decision.
-func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
+func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
 	cl := c.callerOf(ctx)
 	if err := cl.mayLease(&lr); err != nil {
 		return LeaseResult{}, err

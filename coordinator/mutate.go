@@ -112,9 +112,9 @@ type heartbeatData struct {
 	RetryAfter gate.Window   `json:"retry_after"`
 }
 
-// Mutate gates one mutation: grant (acquiring free paths transparently),
+// mutate gates one mutation: grant (acquiring free paths transparently),
 // or start the contention protocol and answer Contended.
-func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, error) {
+func (c *Coordinator) mutate(ctx context.Context, req MutateRequest) (Result, error) {
 	if err := gate.ValidRetryAfter(req.RetryAfter.After, false); err != nil {
 		return Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
 	}

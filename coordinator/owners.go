@@ -293,6 +293,9 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 	now := c.clock.Now()
 	var dones []<-chan error
 	for _, name := range c.autoOwners() {
+		if !c.judgedHere(name) {
+			continue
+		}
 		v := c.judge(name, now)
 		if v.Status != gate.Dead {
 			if done := c.followStop(name, v, now); done != nil {

@@ -3,7 +3,9 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
@@ -29,6 +31,11 @@ type writer struct {
 	wake    chan struct{}
 	err     error
 	closed  bool
+	// raced is set when the shared ledger refused a commit decided
+	// without another coordinator's events; sync clears it by rebuilding.
+	raced atomic.Bool
+	// inflight counts the commits queued and not yet settled.
+	inflight atomic.Int64
 }
 
 type pending struct {
@@ -63,6 +70,7 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 		done <- nil
 	default:
 		p := pending{events: evs, done: done}
+		w.inflight.Add(1)
 		// The ledger orders commits by Enqueue order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
 		switch enq := w.ledger.(type) {
@@ -106,6 +114,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 		for _, p := range batch {
 			committed, err := p.wait()
 			report(p.done, w.settle(committed, err))
+			w.inflight.Add(-1)
 		}
 		return true
 	}
@@ -117,6 +126,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	err = w.settle(committed, err)
 	for _, p := range batch {
 		report(p.done, err)
+		w.inflight.Add(-1)
 	}
 	return true
 }
@@ -145,6 +155,10 @@ func (w *writer) failure(err error) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, store.ErrConflict) {
+		w.raced.Store(true)
+		return fmt.Errorf("%w: %w", ErrRaced, err)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
@@ -159,6 +173,7 @@ func (w *writer) shutdown() {
 	w.closed = true
 	for _, p := range w.queue {
 		report(p.done, store.ErrClosed)
+		w.inflight.Add(-1)
 	}
 	w.queue = nil
 }

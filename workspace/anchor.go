@@ -16,9 +16,13 @@ type Anchor struct {
 }
 
 // Anchor records the identity of the workspace's root, state directory
-// and ledger file as they are now.
+// and ledger file (none when the ledger is shared on a cluster) as they
+// are now.
 func (w *Workspace) Anchor() (*Anchor, error) {
-	a := &Anchor{paths: []string{w.Root, w.StateDir, w.LedgerPath()}}
+	a := &Anchor{paths: []string{w.Root, w.StateDir}}
+	if w.Config.Cluster == nil {
+		a.paths = append(a.paths, w.LedgerPath())
+	}
 	for _, p := range a.paths {
 		fi, err := os.Stat(p)
 		if err != nil {

@@ -34,6 +34,34 @@ type Config struct {
 	// paths (build outputs, node_modules/) are regenerable, and gating them
 	// turns every parallel build into contention.
 	GateGitIgnored bool `json:"gate_git_ignored,omitempty"`
+	// Cluster, when set, keeps the lease table in etcd, shared with every
+	// clone of the repository that names the same workspace on the same
+	// cluster. Default none: the ledger is a file in .git/leasegate.
+	Cluster *Cluster `json:"cluster,omitempty"`
+}
+
+// Cluster names the etcd cluster and the shared workspace.
+type Cluster struct {
+	// Endpoints are etcd client URLs, such as http://10.0.0.5:2379.
+	Endpoints []string `json:"endpoints"`
+	// Workspace is the name every clone sharing the table gives.
+	Workspace string `json:"workspace"`
+}
+
+func (c *Cluster) validate() []error {
+	var errs []error
+	if len(c.Endpoints) == 0 {
+		errs = append(errs, errors.New("cluster.endpoints: want at least one etcd client URL"))
+	}
+	for i, e := range c.Endpoints {
+		if !strings.HasPrefix(e, "http://") && !strings.HasPrefix(e, "https://") {
+			errs = append(errs, fmt.Errorf("cluster.endpoints[%d]: %q is not an http:// or https:// URL", i, e))
+		}
+	}
+	if c.Workspace == "" || strings.Trim(c.Workspace, "/") != c.Workspace {
+		errs = append(errs, fmt.Errorf("cluster.workspace: %q: want a non-empty name without a leading or trailing /", c.Workspace))
+	}
+	return errs
 }
 
 // DefaultConfig is the configuration of a workspace without leasegate.json.
@@ -44,6 +72,9 @@ func DefaultConfig() Config {
 // Validate reports every invalid glob and pair rule, naming the field.
 func (c *Config) Validate() error {
 	errs := append(validateGlobs("include", c.Include), validateGlobs("exclude", c.Exclude)...)
+	if c.Cluster != nil {
+		errs = append(errs, c.Cluster.validate()...)
+	}
 	for i, r := range c.Pairs {
 		if _, err := gate.CompilePairRules([]string{r}); err != nil {
 			errs = append(errs, fmt.Errorf("pairs[%d]: %w", i, err))

@@ -24,7 +24,6 @@ import (
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
 	"github.com/leasegate/leasegate/store"
-	"github.com/leasegate/leasegate/store/bolt"
 	"github.com/leasegate/leasegate/watch"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -119,7 +118,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 			return err
 		}
 	}
-	ledger, err := bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
+	ledger, err := openLedger(ctx, ws, log)
 	if err != nil {
 		return ledgerHint(err)
 	}

@@ -10,11 +10,12 @@ import (
 
 // request is one Append call on its way to a commit.
 type request struct {
-	evs  []gate.Event
-	ack  func(error) // may be nil
-	out  []gate.Event
-	err  error
-	done chan struct{}
+	evs   []gate.Event
+	ack   func(error) // may be nil
+	epoch uint64      // the ledger's epoch when it was queued
+	out   []gate.Event
+	err   error
+	done  chan struct{}
 }
 
 func (r *request) finish(out []gate.Event, err error) {
@@ -51,7 +52,7 @@ func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
 // EnqueueAck is Enqueue that also reports the outcome through ack (when
 // not nil) the moment it is known, from the committer goroutine.
 func (l *Ledger) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.Event, error) {
-	r := &request{evs: evs, ack: ack, done: make(chan struct{})}
+	r := &request{evs: evs, ack: ack, epoch: l.epoch.Load(), done: make(chan struct{})}
 	if len(evs) == 0 {
 		r.finish([]gate.Event{}, nil)
 		return r.wait

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -10,29 +11,24 @@ import (
 // in order, and moves LastSeq and the head the next commit is conditioned
 // on past them, which clears a lost race: appends succeed again. Commits
 // wait meanwhile. If fn fails, LastSeq stays at the last event it
-// accepted and appends keep failing until a CatchUp completes.
+// accepted and appends keep failing until a CatchUp completes. Calls
+// queued before a CatchUp that read any event were decided without those
+// events: they fail with a *ConflictError (Stale) and write nothing.
 func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	if l.closing() {
 		return errClosed()
 	}
 	l.commitMu.Lock()
 	defer l.commitMu.Unlock()
-	resp, err := l.cli.Get(ctx, l.keys.head())
+	end, headRev, rev, err := l.headAt(ctx)
 	if err != nil {
 		return err
 	}
-	var end uint64
-	var headRev int64
-	if len(resp.Kvs) == 1 {
-		if end, err = parseSeq(resp.Kvs[0].Value); err != nil {
-			return err
-		}
-		headRev = resp.Kvs[0].ModRevision
-	}
 	last := l.last.Load()
 	if end > last {
-		got, err := l.scan(ctx, last, end, resp.Header.Revision, fn)
+		got, err := l.scan(ctx, last, end, rev, fn)
 		l.last.Store(got)
+		l.epoch.Add(1)
 		if err != nil {
 			return err
 		}
@@ -40,4 +36,45 @@ func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	l.headRev = headRev
 	l.conflict = nil
 	return nil
+}
+
+// Reload calls fn for every event of the ledger from the first, as Replay,
+// and leaves the ledger where that read ended, as CatchUp; it clears a
+// lost race. It is the way back for a writer whose table holds decisions
+// the ledger refused: every call queued before Reload fails with a
+// *ConflictError (Stale), and no commit runs while it reads, so fn sees
+// every event committed before the first one that is not refused.
+func (l *Ledger) Reload(ctx context.Context, fn func(gate.Event) error) error {
+	if l.closing() {
+		return errClosed()
+	}
+	l.commitMu.Lock()
+	defer l.commitMu.Unlock()
+	l.epoch.Add(1)
+	end, headRev, rev, err := l.headAt(ctx)
+	if err != nil {
+		return err
+	}
+	if end > 0 {
+		if _, err := l.scan(ctx, 0, end, rev, fn); err != nil {
+			return err
+		}
+	}
+	l.last.Store(end)
+	l.headRev = headRev
+	l.conflict = nil
+	return nil
+}
+
+// headAt reads the head: its seq and ModRevision, and the revision read at.
+func (l *Ledger) headAt(ctx context.Context) (seq uint64, headRev, rev int64, err error) {
+	resp, err := l.cli.Get(ctx, l.keys.head())
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("read ledger head: %w", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return 0, 0, resp.Header.Revision, nil
+	}
+	seq, err = parseSeq(resp.Kvs[0].Value)
+	return seq, resp.Kvs[0].ModRevision, resp.Header.Revision, err
 }

@@ -56,6 +56,12 @@ func (l *Ledger) commit(batch []*request) []*request {
 		}
 		return nil
 	}
+	if stale := l.stale(batch); stale > 0 {
+		for _, r := range batch[:stale] {
+			r.finish(nil, &ConflictError{Seen: l.last.Load(), Revision: l.headRev, Stale: true})
+		}
+		return batch[stale:]
+	}
 	first := l.last.Load() + 1
 	n, out, val := l.encode(batch, first)
 	last := first + uint64(len(out)) - 1
@@ -70,6 +76,17 @@ func (l *Ledger) commit(batch []*request) []*request {
 		off += len(r.evs)
 	}
 	return batch[n:]
+}
+
+// stale counts the requests at the head of batch queued before the last
+// CatchUp that brought in other writers' events.
+func (l *Ledger) stale(batch []*request) int {
+	epoch := l.epoch.Load()
+	n := 0
+	for n < len(batch) && batch[n].epoch < epoch {
+		n++
+	}
+	return n
 }
 
 // encode gives the first n requests' events their seqs from first and

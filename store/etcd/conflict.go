@@ -14,6 +14,9 @@ type ConflictError struct {
 	Seen uint64
 	// Revision is the etcd revision at which the transaction failed.
 	Revision int64
+	// Stale is set when the call was queued before a CatchUp that read
+	// other writers' events, and so was not even tried.
+	Stale bool
 }
 
 func (e *ConflictError) Error() string {

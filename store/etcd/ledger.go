@@ -31,6 +31,9 @@ type Ledger struct {
 	commitMu sync.Mutex
 	headRev  int64          // ModRevision of the head key at last; 0 when absent
 	conflict *ConflictError // the lost race not yet caught up with
+	// epoch counts the CatchUps that brought in other writers' events; a
+	// call queued before one was decided without them and is refused.
+	epoch atomic.Uint64
 
 	wake   chan struct{}
 	ctx    context.Context // ends when Close gives up on a commit in progress

@@ -1,0 +1,165 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
+)
+
+// ErrRaced is returned when another coordinator sharing the ledger
+// committed first and this one's decision was made without its events:
+// nothing of it was written. Lease and Mutate catch up and decide again by
+// themselves; other callers may simply ask again.
+var ErrRaced = errors.New("another coordinator changed the shared lease table first")
+
+// raceAttempts bounds how often Lease and Mutate decide again after a lost
+// race before they give up with ErrRaced.
+const raceAttempts = 16
+
+// sharedLedger is a ledger other coordinators append to as well
+// (store/etcd): it refuses an append decided without their events
+// (store.ErrConflict), hands them over with CatchUp and signals on Changes
+// when there may be some.
+type sharedLedger interface {
+	CatchUp(ctx context.Context, fn func(gate.Event) error) error
+	Reload(ctx context.Context, fn func(gate.Event) error) error
+	Changes(ctx context.Context) <-chan struct{}
+}
+
+func (c *Coordinator) shared() (sharedLedger, bool) {
+	s, ok := c.cfg.Ledger.(sharedLedger)
+	return s, ok
+}
+
+// follow keeps the table current with the other coordinators' commits
+// until ctx ends.
+func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
+	for range s.Changes(ctx) {
+		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("catching up with the shared ledger failed; trying at its next change", "error", err)
+		}
+	}
+}
+
+// sync brings in the events other coordinators committed. With nothing of
+// its own in flight and no lost race, they are applied to the table as
+// they come; otherwise the table holds decisions the ledger refused (or
+// will), so table and blocker book are rebuilt from the ledger.
+func (c *Coordinator) sync(ctx context.Context) error {
+	s, ok := c.shared()
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var foreign []gate.Event
+	collect := func(e gate.Event) error { foreign = append(foreign, e); return nil }
+	var err error
+	if c.w.raced.Load() || c.w.inflight.Load() > 0 {
+		err = c.rebuild(ctx, s, collect)
+	} else if err = s.CatchUp(ctx, c.applyForeign(collect)); err != nil && !errors.Is(err, context.Canceled) {
+		err = c.rebuild(ctx, s, collect)
+	}
+	c.afterForeign(foreign)
+	return err
+}
+
+// applyForeign applies one event of another coordinator, then passes it on.
+func (c *Coordinator) applyForeign(then func(gate.Event) error) func(gate.Event) error {
+	return func(e gate.Event) error {
+		if err := c.table.Apply(e); err != nil {
+			return err
+		}
+		if err := c.book.Apply(e); err != nil {
+			return err
+		}
+		return then(e)
+	}
+}
+
+// rebuild replaces table and book with the ledger's fold; what this
+// coordinator has queued meanwhile is refused (ErrRaced). Call with c.mu
+// held. collect sees the events past what this coordinator had seen.
+func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(gate.Event) error) error {
+	table, book := c.table, c.book
+	c.table, c.book = gate.NewTable(), blocker.NewBook()
+	seen := c.cfg.Ledger.LastSeq()
+	err := s.Reload(ctx, c.applyForeign(func(e gate.Event) error {
+		c.boundEnded()
+		if e.Seq > seen {
+			return collect(e)
+		}
+		return nil
+	}))
+	if err != nil {
+		c.table, c.book = table, book
+		return fmt.Errorf("rebuild the lease table from the shared ledger: %w", err)
+	}
+	c.w.raced.Store(false)
+	c.log.Info("lease table rebuilt from the shared ledger", "last-seq", c.cfg.Ledger.LastSeq(), "active-leases", c.table.ActiveCount())
+	return nil
+}
+
+// afterForeign wakes the writes waiting on leases other coordinators ended
+// and publishes their events. Call with c.mu held.
+func (c *Coordinator) afterForeign(evs []gate.Event) {
+	for _, e := range evs {
+		if endsLease(e.Type) {
+			c.noteEnded(e.LeaseID, e.At)
+			c.wakeWaiters(e)
+		}
+	}
+	if len(evs) > 0 {
+		c.published(evs)
+	}
+}
+
+// raced reports whether err is a lost race on the shared ledger.
+func raced(err error) bool { return errors.Is(err, ErrRaced) || errors.Is(err, store.ErrConflict) }
+
+// again runs op until it does not lose a race on the shared ledger,
+// catching up before each new attempt.
+func again[T any](ctx context.Context, c *Coordinator, op func() (T, error)) (T, error) {
+	res, err := op()
+	for i := 1; i < raceAttempts && raced(err); i++ {
+		if serr := c.sync(ctx); serr != nil {
+			return res, fmt.Errorf("%w: %w", err, serr)
+		}
+		res, err = op()
+	}
+	return res, err
+}
+
+// Lease carries out an explicit lease operation; see lease.
+func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
+	return again(ctx, c, func() (LeaseResult, error) { return c.lease(ctx, lr) })
+}
+
+// Mutate gates one mutation; see mutate.
+func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, error) {
+	return again(ctx, c, func() (Result, error) { return c.mutate(ctx, req) })
+}
+
+// judgedHere reports whether this coordinator judges the owner's
+// liveness. On a shared ledger owners on other machines are judged by
+// their own machine's coordinator. Call with c.mu held.
+func (c *Coordinator) judgedHere(name string) bool {
+	if _, ok := c.shared(); !ok {
+		return true
+	}
+	ls := c.table.ByOwner(name)
+	return len(ls) == 0 || ls[0].Owner.Host == "" || ls[0].Owner.Host == c.host()
+}
+
+func (c *Coordinator) host() string {
+	if h, ok := c.cfg.Liveness.(interface{ Host() string }); ok && h.Host() != "" {
+		return h.Host()
+	}
+	h, _ := os.Hostname()
+	return h
+}

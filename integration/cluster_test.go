@@ -1,0 +1,124 @@
+package integration_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/internal/etcdtest"
+)
+
+// startEtcd starts a real etcd cluster of n members for the test. It fails
+// the test when etcd should be there (LEASEGATE_TEST_ETCD set) and does
+// not start; it skips, saying so, only when etcd is not installed.
+func startEtcd(t *testing.T, n int) *etcdtest.Cluster {
+	t.Helper()
+	c, err := etcdtest.Start(t.TempDir(), n)
+	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatalf("start etcd: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// clusterConfig is a leasegate.json sharing the lease table on c.
+func clusterConfig(c *etcdtest.Cluster, name string) string {
+	return fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": %q}}`, strings.Join(c.Endpoints, `", "`), name)
+}
+
+// cloneCheckout clones r's repository into a new directory, with no
+// coordinator.
+func cloneCheckout(t *testing.T, r *repo) *repo {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &repo{t: t, dir: filepath.Join(dir, "clone"), env: r.env, log: &bytes.Buffer{}}
+	r.git("clone", "-q", r.dir, c.dir)
+	return c
+}
+
+// TestClusterRaceForFiles: two coordinators on two clones of one
+// repository share one lease table on a 3-member etcd cluster; 10 client
+// processes on each race for the same 10 files. Every file has exactly one
+// holder across both machines, fencing tokens are unique, every loser is
+// told the holder, and both coordinators end with the same table.
+func TestClusterRaceForFiles(t *testing.T) {
+	etcd := startEtcd(t, 3)
+	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "race")})
+	b := cloneCheckout(t, a)
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	const perSide, files = 10, 10
+	type answer struct {
+		client, file, stdout, stderr string
+		code                         int
+	}
+	answers := make(chan answer, 2*perSide*files)
+	var wg sync.WaitGroup
+	for c := range 2 * perSide {
+		r := a
+		if c >= perSide {
+			r = b
+		}
+		wg.Go(func() {
+			name := fmt.Sprintf("c%02d", c)
+			for f := range files {
+				file := fmt.Sprintf("f%02d.txt", (f+c)%files)
+				out, errs, code := r.lg("acquire", "--as", name, file, "--json")
+				answers <- answer{name, file, out, errs, code}
+			}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	winners := map[string]string{}
+	tokens := map[uint64]string{}
+	for ans := range answers {
+		switch ans.code {
+		case 0:
+			var res coordinator.LeaseResult
+			mustJSON(t, ans.stdout, &res)
+			if prev, ok := winners[ans.file]; ok {
+				t.Fatalf("%s granted to %s and %s", ans.file, prev, ans.client)
+			}
+			winners[ans.file] = ans.client
+			for _, l := range res.Leases {
+				if prev, ok := tokens[l.FencingToken]; ok {
+					t.Fatalf("fencing token %d granted twice (%s, %s)", l.FencingToken, prev, ans.client)
+				}
+				tokens[l.FencingToken] = ans.client
+			}
+		case 3:
+			if !strings.Contains(ans.stderr, "held by c") {
+				t.Errorf("loser %s on %s was not told the holder: %q", ans.client, ans.file, ans.stderr)
+			}
+		default:
+			t.Errorf("acquire %s by %s: exit %d: %s", ans.file, ans.client, ans.code, ans.stderr)
+		}
+	}
+	if len(winners) != files {
+		t.Fatalf("%d files have a holder, want %d", len(winners), files)
+	}
+	for _, r := range []*repo{a, b} {
+		eventually(t, 30*time.Second, "both coordinators hold the same table", func() bool {
+			h := r.holders()
+			for file, owner := range winners {
+				if h[file] != owner {
+					return false
+				}
+			}
+			return len(h) == len(winners)
+		})
+	}
+}

@@ -1,0 +1,58 @@
+package etcd
+
+import (
+	"context"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Changes reports, on a channel with room for one signal, that the head
+// may have moved: once at the start, after every commit of any writer, and
+// after every restart of the underlying watch (an error, a compaction, a
+// lost member), so a CatchUp after each signal misses nothing; CatchUp
+// reads by range from LastSeq, never from a watch's revision, so a
+// compacted history costs nothing. The channel closes when ctx ends or the
+// ledger is closed.
+func (l *Ledger) Changes(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	go func() {
+		defer close(ch)
+		for ctx.Err() == nil && l.ctx.Err() == nil {
+			l.watchHead(ctx, ch)
+			t := time.NewTimer(l.cfg.Retry)
+			select {
+			case <-ctx.Done():
+			case <-l.ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}()
+	return ch
+}
+
+// watchHead signals ch once and then on every change of the head, until
+// the watch ends.
+func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(l.ctx, cancel)
+	defer stop()
+	wch := l.cli.Watch(clientv3.WithRequireLeader(ctx), l.keys.head())
+	notify(ch)
+	for resp := range wch {
+		if err := resp.Err(); err != nil {
+			l.log.Warn("watch of the ledger head ended, starting again", "error", err)
+			return
+		}
+		notify(ch)
+	}
+}
+
+func notify(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

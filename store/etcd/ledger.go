@@ -72,7 +72,7 @@ func (l *Ledger) readHead(ctx context.Context) error {
 	defer cancel()
 	resp, err := l.cli.Get(ctx, l.keys.head())
 	if err != nil {
-		return fmt.Errorf("read ledger head from %v: %w", l.cfg.Endpoints, err)
+		return fmt.Errorf("read ledger head from etcd at %v (waited up to %v): %w", l.cfg.Endpoints, l.cfg.DialTimeout, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return nil

@@ -122,3 +122,64 @@ func TestClusterRaceForFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterQuorum: with one of three etcd members stopped grants go on;
+// with two stopped (no quorum) an acquire is held, never granted nor
+// refused, and completes once quorum returns; nothing acknowledged is
+// lost, and coordinators restarted on the cluster rebuild the same table.
+func TestClusterQuorum(t *testing.T) {
+	etcd := startEtcd(t, 3)
+	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "quorum")})
+	b := cloneCheckout(t, a)
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	a.mustLG("acquire", "--as", "alice", "one.txt")
+	etcd.StopMember(2)
+	b.mustLG("acquire", "--as", "bob", "two.txt")
+	if _, errs, code := a.lg("acquire", "--as", "alice", "two.txt"); code != 3 || !strings.Contains(errs, "bob") {
+		t.Fatalf("acquire of bob's file on the other clone with one member down: exit %d %q, want 3 naming bob", code, errs)
+	}
+	etcd.StopMember(1)
+	held := a.start("acquire", "--as", "carol", "three.txt")
+	time.Sleep(3 * time.Second) // no quorum: whatever happens in this time must not be an answer
+	select {
+	case <-held.done:
+		t.Fatalf("acquire without quorum answered (exit %d): %s", held.code, held.out.String())
+	default:
+	}
+	for _, i := range []int{1, 2} {
+		if err := etcd.RestartMember(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := held.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("held acquire after quorum returned: exit %d: %s", code, held.out.String())
+	}
+	want := map[string]string{"one.txt": "alice", "two.txt": "bob", "three.txt": "carol"}
+	for _, r := range []*repo{a, b} {
+		eventually(t, 30*time.Second, "both coordinators hold every acknowledged grant", func() bool {
+			return equalHolders(r.holders(), want)
+		})
+	}
+	a.stopServer()
+	b.stopServer()
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	for _, r := range []*repo{a, b} {
+		if h := r.holders(); !equalHolders(h, want) {
+			t.Fatalf("after restarting the coordinators holders = %v, want %v", h, want)
+		}
+	}
+}
+
+func equalHolders(got, want map[string]string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -53,6 +53,12 @@ func sameJSONText(a, b string) bool {
 
 var allow = result{}
 
+// contextResult is an allowed call that tells the model (and the user) msg.
+func contextResult(event, msg string) result {
+	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": msg}, "systemMessage": msg})
+	return result{stdout: string(out) + "\n"}
+}
+
 func TestHookGrantIsSilent(t *testing.T) {
 	r := newRepo(t)
 	r.write("src/.keep", "")
@@ -104,8 +110,9 @@ func TestHookDeniesAfterTheOneRetry(t *testing.T) {
 	sameOutput(t, "prompt while halted", r.hook(hooks.ClaudeCode, "userpromptsubmit.json", "A"),
 		result{stdout: fmt.Sprintf(`{"decision":"block","reason":%q}`, refusal) + "\n", stderr: refusal + "\n", code: 2})
 
-	r.mustLeasegate("resolve", rep.ID, "--deny")
-	sameOutput(t, "prompt after the operator denied the write", r.hook(hooks.ClaudeCode, "userpromptsubmit.json", "A"), allow)
+	r.mustLeasegate("resolve", rep.ID, "--deny", "--note", "leave app.go to bob")
+	told := fmt.Sprintf(`leasegate: an operator resolved blocker %s on src/app.go: deny (the write was refused; go on without it). The operator's note: "leave app.go to bob"`, rep.ID)
+	sameOutput(t, "prompt after the operator denied the write", r.hook(hooks.ClaudeCode, "userpromptsubmit.json", "A"), contextResult("UserPromptSubmit", told))
 	sameOutput(t, "another file after the operator denied the write", r.hook(hooks.ClaudeCode, "pretooluse-notebookedit.json", "A"), allow)
 }
 
@@ -210,7 +217,9 @@ func TestTwoSessionsContendForOneFile(t *testing.T) {
 	if h := r.holders(); h["src/app.go"] != "cc-B" {
 		t.Errorf("holders after the operator's retry = %v, want cc-B on src/app.go", h)
 	}
-	sameOutput(t, "session B writes again", r.hook(hooks.ClaudeCode, "pretooluse-edit.json", "B"), allow)
+	told := fmt.Sprintf("leasegate: an operator resolved blocker %s on src/app.go: retry (the file is yours now if the write is made again)", reps[0].ID)
+	sameOutput(t, "session B writes again", r.hook(hooks.ClaudeCode, "pretooluse-edit.json", "B"), contextResult("PreToolUse", told))
+	sameOutput(t, "session B writes once more", r.hook(hooks.ClaudeCode, "pretooluse-edit.json", "B"), allow)
 }
 
 func TestCodexPatchIsAllOrNothing(t *testing.T) {

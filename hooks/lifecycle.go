@@ -68,7 +68,7 @@ func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
 	}
-	return Decision{}
+	return withResolutions(Decision{}, h.resolutions(ctx, cl, h.session(ws, name), name))
 }
 
 // announce registers the session before its first write, so that the

@@ -94,7 +94,7 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	return h.result(paths, r)
+	return withResolutions(h.result(paths, r), h.resolutions(ctx, cl, sess, w.name))
 }
 
 // watchSilence cancels ctx with errUnreachable when the coordinator has

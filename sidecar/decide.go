@@ -12,7 +12,6 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
-	"golang.org/x/sys/unix"
 )
 
 var _ seccomp.Decider = (*Sidecar)(nil)
@@ -54,7 +53,7 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	}
 	if err != nil {
 		if sig, interrupted := seccomp.InterruptedBy(ctx); interrupted {
-			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, strings.Join(paths, " "), unix.SignalName(sig))
+			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, strings.Join(paths, " "), signalName(sig))
 			return syscall.EINTR
 		}
 		if ctx.Err() == nil {
@@ -172,14 +171,6 @@ func (s *Sidecar) classify(rel string, tree bool) workspace.Class {
 		return s.rule.ClassifyTree(rel)
 	}
 	return s.rule.Classify(rel)
-}
-
-// isDir reports whether p is a directory, not following a final symlink.
-// The stat buffer stays on the stack: os.Lstat would allocate a FileInfo
-// for every rename the sidecar classifies.
-func isDir(p string) bool {
-	var st syscall.Stat_t
-	return syscall.Lstat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
 }
 
 // refUpdate reports whether abs, the new name of a rename, is HEAD or a

@@ -146,13 +146,14 @@ func (s *Sidecar) wait(ctx context.Context) (int, error) {
 	return code, err
 }
 
+// terminateGrace is how long a cancelled worker has to exit after SIGTERM.
+const terminateGrace = 5 * time.Second
+
 // terminate forwards a cancellation to the worker's process group: SIGTERM
 // (and SIGCONT, in case a blocker halted it), then SIGKILL after a grace
 // period.
 func (s *Sidecar) terminate() {
-	pg := -s.sup.Pid()
-	_ = syscall.Kill(pg, syscall.SIGTERM)
-	_ = syscall.Kill(pg, syscall.SIGCONT)
+	terminateGroup(s.sup.Pid())
 	t := time.NewTimer(terminateGrace)
 	defer t.Stop()
 	select {
@@ -198,7 +199,7 @@ func (s *Sidecar) halt() {
 	defer s.haltMu.Unlock()
 	s.halts++
 	if s.halts == 1 && s.sup != nil { // nil: no worker yet
-		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGSTOP)
+		stopGroup(s.sup.Pid())
 	}
 }
 
@@ -207,7 +208,7 @@ func (s *Sidecar) resume() {
 	defer s.haltMu.Unlock()
 	s.halts--
 	if s.halts == 0 && !s.aborted && s.sup != nil {
-		_ = syscall.Kill(-s.sup.Pid(), syscall.SIGCONT)
+		continueGroup(s.sup.Pid())
 	}
 }
 

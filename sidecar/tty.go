@@ -1,15 +1,13 @@
+//go:build !windows
+
 package sidecar
 
 import (
 	"os/signal"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// terminateGrace is how long a cancelled worker has to exit after SIGTERM.
-const terminateGrace = 5 * time.Second
 
 // foreground gives the terminal to the worker's process group, as a shell
 // does for a job: the worker runs in its own group (so a blocker halt can

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Asking git where the checkout is (`git rev-parse`) costs a process, a
@@ -176,14 +175,9 @@ func worktreeIs(worktree, gitDir, root string) bool {
 // a repository another user owns unless safe.directory allows it, and only
 // git can tell whether it does.
 func ownedByUs(paths ...string) bool {
-	uid := uint32(os.Geteuid())
 	for _, p := range paths {
 		fi, err := os.Stat(p)
-		if err != nil {
-			return false
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok || st.Uid != uid {
+		if err != nil || !ownedByMe(fi) {
 			return false
 		}
 	}
@@ -192,12 +186,7 @@ func ownedByUs(paths ...string) bool {
 
 func sameDevice(start os.FileInfo, dir string) bool {
 	fi, err := os.Stat(dir)
-	if err != nil {
-		return false
-	}
-	a, ok1 := start.Sys().(*syscall.Stat_t)
-	b, ok2 := fi.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && a.Dev == b.Dev
+	return err == nil && sameVolume(start, fi)
 }
 
 func resolve(p string) (string, bool) {

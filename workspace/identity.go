@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"path/filepath"
-	"syscall"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -20,11 +19,11 @@ func (ws *Workspace) Files(paths []string) []gate.File {
 		if gate.IsGlob(rel) {
 			continue
 		}
-		var st syscall.Stat_t
-		if syscall.Lstat(filepath.Join(ws.Root, filepath.FromSlash(rel)), &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		dev, ino, ok := fileID(filepath.Join(ws.Root, filepath.FromSlash(rel)))
+		if !ok {
 			continue
 		}
-		out = append(out, gate.File{Path: rel, Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
+		out = append(out, gate.File{Path: rel, Dev: dev, Ino: ino})
 	}
 	return out
 }

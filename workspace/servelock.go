@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/leasegate/leasegate/internal/filelock"
 )
 
 // ServingError means another coordinator holds the workspace's serve lock.
@@ -36,13 +35,13 @@ type ServeLock struct{ f *os.File }
 // coordinator holds it. The lock ends with Close or with the process.
 func (w *Workspace) LockServe() (*ServeLock, error) {
 	path := w.ServeLockPath()
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("serve lock: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := filelock.TryLock(f, true); err != nil {
 		defer f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, filelock.ErrBusy) {
 			return nil, &ServingError{PID: readPID(f)}
 		}
 		return nil, fmt.Errorf("serve lock %s: %w", path, err)
@@ -74,14 +73,14 @@ func readPID(f *os.File) int {
 // the lock file is only opened for reading, and a shared lock taken to
 // test it is dropped at once.
 func (w *Workspace) Serving() (pid int, serving bool) {
-	f, err := os.OpenFile(w.ServeLockPath(), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(w.ServeLockPath(), os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		return readPID(f), errors.Is(err, unix.EWOULDBLOCK)
+	if err := filelock.TryLock(f, false); err != nil {
+		return readPID(f), errors.Is(err, filelock.ErrBusy)
 	}
-	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	_ = filelock.Unlock(f)
 	return 0, false
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // AdminTokenBytes is the number of random bytes in an admin token; the file
@@ -38,7 +37,7 @@ func (w *Workspace) AdminToken() (string, error) {
 }
 
 func readAdminToken(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return "", fmt.Errorf("admin token: %w", err)
 	}

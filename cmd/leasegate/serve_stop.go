@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/leasegate/leasegate/api"
@@ -52,7 +51,7 @@ func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
 			"not stopping the coordinator: %s; they stay valid, but writes wait until a coordinator runs again; stop anyway with --force", heldBy(s.Leases))}
 	}
 	pid := coordinatorPID(ctx, ws, h)
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+	if err := stopCoordinator(pid); err != nil {
 		return fmt.Errorf("stop the coordinator (pid %d): %w", pid, err)
 	}
 	if err := waitStopped(ctx, ws); err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/leasegate/leasegate/api"
@@ -47,7 +46,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--log-level", "info", "--ready-fd", "3")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
 	cmd.ExtraFiles = []*os.File{pw}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detached()
 	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD", envRetryAfter, envIdleAfter)
 	err = cmd.Start()
 	pw.Close()

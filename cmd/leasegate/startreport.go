@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/leasegate/leasegate/api"
@@ -47,7 +46,7 @@ func newReporter(fd int) *reporter {
 	if fd <= 0 {
 		return &reporter{}
 	}
-	syscall.CloseOnExec(fd)
+	closeOnExec(fd)
 	return &reporter{f: os.NewFile(uintptr(fd), "ready-fd")}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/leasegate/leasegate/internal/filelock"
 	"github.com/leasegate/leasegate/store"
 )
 
@@ -20,15 +21,12 @@ func lockFile(path string, exclusive bool) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock ledger: %w", err)
 	}
-	if err := tryLock(f, exclusive); err != nil {
+	if err := filelock.TryLock(f, exclusive); err != nil {
 		f.Close()
-		if errors.Is(err, errLockBusy) {
+		if errors.Is(err, filelock.ErrBusy) {
 			return nil, fmt.Errorf("%s: %w (stop its coordinator first)", path, store.ErrLocked)
 		}
 		return nil, fmt.Errorf("lock ledger %s: %w", path, err)
 	}
 	return func() { f.Close() }, nil
 }
-
-// errLockBusy is tryLock's answer when another holder has the lock.
-var errLockBusy = errors.New("lock held elsewhere")

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"os"
+	"syscall"
+)
+
+// detached is how a coordinator is started: in a process group of its
+// own (CREATE_NEW_PROCESS_GROUP), so that the console's Ctrl-C stays with
+// the command that started it.
+func detached() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+}
+
+// stopCoordinator ends the coordinator pid. Windows cannot send a console
+// signal to another process group's process, so it is terminated; every
+// event it acknowledged is already durable in its ledger.
+func stopCoordinator(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// closeOnExec keeps handle fd from the processes this one starts.
+func closeOnExec(fd int) { syscall.CloseOnExec(syscall.Handle(fd)) }

@@ -1,0 +1,25 @@
+package sidecar
+
+import (
+	"os"
+	"syscall"
+)
+
+// Windows has no seccomp gate, so `run` is refused before a sidecar
+// starts a worker there; these exist so that the package builds, and do
+// nothing: Windows has no process groups to stop or continue.
+
+func terminateGroup(int) {}
+
+func stopGroup(int) {}
+
+func continueGroup(int) {}
+
+// signalName is sig's name as the syscall package has it.
+func signalName(sig syscall.Signal) string { return sig.String() }
+
+// isDir reports whether p is a directory, not following a final link.
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}

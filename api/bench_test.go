@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -234,16 +233,6 @@ func measurePairs(n, clients int, op func(ctx context.Context, worker, i int) er
 		st.Pairs, st.P50, st.P99 = len(all), all[len(all)/2], all[len(all)*99/100]
 	}
 	return st, errors.Join(errs...)
-}
-
-// cpuTime is the CPU time (user and system) the process has used: client,
-// server, coordinator and ledger all run in it.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchChildEnv, when set to "socket,clients,pairs,noStream", makes the

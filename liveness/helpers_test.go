@@ -2,6 +2,7 @@ package liveness_test
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -11,6 +12,9 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
+
+// now is the time the tests judge at.
+var now = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // here is the host name the tests give the evaluator; owners on it with a
 // pid are judged by their process.
@@ -37,13 +41,13 @@ func MustEvaluator(tb testing.TB, edits ...func(*liveness.Config)) *liveness.Eva
 func MustStart(tb testing.TB, ownGroup bool, name string, args ...string) *exec.Cmd {
 	tb.Helper()
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: ownGroup}
+	cmd.SysProcAttr = groupAttr(ownGroup)
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("start %s: %v", name, err)
 	}
 	tb.Cleanup(func() {
 		if ownGroup {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd.Process.Pid)
 		}
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -57,7 +61,7 @@ func MustStart(tb testing.TB, ownGroup bool, name string, args ...string) *exec.
 func MustStartTree(tb testing.TB) *exec.Cmd {
 	tb.Helper()
 	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & echo ready; wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr(true)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		tb.Fatalf("stdout pipe: %v", err)
@@ -66,7 +70,7 @@ func MustStartTree(tb testing.TB) *exec.Cmd {
 		tb.Fatalf("start sh: %v", err)
 	}
 	tb.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		_ = cmd.Wait()
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
@@ -90,7 +94,8 @@ func MustOwner(tb testing.TB, pid int) gate.Owner {
 // MustSignal sends sig to pid.
 func MustSignal(tb testing.TB, pid int, sig syscall.Signal) {
 	tb.Helper()
-	if err := syscall.Kill(pid, sig); err != nil {
+	p, _ := os.FindProcess(pid) // cannot fail on Unix
+	if err := p.Signal(sig); err != nil {
 		tb.Fatalf("kill -%d %d: %v", sig, pid, err)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package liveness_test
 
 import (
@@ -13,8 +15,6 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
-
-var now = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestEvaluateRunningProcessIsAlive(t *testing.T) {
 	cmd := MustStart(t, false, "sleep", "30")

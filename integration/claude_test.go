@@ -135,42 +135,59 @@ func (m *messagesMock) seen() (tools [][]string, results []string) {
 	return append([][]string(nil), m.tools...), append([]string(nil), m.results...)
 }
 
+// claudeRun is a Claude Code session in the repo, with its own home,
+// leasegate installed for it and its model the mock.
+type claudeRun struct {
+	program string
+	r       *repo
+	env     []string
+}
+
+func newClaudeRun(t *testing.T, r *repo, m *messagesMock) *claudeRun {
+	t.Helper()
+	home := t.TempDir()
+	c := &claudeRun{program: claudeProgram(t), r: r, env: append(append([]string(nil), r.env...), "HOME="+home,
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "ANTHROPIC_BASE_URL="+m.srv.URL, "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
+		// Offer MCP tools to the model directly, not behind Claude Code's tool search.
+		"ENABLE_TOOL_SEARCH=false")}
+	install := exec.Command(bin, "install", "claude-code")
+	install.Dir, install.Env = r.dir, c.env
+	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), ".mcp.json") {
+		t.Fatalf("install claude-code: %v\n%s", err, out)
+	}
+	// Nothing else: in -p mode Claude Code starts the project's MCP servers
+	// without the approval it asks for in an interactive session.
+	return c
+}
+
+// run runs `claude -p prompt` allowing tool, and returns its output.
+func (c *claudeRun) run(t *testing.T, prompt, tool string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.program, "-p", prompt, "--allowedTools", tool, "--output-format", "json")
+	cmd.Dir, cmd.Env = c.r.dir, c.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
 // TestClaudeCodeMCPCheck drives the real Claude Code through a mock
 // model: after `leasegate install claude-code`, Claude Code starts
 // `leasegate mcp` from the installed .mcp.json, and a leases_check tool
 // call on a file another owner holds returns the holder, alive, to the
-// model; the installed hooks ran too (the session's owner is registered).
+// model, for the session the installed hooks registered.
 func TestClaudeCodeMCPCheck(t *testing.T) {
-	claude := claudeProgram(t)
 	r := newRepo(t, map[string]string{"b.go": "package b\n"})
 	registerSleeper(t, r, "bob")
 	r.mustLG("acquire", "--as", "bob", "b.go")
 	m := newMessagesMock(t, "mcp__leasegate__leases_check", `{"paths":["b.go"]}`)
-	home := t.TempDir()
-	env := append(append([]string(nil), r.env...), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, ".state"),
-		"ANTHROPIC_BASE_URL="+m.srv.URL, "ANTHROPIC_API_KEY=sk-ant-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
-		// Offer MCP tools to the model directly, not behind Claude Code's tool search.
-		"ENABLE_TOOL_SEARCH=false")
-	install := exec.Command(bin, "install", "claude-code")
-	install.Dir, install.Env = r.dir, env
-	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), ".mcp.json") {
-		t.Fatalf("install claude-code: %v\n%s", err, out)
-	}
-	// The user's approval of the project's MCP server, which Claude Code
-	// asks for once in an interactive session.
-	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"enabledMcpjsonServers": []string{"leasegate"}})
-
-	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "is b.go free?", "--allowedTools", "mcp__leasegate__leases_check", "--output-format", "json")
-	cmd.Dir, cmd.Env = r.dir, env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	out, err := newClaudeRun(t, r, m).run(t, "is b.go free?", "mcp__leasegate__leases_check")
 	tools, results := m.seen()
 	if err != nil || len(results) == 0 {
-		t.Fatalf("claude -p: %v; tools offered %v; tool results %q\n%s", err, tools, results, out.String())
+		t.Fatalf("claude -p: %v; tools offered %v; tool results %q\n%s", err, tools, results, out)
 	}
 	// Claude Code hands the model the structured content.
 	last := results[len(results)-1]
@@ -181,31 +198,65 @@ func TestClaudeCodeMCPCheck(t *testing.T) {
 	}
 	// The installed hooks ran: UserPromptSubmit registered the session
 	// (SessionEnd has ended it since), the owner the MCP server acted as.
-	evs, err := r.client.History(context.Background(), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	registered := ""
-	for _, e := range evs {
-		if e.Type == "owner.registered" && strings.HasPrefix(e.Actor, "cc-") {
-			registered = e.Actor
-		}
-	}
-	if registered == "" || !strings.Contains(last, `\"me\":\"`+registered+`\"`) {
+	if registered := sessionOwner(t, r); registered == "" || !strings.Contains(last, `\"me\":\"`+registered+`\"`) {
 		t.Errorf("session registered by the hooks: %q; the MCP server acted as: %s", registered, last)
 	}
 }
 
-func writeJSON(t *testing.T, path string, v any) {
+// sessionOwner is the Claude Code session the hooks registered.
+func sessionOwner(t *testing.T, r *repo) string {
 	t.Helper()
-	data, err := json.Marshal(v)
+	evs, err := r.client.History(context.Background(), "", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
+	for _, e := range evs {
+		if e.Type == "owner.registered" && strings.HasPrefix(e.Actor, "cc-") {
+			return e.Actor
+		}
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
+	return ""
+}
+
+// TestClaudeCodeHooksWrite: the real Claude Code runs the installed hook
+// entries (exec form, 240 s timeout): its Write of a free file is granted
+// and the lease goes at SessionEnd.
+func TestClaudeCodeHooksWrite(t *testing.T) {
+	r := newRepo(t, nil)
+	m := newMessagesMock(t, "Write", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "free.txt")))
+	out, err := newClaudeRun(t, r, m).run(t, "write free.txt", "Write")
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	if got := r.read("free.txt"); got != "new\n" {
+		t.Fatalf("free.txt = %q, want Claude Code's write", got)
+	}
+	evs := r.history("free.txt")
+	if !hasEvent(evs, "lease.granted") || !hasEvent(evs, "lease.released") {
+		t.Errorf("free.txt history = %v, want granted then released at SessionEnd", evs)
+	}
+	if h := r.holders(); h["free.txt"] != "" {
+		t.Errorf("free.txt still held by %s after the session", h["free.txt"])
+	}
+}
+
+// TestClaudeCodeHooksDenyHeld: the real Claude Code's Write of a file
+// another owner holds waits for the one retry, is denied with a hard stop
+// (continue:false) that ends the session before the model hears back,
+// the file unchanged and a blocker open.
+func TestClaudeCodeHooksDenyHeld(t *testing.T) {
+	r := newRepo(t, map[string]string{"held.txt": "old\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "held.txt")
+	m := newMessagesMock(t, "Write", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "held.txt")))
+	out, _ := newClaudeRun(t, r, m).run(t, "write held.txt", "Write")
+	if got := r.read("held.txt"); got != "old\n" {
+		t.Fatalf("held.txt = %q, want it unchanged\n%s", got, out)
+	}
+	if bs := r.openBlockers(); len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
+		t.Errorf("open blockers = %+v, want one against bob", bs)
+	}
+	if _, results := m.seen(); len(results) != 0 {
+		t.Errorf("the model was asked again after the deny (results %q): the session was not stopped\n%s", results, out)
 	}
 }

@@ -442,3 +442,60 @@ func TestPairNamedRight(t *testing.T) {
 	r.mustLG("resolve", id, "--deny")
 	w.wait(t, 20*time.Second)
 }
+
+// TestCountdownAndQuietNotices: on a terminal, a held write shows what it
+// waits for and a countdown to its retry, one line redrawn; the notice to
+// the holder that a write is blocked on its lease does not go into the
+// holder's screen but to its notices log. Off a terminal there is no
+// countdown.
+func TestCountdownAndQuietNotices(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	ptyRun := func(args ...string) *worker {
+		w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
+		w.cmd = exec.Command("python3", append([]string{"-c", "import pty,sys; pty.spawn(sys.argv[1:])", bin}, args...)...)
+		w.cmd.Dir, w.cmd.Env = r.dir, slices.Clone(r.env)
+		w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+		w.cmd.WaitDelay = time.Second
+		if err := w.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			_ = w.cmd.Wait()
+			w.code = w.cmd.ProcessState.ExitCode()
+			close(w.done)
+		}()
+		t.Cleanup(func() { _ = w.cmd.Process.Kill(); <-w.done })
+		return w
+	}
+	carol := ptyRun("run", "--as", "carol", "--", "sh", "-c", "echo c >> a.txt; sleep 15")
+	eventually(t, 10*time.Second, "carol to lease a.txt", func() bool { return r.holders()["a.txt"] == "carol" })
+	bob := ptyRun("run", "--as", "bob", "--retry-after", "3s", "--", "sh", "-c", "echo b >> a.txt")
+	id := waitBlockerFor(t, r, "bob", 20*time.Second)
+	logPath := filepath.Join(r.dir, ".git", "leasegate", "notices", "carol.log")
+	eventually(t, 10*time.Second, "the blocked notice in carol's notices log", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "is blocked on your lease")
+	})
+	r.mustLG("resolve", id, "--deny")
+	bob.wait(t, 20*time.Second)
+	out := bob.out.String()
+	if !strings.Contains(out, "\r\x1b[Kleasegate: a.txt waits for carol") || strings.Count(out, "— retry in ") < 2 {
+		t.Fatalf("no redrawn countdown on bob's terminal:\n%q", out)
+	}
+	if !strings.Contains(out, "retry in 2s") && !strings.Contains(out, "retry in 1s") {
+		t.Fatalf("the countdown does not count down:\n%q", out)
+	}
+	if c := carol.out.String(); strings.Contains(c, "is blocked on your lease") || !strings.Contains(c, "notices for carol") {
+		t.Fatalf("carol's terminal: the notice was written into it, or where notices go was not said:\n%q", c)
+	}
+
+	w := r.runWith("dave", "echo d >> a.txt", "--retry-after", "1s")
+	waitBlockerFor(t, r, "dave", 20*time.Second)
+	for _, b := range r.openBlockers() {
+		r.mustLG("resolve", b.ID, "--deny")
+	}
+	w.wait(t, 20*time.Second)
+	if strings.Contains(w.out.String(), "\x1b[K") || strings.Contains(w.out.String(), "retry in ") {
+		t.Fatalf("a countdown off a terminal:\n%q", w.out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/api"
@@ -39,6 +40,17 @@ type Config struct {
 	// the worker: contention heartbeats, blockers, reminders, evictions.
 	// Nil means Stderr.
 	Notices io.Writer
+	// HolderNotices receives the notices the coordinator sends this owner
+	// from the event stream (a write blocked on its lease, reminders,
+	// evictions, reclaims). They come at any moment, so on a terminal they
+	// must not be written into the worker's screen. Nil means Notices.
+	HolderNotices io.Writer
+	// Countdown shows, while a write waits for its retry, what it waits
+	// for and a live countdown on Notices: one line, redrawn each second,
+	// cleared when the write is decided. Only for a terminal.
+	Countdown bool
+	// Clock times the countdown; nil means the real clock.
+	Clock clock.Clock
 	// Workspace is the workspace being gated. Required.
 	Workspace *workspace.Workspace
 	// Client talks to the workspace's coordinator. Required.
@@ -92,5 +104,11 @@ func (c *Config) setDefaults() {
 	}
 	if c.Notices == nil {
 		c.Notices = io.Discard
+	}
+	if c.HolderNotices == nil {
+		c.HolderNotices = c.Notices
+	}
+	if c.Clock == nil {
+		c.Clock = clock.New()
 	}
 }

@@ -43,11 +43,14 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		return nil
 	}
 	halted := false
+	var cd *countdown
+	defer func() { cd.end() }()
 	req := coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
-	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted))
+	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
 	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
-		r, err = s.cfg.Client.Gate(ctx, req, s.observer(req, &halted))
+		r, err = s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
 	}
+	cd.end()
 	if halted {
 		s.resume()
 	}
@@ -193,16 +196,19 @@ func (s *Sidecar) noteCommit() {
 
 // observer reports the protocol's stages to the person running the
 // worker, and halts the worker while a blocker is open.
-func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool) api.Observer {
+func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool, cd **countdown) api.Observer {
 	paths := req.Paths
 	return api.Observer{
 		Contended: func(r coordinator.Result) {
 			c := r.Contention
 			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
 				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Name, c.HolderAge.Round(time.Second),
-				c.RetryAt.UTC().Format(time.RFC3339), time.Until(c.RetryAt).Round(time.Second))
+				c.RetryAt.UTC().Format(time.RFC3339), c.RetryAt.Sub(s.cfg.Clock.Now()).Round(time.Second))
+			(*cd).end()
+			*cd = s.startCountdown(*c)
 		},
 		Blocked: func(r coordinator.Result) bool {
+			(*cd).end()
 			s.halt()
 			*halted = true
 			b := r.Blocker

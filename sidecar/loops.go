@@ -71,10 +71,14 @@ func (s *Sidecar) notices(ctx context.Context) {
 			}
 			if e.Type == gate.EventNotice && e.Actor == s.cfg.Name {
 				n := coordinator.NoticeOf(e)
-				if n.Kind == coordinator.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on ") {
+				switch {
+				case n.Kind == coordinator.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on "):
 					return nil // the blocked mutation's own report is printed by the observer
+				case s.halted():
+					s.notef("%s: %s", n.Kind, n.Message) // the worker is stopped: its screen is still
+				default:
+					s.holderNotef(e.At, "%s: %s", n.Kind, n.Message)
 				}
-				s.notef("%s: %s", n.Kind, n.Message)
 			}
 			return nil
 		})

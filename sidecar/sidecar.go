@@ -237,3 +237,10 @@ func (s *Sidecar) isAborted() bool {
 func (s *Sidecar) notef(format string, args ...any) {
 	fmt.Fprintf(s.cfg.Notices, "leasegate: "+format+"\n", args...)
 }
+
+// holderNotef writes a notice from the event stream where it cannot
+// corrupt the worker's screen (Config.HolderNotices), stamped with when it
+// was sent.
+func (s *Sidecar) holderNotef(at time.Time, format string, args ...any) {
+	fmt.Fprintf(s.cfg.HolderNotices, "%s leasegate: %s: "+format+"\n", append([]any{at.UTC().Format(time.RFC3339), s.cfg.Name}, args...)...)
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/leasegate/leasegate/sidecar"
 )
 
@@ -36,11 +38,13 @@ func findWorker(name string) error {
 
 func cmdRun(ctx context.Context, args []string) error {
 	var f common
-	var as, gateKind string
+	var as, gateKind, notices string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f.register(fs, true)
 	fs.StringVar(&as, "as", os.Getenv("LEASEGATE_AS"), "owner name of this worker (env LEASEGATE_AS); required")
 	fs.StringVar(&gateKind, "gate", "seccomp", "how mutations are intercepted: seccomp (the only one in this build)")
+	fs.StringVar(&notices, "notices", envOr("LEASEGATE_NOTICES", noticesAuto),
+		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env LEASEGATE_NOTICES)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -59,13 +63,22 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err := findWorker(argv[0]); err != nil {
 		return err
 	}
+	if notices != noticesAuto && notices != noticesTTY && notices != noticesLog {
+		return usagef("run: --notices %q: want auto, tty or log", notices)
+	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	holder, closeNotices, err := holderNotices(notices, ws, as)
+	if err != nil {
+		return err
+	}
+	defer closeNotices()
 	cfg := sidecar.Config{
-		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
+		Countdown: isatty.IsTerminal(os.Stderr.Fd()),
 		Workspace: ws, Client: cl, Windows: f.windows, Logger: f.logger("leasegate"),
 	}
 	if !f.noStart {

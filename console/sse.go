@@ -32,10 +32,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		_ = sse.send("gone", map[string]string{"error": err.Error()})
 		return
 	}
+	slim(st.Leases)
 	if sse.send("snapshot", st) != nil {
 		return
 	}
 	err = s.svc.Events(ctx, st.LastSeq, true, func(e gate.Event) error {
+		if e.Lease != nil {
+			l := *e.Lease
+			l.Scope.Files = nil
+			e.Lease = &l
+		}
 		if err := sse.send("ledger", e); err != nil {
 			return err
 		}
@@ -55,6 +61,14 @@ func resyncWhy(err error) string {
 		return err.Error()
 	}
 	return "the coordinator ended the event stream: it stopped, or dropped a subscriber that fell behind"
+}
+
+// slim drops what the page does not show from leases: the file identities
+// (device and inode of each path), a third of a lease's JSON.
+func slim(ls []gate.Lease) {
+	for i := range ls {
+		ls[i].Scope.Files = nil
+	}
 }
 
 // sendState sends the status without its leases.

@@ -3,10 +3,10 @@
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const S = { owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], seq: 0,
-    skew: 0, retryNs: 0, idleNs: 0, warning: "", dirty: new Set(), closed: new Set(), pending: {} };
+    skew: 0, retryNs: 0, idleNs: 0, warning: "", dirty: new Set(), closed: new Set(), opened: new Set(), pending: {} };
   // window.leasegate is for tests and measurements: the last applied
   // sequence number and each ledger event's delay from commit to page.
-  const probe = window.leasegate = { seq: 0, latencies: [], rendered: 0 };
+  const probe = window.leasegate = { seq: 0, latencies: [], rendered: 0, firstPaint: 0 };
 
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
@@ -56,12 +56,15 @@
   function ledger(e) {
     S.seq = e.seq;
     switch (e.type) {
-      case "lease.granted": S.leases.set(e.lease.id, e.lease); break;
-      case "lease.renewed": { const l = S.leases.get(e.lease_id); if (l) l.expires_at = e.expires_at; break; }
+      case "lease.granted": S.leases.set(e.lease.id, e.lease); addLease(e.lease); break;
+      case "lease.renewed": {
+        const l = S.leases.get(e.lease_id);
+        if (l) { l.expires_at = e.expires_at; dropLease(l.id); addLease(l); }
+        break;
+      }
       case "lease.released": case "lease.completed": case "lease.expired":
-      case "lease.evicted": case "lease.reclaimed": S.leases.delete(e.lease_id); break;
+      case "lease.evicted": case "lease.reclaimed": S.leases.delete(e.lease_id); dropLease(e.lease_id); break;
     }
-    if (e.type.startsWith("lease.")) S.dirty.add("leases");
     S.pending[e.seq] = ms(e.at);
     logEvent(e);
     S.dirty.add("summary");
@@ -83,6 +86,9 @@
     for (const seq in S.pending) probe.latencies.push(t - S.pending[seq]);
     S.pending = {};
     probe.seq = S.seq; probe.rendered++;
+    // The frame after the first render with a snapshot is its first paint
+    // (ms since navigation started).
+    if (!probe.firstPaint && d.has("leases")) requestAnimationFrame(() => { probe.firstPaint = performance.now(); });
     document.body.dataset.seq = S.seq;
   }
 
@@ -103,7 +109,7 @@
       const idle = o.windows && o.windows.idle ? o.windows.idle.after_ns : S.idleNs;
       const stop = o.stopped_at ? el("div", null, "stop-idle release in ", until(new Date(ms(o.stopped_at) + idle / 1e6).toISOString())) : null;
       return el("tr", { "data-owner": o.name },
-        el("td", null, el("b", null, o.name), el("div", { class: "mono" }, "pid " + (o.seen_pid || o.pid || "?"))),
+        el("td", null, el("b", null, o.name), el("div", { class: "pid" }, "pid " + (o.seen_pid || o.pid || "?"))),
         el("td", null, badge(live.status || "unknown"), stop,
           el("ul", { class: "evidence" }, ...(live.evidence || []).map((x) => el("li", null, x)))),
         el("td", null, o.leases),
@@ -122,21 +128,27 @@
     const head = el("tr", null, ...["requester", "paths", "held by", "one retry"].map((h) => el("th", null, h)));
     fill("contention", rows.length ? [el("table", null, el("thead", null, head), el("tbody", null, ...rows))] : [], "contention-count", rows.length);
   }
+  // Blocker cards are kept by id, so a confirmation in progress survives
+  // the state updates that other events bring.
+  const cards = new Map();
   function renderBlockers() {
-    const cards = S.blockers.map((b) => {
-      const h = b.holder, lv = h.liveness || {};
-      return el("div", { class: "blocker", "data-blocker-id": b.id },
-        el("h3", null, b.requester.name, " blocked on ", pathLink(b.path), " (", b.op, ")"),
-        el("dl", null,
-          el("dt", null, "held by"), el("dd", null, h.owner.name, " ", badge(h.kind), " lease ", el("code", null, h.lease_id), " token ", h.fencing_token),
-          el("dt", null, "holder"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
-          el("dt", null, "held for"), el("dd", null, since(h.acquired_at)),
-          el("dt", null, "denied"), el("dd", null, clock(b.first_denied_at), " (", b.reason, "), retried ", clock(b.retried_at), " (", b.retry_result, ")"),
-          el("dt", null, "blocker"), el("dd", null, el("code", null, b.id))),
-        el("pre", null, (b.how_to_resolve || []).join("\n")),
-        actions(b));
-    });
-    fill("blockers", cards, "blockers-count", cards.length);
+    const open = new Set(S.blockers.map((b) => b.id));
+    for (const id of cards.keys()) if (!open.has(id)) cards.delete(id);
+    for (const b of S.blockers) if (!cards.has(b.id)) cards.set(b.id, blockerCard(b));
+    fill("blockers", S.blockers.map((b) => cards.get(b.id)), "blockers-count", S.blockers.length);
+  }
+  function blockerCard(b) {
+    const h = b.holder, lv = h.liveness || {};
+    return el("div", { class: "blocker", "data-blocker-id": b.id },
+      el("h3", null, b.requester.name, " blocked on ", pathLink(b.path), " (", b.op, ")"),
+      el("dl", null,
+        el("dt", null, "held by"), el("dd", null, h.owner.name, " ", badge(h.kind), " lease ", el("code", null, h.lease_id), " token ", h.fencing_token),
+        el("dt", null, "holder"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
+        el("dt", null, "held for"), el("dd", null, since(h.acquired_at)),
+        el("dt", null, "denied"), el("dd", null, clock(b.first_denied_at), " (", b.reason, "), retried ", clock(b.retried_at), " (", b.retry_result, ")"),
+        el("dt", null, "blocker"), el("dd", null, el("code", null, b.id))),
+      el("pre", null, (b.how_to_resolve || []).join("\n")),
+      actions(b));
   }
   function actions(b) {
     const box = el("div", { class: "actions" });
@@ -157,8 +169,10 @@
       headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ action, note }) });
     const text = await r.text();
     let msg = text;
-    try { msg = JSON.parse(text).message || text; } catch (e) { /* plain text error */ }
-    box.replaceChildren(el("span", { class: "result", "data-result": r.ok ? "ok" : "error" }, (r.ok ? "" : "refused: ") + msg));
+    try { msg = JSON.parse(text).message || text; } catch (e) { /* a plain text error */ }
+    const line = `${action} ${b.requester.name} on ${b.path}: ${r.ok ? "" : "refused: "}${msg}`;
+    box.replaceChildren(el("span", { class: "result" }, line));
+    $("toast").replaceChildren(el("div", { class: r.ok ? "ok" : "error", "data-result": r.ok ? "ok" : "error" }, line));
   }
   function renderUngated() {
     const rows = S.ungated.slice().reverse().map((u) => el("tr", null,
@@ -166,42 +180,102 @@
       el("td", null, u.collided_with ? "collided with " + u.collided_with.owner.name : ""), el("td", null, clock(u.at))));
     fill("ungated", rows.length ? [el("table", null, el("tbody", null, ...rows))] : [], "ungated-count", rows.length);
   }
-  function leafPaths(l) { return l.scope.type === "full" ? ["** (whole workspace)"] : (l.scope.paths || []); }
-  function renderLeases() {
-    const root = { dirs: new Map(), leaves: [] };
+  // The lease tree is built as one HTML string from a snapshot (10,000
+  // leases paint in one parse) and then changed leaf by leaf by the lease
+  // events; clicks and toggles are handled once, on the container.
+  const esc = (v) => String(v).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+  function leafPaths(l) { return l.scope.type === "full" ? ["**"] : (l.scope.paths || []); }
+  function leafHTML(p, l) {
+    const name = p.slice(p.lastIndexOf("/") + 1);
+    const exp = l.expires_at ? ` · expires in <span data-until="${ms(l.expires_at)}">${dur(ms(l.expires_at) - now())}</span>` : "";
+    return `<li class="leaf" data-path="${esc(p)}" data-lease="${esc(l.id)}"><button type="button" class="path">${esc(name)}</button>` +
+      `<b>${esc(l.owner.name)}</b><span class="badge ${esc(l.kind)}">${esc(l.kind)}</span>` +
+      `<span class="meta">token ${l.fencing_token} · held <span data-since="${ms(l.acquired_at)}">${dur(now() - ms(l.acquired_at))}</span>${exp}</span></li>`;
+  }
+  // Past lazyAbove leases, directories start closed and are built when
+  // opened, so the first paint does not wait for leaves nobody sees.
+  const lazyAbove = 1000;
+  function dirHTML(path, name, inner, count, lazy) {
+    const open = !lazy && !S.closed.has(path);
+    return `<li><details data-dir="${esc(path)}"${open ? " open" : ""}${lazy ? ' data-lazy="1"' : ""}>` +
+      `<summary>${esc(name)}/ <span class="meta">${count}</span></summary><ul>${inner}</ul></details></li>`;
+  }
+  function leaseTree(prefix) {
+    const root = { dirs: new Map(), leaves: [], count: 0 };
     for (const l of S.leases.values()) {
       for (const p of leafPaths(l)) {
-        const parts = p.split("/");
+        if (!p.startsWith(prefix)) continue;
+        const parts = p.slice(prefix.length).split("/");
         let n = root;
+        n.count++;
         for (const dir of parts.slice(0, -1)) {
-          if (!n.dirs.has(dir)) n.dirs.set(dir, { dirs: new Map(), leaves: [] });
+          if (!n.dirs.has(dir)) n.dirs.set(dir, { dirs: new Map(), leaves: [], count: 0 });
           n = n.dirs.get(dir);
+          n.count++;
         }
-        n.leaves.push([p, parts[parts.length - 1], l]);
+        n.leaves.push([p, l]);
       }
     }
-    $("leases-count").textContent = S.leases.size;
-    $("leases").replaceChildren(S.leases.size ? treeList(root, "") : el("p", { class: "empty" }, "none"));
+    return root;
   }
-  function treeList(n, prefix) {
-    const ul = el("ul");
-    for (const [name, sub] of [...n.dirs].sort((a, b) => a[0].localeCompare(b[0]))) {
+  function treeHTML(n, prefix) {
+    const lazy = S.leases.size > lazyAbove;
+    return [...n.dirs].sort((a, b) => a[0].localeCompare(b[0])).map(([name, sub]) => {
       const path = prefix + name + "/";
-      const d = el("details", { "data-dir": path }, el("summary", null, name + "/"), treeList(sub, path));
-      d.open = !S.closed.has(path);
-      d.addEventListener("toggle", () => (d.open ? S.closed.delete(path) : S.closed.add(path)));
-      ul.append(el("li", null, d));
-    }
-    n.leaves.sort((a, b) => a[1].localeCompare(b[1]));
-    for (const [p, name, l] of n.leaves) {
-      ul.append(el("li", { class: "leaf", "data-path": p, "data-lease": l.id },
-        el("button", { type: "button", class: "path", onclick: () => history(p) }, name),
-        el("span", null, el("b", null, l.owner.name)), badge(l.kind),
-        el("span", { class: "meta" }, "token ", l.fencing_token, " · held ", since(l.acquired_at),
-          l.expires_at ? el("span", null, " · expires in ", until(l.expires_at)) : null)));
+      const closed = lazy && !S.opened.has(path);
+      return dirHTML(path, name, closed ? "" : treeHTML(sub, path), sub.count, closed);
+    }).join("") + n.leaves.sort((a, b) => a[0].localeCompare(b[0])).map(([p, l]) => leafHTML(p, l)).join("");
+  }
+  function renderLeases() {
+    const built = performance.now();
+    $("leases").innerHTML = S.leases.size ? `<ul>${treeHTML(leaseTree(""), "")}</ul>` : `<p class="empty">none</p>`;
+    if (probe.marks && !probe.marks.built) Object.assign(probe.marks, { built, inserted: performance.now() });
+    $("leases-count").textContent = S.leases.size;
+  }
+  // dirList returns the <ul> of directory path ("" for the root), making
+  // the directories on the way; null when one of them is not built yet.
+  function dirList(path) {
+    const box = $("leases");
+    let ul = box.firstElementChild;
+    if (!ul || ul.tagName !== "UL") { box.innerHTML = "<ul></ul>"; ul = box.firstElementChild; }
+    let prefix = "";
+    for (const name of path.split("/").filter(Boolean)) {
+      prefix += name + "/";
+      let d = box.querySelector(`details[data-dir="${CSS.escape(prefix)}"]`);
+      if (!d) {
+        ul.insertAdjacentHTML("afterbegin", dirHTML(prefix, name, "", "", false));
+        d = ul.firstElementChild.firstElementChild;
+      }
+      if (d.dataset.lazy) return null;
+      ul = d.lastElementChild;
     }
     return ul;
   }
+  function addLease(l) {
+    for (const p of leafPaths(l)) {
+      const ul = dirList(p.slice(0, p.lastIndexOf("/") + 1));
+      if (ul) ul.insertAdjacentHTML("beforeend", leafHTML(p, l));
+    }
+    $("leases-count").textContent = S.leases.size;
+  }
+  function dropLease(id) {
+    for (const li of $("leases").querySelectorAll(`li.leaf[data-lease="${CSS.escape(id)}"]`)) li.remove();
+    $("leases-count").textContent = S.leases.size;
+    if (!S.leases.size) $("leases").innerHTML = `<p class="empty">none</p>`;
+  }
+  $("leases").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button.path");
+    if (b) history(b.parentElement.dataset.path);
+  });
+  $("leases").addEventListener("toggle", (ev) => {
+    const d = ev.target, path = d.dataset.dir;
+    if (!path) return;
+    if (d.open) { S.closed.delete(path); S.opened.add(path); } else { S.closed.add(path); S.opened.delete(path); }
+    if (d.open && d.dataset.lazy) {
+      delete d.dataset.lazy;
+      d.lastElementChild.innerHTML = treeHTML(leaseTree(path), path);
+    }
+  }, true);
   function logEvent(e) {
     const what = [e.actor, e.path, e.lease_id, e.reason].filter(Boolean).join(" · ");
     const log = $("log");
@@ -223,19 +297,27 @@
   $("history-close").addEventListener("click", () => { $("history").hidden = true; });
   document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") $("history").hidden = true; });
 
-  // Countdowns and ages tick once a second without touching the state.
-  setInterval(() => {
+  // Countdowns and ages tick without touching the state: once a second
+  // outside the lease tree, every ten seconds in it (10,000 leaves).
+  function tick(scope) {
     const t = now();
-    for (const e of document.querySelectorAll("[data-until]")) e.textContent = dur(+e.dataset.until - t);
-    for (const e of document.querySelectorAll("[data-since]")) e.textContent = dur(t - +e.dataset.since);
-  }, 1000);
+    for (const e of document.querySelectorAll(scope.map((s) => s + " [data-until]").join())) e.textContent = dur(+e.dataset.until - t);
+    for (const e of document.querySelectorAll(scope.map((s) => s + " [data-since]").join())) e.textContent = dur(t - +e.dataset.since);
+  }
+  setInterval(() => tick(["#blockers", "#contention", "#owners"]), 1000);
+  setInterval(() => tick(["#leases"]), 10000);
 
   // --- the stream ---
   const es = new EventSource("/events");
   const on = (name, fn) => es.addEventListener(name, (m) => fn(JSON.parse(m.data)));
   es.onopen = () => { $("conn").textContent = "live"; $("conn").className = "conn on"; };
   es.onerror = () => { $("conn").textContent = "reconnecting"; $("conn").className = "conn off"; };
-  on("snapshot", (st) => snapshot(st, true));
+  es.addEventListener("snapshot", (m) => {
+    if (!probe.marks) probe.marks = { received: performance.now(), bytes: m.data.length };
+    const st = JSON.parse(m.data);
+    if (!probe.marks.parsed) probe.marks.parsed = performance.now();
+    snapshot(st, true);
+  });
   on("state", (st) => snapshot(st, false));
   on("ledger", ledger);
   on("resync", (x) => { S.overflow = new Date().toLocaleTimeString() + ": " + x.why; S.dirty.add("warnings"); schedule(); });

@@ -6,8 +6,10 @@
 // that. On Linux, Listen and Dial then reach the socket through
 // /proc/self/fd/N/NAME, N being a descriptor of the socket's directory
 // opened for the call: the kernel resolves the directory, and the socket
-// keeps its place, its mode and its owner. Elsewhere such a path is
-// refused with ErrPathTooLong.
+// keeps its place, its mode and its owner. On macOS and the BSDs, which
+// have no /proc, they go through /tmp/leasegate-UID/HASH/NAME, HASH a
+// symlink to the socket's directory in a directory only this user may
+// write. On Windows such a path is refused with ErrPathTooLong.
 package unixsock
 
 import (

@@ -27,8 +27,8 @@ func deepDir(t *testing.T, n int) string {
 }
 
 func TestListenAndDialAnyLength(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("long socket paths are reached through /proc on linux only")
+	if runtime.GOOS == "windows" {
+		t.Skip("long socket paths are reached through /proc on linux and a symlink on other unix systems, not on windows")
 	}
 	for _, n := range []int{10, 200, 1000} {
 		path := filepath.Join(deepDir(t, n), "coord.sock")

@@ -36,7 +36,7 @@ func lookupProcess(pid int) (procState, error) {
 	if err != nil {
 		return procState{}, lookupError(pid, err)
 	}
-	st, err := p.Status()
+	st, err := processStatus(p)
 	if err != nil {
 		return procState{}, lookupError(pid, err)
 	}

@@ -38,7 +38,7 @@ func TreeStopped(pid int) (bool, error) {
 // descendantStopped reports whether a descendant is stopped or a zombie;
 // one that no longer exists counts as stopped.
 func descendantStopped(pid int32) (bool, error) {
-	st, err := (&process.Process{Pid: pid}).Status()
+	st, err := processStatus(&process.Process{Pid: pid})
 	switch {
 	case err != nil && errors.Is(lookupError(int(pid), err), ErrProcessNotFound):
 		return true, nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"time"
 
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
@@ -18,8 +20,14 @@ import (
 var ErrRaced = errors.New("another coordinator changed the shared lease table first")
 
 // raceAttempts bounds how often Lease and Mutate decide again after a lost
-// race before they give up with ErrRaced.
-const raceAttempts = 16
+// race before they give up with ErrRaced; before each new attempt they
+// wait a random time up to raceBackoff times the attempts so far (at most
+// raceBackoffMax), so that two coordinators busy at once take turns.
+const (
+	raceAttempts   = 64
+	raceBackoff    = time.Millisecond
+	raceBackoffMax = 50 * time.Millisecond
+)
 
 // sharedLedger is a ledger other coordinators append to as well
 // (store/etcd): it refuses an append decided without their events
@@ -127,6 +135,11 @@ func raced(err error) bool { return errors.Is(err, ErrRaced) || errors.Is(err, s
 func again[T any](ctx context.Context, c *Coordinator, op func() (T, error)) (T, error) {
 	res, err := op()
 	for i := 1; i < raceAttempts && raced(err); i++ {
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-c.clock.After(rand.N(min(raceBackoff*time.Duration(i), raceBackoffMax))):
+		}
 		if serr := c.sync(ctx); serr != nil {
 			return res, fmt.Errorf("%w: %w", err, serr)
 		}

@@ -8,7 +8,8 @@ import (
 )
 
 // Changes reports, on a channel with room for one signal, that the head
-// may have moved: once at the start, after every commit of any writer, and
+// may have moved: once at the start, after every commit of another writer
+// (and of its own, when the watch is faster than the answer), and
 // after every restart of the underlying watch (an error, a compaction, a
 // lost member), so a CatchUp after each signal misses nothing; CatchUp
 // reads by range from LastSeq, never from a watch's revision, so a
@@ -46,8 +47,22 @@ func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
 			l.log.Warn("watch of the ledger head ended, starting again", "error", err)
 			return
 		}
-		notify(ch)
+		if l.ahead(resp.Events) {
+			notify(ch)
+		}
 	}
+}
+
+// ahead reports whether a watched change moved the head past the events
+// this ledger has seen, that is, was not its own commit.
+func (l *Ledger) ahead(evs []*clientv3.Event) bool {
+	for _, e := range evs {
+		seq, err := parseSeq(e.Kv.Value)
+		if err != nil || seq > l.last.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 func notify(ch chan<- struct{}) {

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
 
@@ -29,6 +30,10 @@ func newFake() *fakeService {
 			Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Liveness: gate.Liveness{Status: gate.Alive, Evidence: []string{"pidfd: pid 1 running"}}}}},
 		feed: make(chan gate.Event, 16),
 	}
+}
+
+func (f *fakeService) Health(context.Context) (api.Health, error) {
+	return api.Health{OK: true, PID: os.Getpid()}, nil
 }
 
 func (f *fakeService) Status(context.Context) (coordinator.Status, error) { return f.status, nil }

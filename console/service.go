@@ -12,6 +12,7 @@ import (
 // API client that `leasegate status`, `events --follow`, `history` and
 // `resolve` make.
 type Service interface {
+	Health(ctx context.Context) (api.Health, error)
 	Status(ctx context.Context) (coordinator.Status, error)
 	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
 	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)

@@ -133,6 +133,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("src/app/main.go = %q after the deny, want alice's %q", got, "new\n")
 	}
 	checkResolvedBy(t, r)
+	checkMetrics(t, ctx)
 
 	run(t, ctx, "a path's history", chromedp.Click(`li.leaf[data-path="src/app/main.go"] button.path`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#history-events li b`, chromedp.ByQuery))
@@ -166,6 +167,26 @@ func refuseWithoutSessionOrCSRF(t *testing.T, ctx context.Context, base string) 
 			t.Errorf("GET %s without the session = %s, want 401", p, resp.Status)
 		}
 	}
+}
+
+// checkMetrics reads /metrics with the page's session: the counters the
+// test's events moved, the gauges, and the coordinator's process.
+func checkMetrics(t *testing.T, ctx context.Context) {
+	t.Helper()
+	want := []string{`leasegate_grants_total{kind="auto"}`, `leasegate_contentions_total{reason="LEASE_HELD_BY_OTHER"} 1`,
+		`leasegate_blockers_opened_total 1`, `leasegate_blockers_resolved_total{action="deny"} 1`,
+		`leasegate_active_leases{kind="auto"} 3`, `leasegate_owners{liveness="alive"}`,
+		"leasegate_coordinator_process_resident_memory_bytes", "go_goroutines"}
+	var text string
+	eventually(t, 30*time.Second, "the metrics of the test's events", func() bool {
+		run(t, ctx, "fetch /metrics", chromedp.Evaluate(`fetch("/metrics").then(r => r.text())`, &text, awaitPromise))
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // checkResolvedBy: the ledger records the page's resolution as the

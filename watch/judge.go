@@ -85,7 +85,7 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 				return filepath.SkipDir
 			}
 			if err := wt.w.Add(p); err != nil {
-				wt.log.Debug("cannot watch", "dir", p, "error", err)
+				wt.cannotWatch(p, err)
 			}
 			return nil
 		}
@@ -94,6 +94,21 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 		}
 		return nil
 	})
+}
+
+// cannotWatch says, once at warning level and then at debug level, that
+// dir is not watched: ungated writes there go unseen. With kqueue (macOS,
+// the BSDs) every watched directory and every file in it holds a
+// descriptor, so a large workspace meets the open-files limit
+// (`ulimit -n`) here.
+func (wt *watcher) cannotWatch(dir string, err error) {
+	if wt.blind {
+		wt.log.Debug("cannot watch", "dir", dir, "error", err)
+		return
+	}
+	wt.blind = true
+	wt.log.Warn("cannot watch a directory: ungated writes in it and in others left unwatched go unseen",
+		"dir", dir, "error", err, "hint", "on macOS and the BSDs each watched file holds a descriptor: raise ulimit -n or run serve --no-watch")
 }
 
 func opName(op fsnotify.Op) string {

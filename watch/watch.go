@@ -155,4 +155,7 @@ type watcher struct {
 	// unwatched holds the directories (absolute) left unwatched because
 	// a lease covered them whole.
 	unwatched map[string]bool
+	// blind is set once a directory could not be watched; the warning
+	// is said once.
+	blind bool
 }

@@ -120,6 +120,10 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); c.follow(ctx, s) }()
 	}
+	if s, ok := c.cfg.Ledger.(sessionLedger); ok {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.reclaimGoneHosts(ctx, s) }()
+	}
 	<-ctx.Done()
 	wg.Wait()
 	c.releaseWaiters()

@@ -67,10 +67,10 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 	}
 }
 
-// Register records an owner (a sidecar or hook session starting work)
+// register records an owner (a sidecar or hook session starting work)
 // with the windows it names. A name already registered to a live,
 // different process is refused: two workers must not share an identity.
-func (c *Coordinator) Register(ctx context.Context, r Registration) error {
+func (c *Coordinator) register(ctx context.Context, r Registration) error {
 	o := r.Owner
 	if err := gate.ValidID(o.Name); err != nil {
 		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}

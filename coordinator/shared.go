@@ -158,6 +158,12 @@ func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, er
 	return again(ctx, c, func() (Result, error) { return c.mutate(ctx, req) })
 }
 
+// Register records an owner; see register.
+func (c *Coordinator) Register(ctx context.Context, r Registration) error {
+	_, err := again(ctx, c, func() (struct{}, error) { return struct{}{}, c.register(ctx, r) })
+	return err
+}
+
 // judgedHere reports whether this coordinator judges the owner's
 // liveness. On a shared ledger owners on other machines are judged by
 // their own machine's coordinator. Call with c.mu held.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -46,6 +47,16 @@ type Cluster struct {
 	Endpoints []string `json:"endpoints"`
 	// Workspace is the name every clone sharing the table gives.
 	Workspace string `json:"workspace"`
+	// SessionTTL is how long this coordinator's etcd session outlives
+	// its last keep-alive, in whole seconds, at least 2s ("10s"). Default
+	// "", which means 10 s.
+	SessionTTL string `json:"session_ttl,omitempty"`
+}
+
+// TTL is SessionTTL parsed; 0 for the default.
+func (c *Cluster) TTL() time.Duration {
+	d, _ := time.ParseDuration(c.SessionTTL)
+	return d
 }
 
 func (c *Cluster) validate() []error {
@@ -56,6 +67,12 @@ func (c *Cluster) validate() []error {
 	for i, e := range c.Endpoints {
 		if !strings.HasPrefix(e, "http://") && !strings.HasPrefix(e, "https://") {
 			errs = append(errs, fmt.Errorf("cluster.endpoints[%d]: %q is not an http:// or https:// URL", i, e))
+		}
+	}
+	if c.SessionTTL != "" {
+		d, err := time.ParseDuration(c.SessionTTL)
+		if err != nil || d < 2*time.Second || d%time.Second != 0 {
+			errs = append(errs, fmt.Errorf("cluster.session_ttl: %q: want whole seconds, at least 2s, such as \"10s\"", c.SessionTTL))
 		}
 	}
 	if c.Workspace == "" || strings.Trim(c.Workspace, "/") != c.Workspace {

@@ -16,7 +16,7 @@ import (
 // directory.
 func openLedger(ctx context.Context, ws *workspace.Workspace, log hclog.Logger) (store.Ledger, error) {
 	if cl := ws.Config.Cluster; cl != nil {
-		return etcd.Open(ctx, etcd.Config{Endpoints: cl.Endpoints, Workspace: cl.Workspace, Logger: log})
+		return etcd.Open(ctx, etcd.Config{Endpoints: cl.Endpoints, Workspace: cl.Workspace, SessionTTL: cl.TTL(), Logger: log})
 	}
 	return bolt.Open(ws.LedgerPath(), bolt.Config{Logger: log})
 }

@@ -125,7 +125,7 @@ func (l *Ledger) put(first, last uint64, val []byte) error {
 	for {
 		resp, err := l.cli.Txn(l.ctx).
 			If(clientv3.Compare(clientv3.ModRevision(l.keys.head()), "=", l.headRev)).
-			Then(clientv3.OpPut(l.keys.record(first), string(val)), clientv3.OpPut(l.keys.head(), strconv.FormatUint(last, 10))).
+			Then(clientv3.OpPut(l.keys.record(first), string(val)), clientv3.OpPut(l.keys.head(), strconv.FormatUint(last, 10)), l.sessionOp()).
 			Commit()
 		if err == nil {
 			if !resp.Succeeded {
@@ -135,6 +135,9 @@ func (l *Ledger) put(first, last uint64, val []byte) error {
 			}
 			l.committed(last, resp.Header.Revision)
 			return nil
+		}
+		if isLeaseGone(err) {
+			return l.sessionLost(first, err)
 		}
 		l.log.Warn("commit outcome unknown, asking etcd again", "first-seq", first, "error", err)
 		if done, err := l.settle(first, last, val, err); done {

@@ -3,6 +3,7 @@ package etcd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -19,6 +20,10 @@ const (
 	// DefaultRetry is how long the committer waits before it asks etcd
 	// again about a commit whose outcome it does not know.
 	DefaultRetry = 200 * time.Millisecond
+	// DefaultSessionTTL is how long a writer's session outlives its last
+	// keep-alive: a coordinator cut off for longer commits nothing more
+	// until it has caught up, and the others reclaim its owners.
+	DefaultSessionTTL = 10 * time.Second
 )
 
 // Config selects the cluster and the workspace's place in it.
@@ -38,6 +43,13 @@ type Config struct {
 	// Retry is the pause between attempts to settle a commit whose outcome
 	// is unknown. Default 0, which means DefaultRetry (200 ms).
 	Retry time.Duration
+	// Host names this writer's machine in its session; the others reclaim
+	// the auto leases of owners on a host whose sessions all ended.
+	// Default "", which means os.Hostname().
+	Host string
+	// SessionTTL is the session's lease TTL, whole seconds, at least 2 s.
+	// Default 0, which means DefaultSessionTTL (10 s).
+	SessionTTL time.Duration
 	// Logger receives lifecycle and failure messages. Default nil, which
 	// means hclog.NewNullLogger().
 	Logger hclog.Logger
@@ -57,6 +69,12 @@ func (c Config) Validate() error {
 	if c.Workspace == "" || strings.HasPrefix(c.Workspace, "/") || strings.HasSuffix(c.Workspace, "/") {
 		errs = append(errs, fmt.Errorf("workspace name %q: want a non-empty name without a leading or trailing /", c.Workspace))
 	}
+	if c.SessionTTL != 0 && (c.SessionTTL < 2*time.Second || c.SessionTTL%time.Second != 0) {
+		errs = append(errs, fmt.Errorf("session TTL %v: want whole seconds, at least 2s", c.SessionTTL))
+	}
+	if strings.Contains(c.Host, "/") {
+		errs = append(errs, fmt.Errorf("host %q: no / allowed", c.Host))
+	}
 	if c.DialTimeout < 0 || c.MaxBatchBytes < 0 || c.Retry < 0 {
 		errs = append(errs, errors.New("negative dial timeout, batch size or retry"))
 	}
@@ -72,6 +90,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Retry == 0 {
 		c.Retry = DefaultRetry
+	}
+	if c.SessionTTL == 0 {
+		c.SessionTTL = DefaultSessionTTL
+	}
+	if c.Host == "" {
+		c.Host, _ = os.Hostname()
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

@@ -17,6 +17,9 @@ type ConflictError struct {
 	// Stale is set when the call was queued before a CatchUp that read
 	// other writers' events, and so was not even tried.
 	Stale bool
+	// SessionLost is set when the commit was refused because this
+	// writer's session had expired; a new one has been started.
+	SessionLost bool
 }
 
 func (e *ConflictError) Error() string {

@@ -28,9 +28,11 @@ type Ledger struct {
 
 	// commitMu is held by the committer over one commit and by CatchUp, so
 	// that the head a commit is conditioned on moves only with last.
-	commitMu sync.Mutex
-	headRev  int64          // ModRevision of the head key at last; 0 when absent
-	conflict *ConflictError // the lost race not yet caught up with
+	commitMu  sync.Mutex
+	headRev   int64            // ModRevision of the head key at last; 0 when absent
+	conflict  *ConflictError   // the lost race not yet caught up with
+	lease     clientv3.LeaseID // the session's
+	memberKey string           // the session's member key
 	// epoch counts the CatchUps that brought in other writers' events; a
 	// call queued before one was decided without them and is refused.
 	epoch atomic.Uint64
@@ -61,6 +63,11 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
+	if err := l.startSession(ctx); err != nil {
+		l.cancel()
+		cli.Close()
+		return nil, err
+	}
 	go l.run()
 	l.log.Info("opened", "endpoints", cfg.Endpoints, "workspace", cfg.Workspace, "last-seq", l.last.Load(), "head-revision", l.headRev)
 	return l, nil

@@ -1,0 +1,101 @@
+package coordinator_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/etcdtest"
+	"github.com/leasegate/leasegate/store/etcd"
+)
+
+// hostProber is the fake prober on a named machine.
+type hostProber struct {
+	*fakeProber
+	host string
+}
+
+func (p hostProber) Host() string { return p.host }
+
+// sharedCoordinator runs a coordinator of host on the shared workspace
+// until stop is called or the test ends.
+func sharedCoordinator(t *testing.T, endpoints []string, host string) (c *coordinator.Coordinator, stop func()) {
+	t.Helper()
+	l, err := etcd.Open(context.Background(), etcd.Config{Endpoints: endpoints, Workspace: "hosts", Host: host,
+		SessionTTL: 2 * time.Second, Logger: testLogger(t).Named(host)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := coordinator.DefaultConfig()
+	cfg.Ledger, cfg.Liveness, cfg.Logger = l, hostProber{newFakeProber(), host}, testLogger(t).Named(host)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err = coordinator.Open(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = c.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return c, stop
+}
+
+// TestHostGoneIsReclaimed: host-a's coordinator stops without coming
+// back; once its session's TTL has run out, host-b's coordinator reclaims
+// host-a's owners' auto leases with that evidence, and takes the file.
+func TestHostGoneIsReclaimed(t *testing.T) {
+	cluster, err := etcdtest.Start(t.TempDir(), 1)
+	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	ctx := context.Background()
+	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	if err := a.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
+	}
+	if r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true}); err != nil || r.Outcome == coordinator.Granted {
+		t.Fatalf("bob's write of alice's file on host-b = %+v, %v, want refused", r, err)
+	}
+	stopA()
+	stoppedAt := time.Now()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
+		if err == nil && r.Outcome == coordinator.Granted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's write of a.txt after host-a's coordinator stopped = %+v, %v; never granted", r, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	evs, err := b.History(ctx, "", "a.txt", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "host-a lost its etcd session") {
+			t.Logf("reclaimed %v after host-a's coordinator stopped (session TTL 2s)", e.At.Sub(stoppedAt).Round(time.Millisecond))
+			return
+		}
+	}
+	t.Fatalf("no reclaim of a.txt naming host-a's lost session in %+v", evs)
+}

@@ -1,0 +1,58 @@
+package etcd_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store/etcd"
+)
+
+// TestSessionLost ends host-a's session (its etcd lease revoked, as an
+// expiry would): host-b is told host-a is gone, and host-a commits nothing
+// until it has caught up with a new session.
+func TestSessionLost(t *testing.T) {
+	cfg := testConfig(t)
+	cfgA, cfgB := cfg, cfg
+	cfgA.Host, cfgB.Host = "host-a", "host-b"
+	a, b := mustOpen(t, cfgA), mustOpen(t, cfgB)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gone := b.HostsGone(ctx)
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	resp, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-a/", clientv3.WithPrefix())
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
+	}
+	if _, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case host := <-gone:
+		if host != "host-a" {
+			t.Fatalf("HostsGone sent %q, want host-a", host)
+		}
+	case <-ctx.Done():
+		t.Fatal("host-b was never told host-a's session ended")
+	}
+	_, err = a.Append(ctx, note("a"))
+	var ce *etcd.ConflictError
+	if !errors.As(err, &ce) || !ce.SessionLost {
+		t.Fatalf("Append after the session ended = %v, want a *ConflictError with SessionLost", err)
+	}
+	if err := a.CatchUp(ctx, func(gate.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Append(ctx, note("a")); err != nil || got[0].Seq != 1 {
+		t.Fatalf("Append with a new session = %v, %v, want seq 1", got, err)
+	}
+}

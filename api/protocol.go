@@ -94,9 +94,14 @@ func (c *Client) withdrawGone(ctx context.Context, id string) {
 
 func (c *Client) awaitBlocker(ctx context.Context, r coordinator.Result, obs Observer) (coordinator.Result, error) {
 	id := r.Blocker.ID
+	con := r.Contention
 	for r.Outcome == coordinator.Blocked {
 		var err error
 		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitBlocker(ctx, id, pollWait) })
+		if ctx.Err() != nil && con != nil {
+			c.withdrawGone(ctx, con.ID) // the blocker closes: no one is halted on it
+			return r, ctx.Err()
+		}
 		if err != nil {
 			return r, err
 		}

@@ -24,6 +24,9 @@ const (
 	StatusDenied Status = "denied"
 	// StatusAborted: the worker was ended.
 	StatusAborted Status = "aborted"
+	// StatusWithdrawn: the requester stopped waiting (its held write was
+	// interrupted): there is nothing left to resolve.
+	StatusWithdrawn Status = "withdrawn"
 )
 
 // Action is what an operator asks with `leasegate resolve ID
@@ -38,6 +41,9 @@ const (
 	ActionDeny Action = "deny"
 	// ActionAbort ends the worker.
 	ActionAbort Action = "abort"
+	// ActionWithdraw is the requester's, never an operator's: its held
+	// write was interrupted, so the blocker closes.
+	ActionWithdraw Action = "withdraw"
 )
 
 // resolvedStatus maps each valid action to the status it resolves to.
@@ -45,6 +51,8 @@ var resolvedStatus = map[Action]Status{
 	ActionRetry: StatusRetried,
 	ActionDeny:  StatusDenied,
 	ActionAbort: StatusAborted,
+	// The requester's own: the coordinator's Resolve refuses it.
+	ActionWithdraw: StatusWithdrawn,
 }
 
 // Valid reports whether a is one of the three actions.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -36,6 +37,9 @@ func (c *Coordinator) Withdraw(ctx context.Context, id, why string) (Result, err
 		return Result{}, err
 	}
 	c.mu.Lock()
+	if con.view.Outcome == Blocked {
+		return c.withdrawBlocked(ctx, con, why)
+	}
 	if con.view.Outcome != Contended {
 		r := con.result
 		c.mu.Unlock()
@@ -84,4 +88,42 @@ func watchPeer(ctx context.Context) (*liveness.Watched, <-chan struct{}) {
 		return nil, gone
 	}
 	return w, gone
+}
+
+// withdrawBlocked closes the open blocker of a held write whose requester
+// stopped waiting (the write was interrupted while its worker was halted):
+// nothing is left for an operator to resolve, and the requester is no
+// longer halted. Call with c.mu held; it unlocks it.
+func (c *Coordinator) withdrawBlocked(ctx context.Context, con *contention, why string) (Result, error) {
+	id := con.view.BlockerID
+	h := c.held[id]
+	rep, ok := c.book.Get(id)
+	if h == nil || !h.resolvedAt.IsZero() || !ok || rep.Status != blocker.StatusOpen {
+		r := con.result
+		c.mu.Unlock()
+		return r, nil
+	}
+	now := c.clock.Now()
+	ev, err := blocker.ResolvedEvent(id, blocker.ActionWithdraw, con.req.Owner, now, why)
+	if err != nil {
+		c.mu.Unlock()
+		return Result{}, err
+	}
+	ev.Path, ev.LeaseID, ev.Reason = rep.Path, rep.Holder.LeaseID, resolutionLine(id, blocker.ActionWithdraw, why)
+	done, err := c.commit([]gate.Event{ev})
+	c.mu.Unlock()
+	if err == nil {
+		err = durable(ctx, done)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Outcome: Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the held write was withdrawn: " + why}
+	c.finishHold(h, res)
+	c.log.Info("blocker withdrawn", "blocker", id, "requester", con.req.Owner, "why", why)
+	c.mu.Lock()
+	rep, _ = c.book.Get(id)
+	c.mu.Unlock()
+	c.writeReport(rep)
+	return res, nil
 }

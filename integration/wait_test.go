@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -497,5 +498,31 @@ func TestCountdownAndQuietNotices(t *testing.T) {
 	w.wait(t, 20*time.Second)
 	if strings.Contains(w.out.String(), "\x1b[K") || strings.Contains(w.out.String(), "retry in ") {
 		t.Fatalf("a countdown off a terminal:\n%q", w.out)
+	}
+}
+
+// TestInterruptHaltedWrite: Ctrl-C (SIGINT, caught by Python) of a worker
+// halted on a blocker ends the held write with EINTR, resumes the worker,
+// and closes the blocker as withdrawn: nothing is left for an operator and
+// status no longer shows the worker halted.
+func TestInterruptHaltedWrite(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	w := r.runWith("writer", `python3 -c "open('a.txt','a').write('w')" interrupt-halted; echo rc=$?`, "--retry-after", "1s")
+	id := waitBlockerFor(t, r, "writer", 20*time.Second)
+	if err := syscall.Kill(pythonWith(t, "interrupt-halted"), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 20*time.Second); code != 0 || !strings.Contains(w.out.String(), "KeyboardInterrupt") {
+		t.Fatalf("writer exit %d, want KeyboardInterrupt:\n%s", code, w.out)
+	}
+	if rep := mustBlocker(t, r, id); rep.Status != blocker.StatusWithdrawn || rep.Resolution == nil || !strings.Contains(rep.Resolution.Note, "interrupted by signal 2") {
+		t.Fatalf("blocker %s is %s (%+v), want withdrawn because of the interrupt", id, rep.Status, rep.Resolution)
+	}
+	if n := len(r.openBlockers()); n != 0 {
+		t.Fatalf("%d open blockers after the interrupt, want 0", n)
+	}
+	if got := r.read("a.txt"); got != "a\n" {
+		t.Fatalf("a.txt = %q: the interrupted write happened", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
@@ -68,7 +69,19 @@ func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
 	}
-	return withResolutions(Decision{}, h.resolutions(ctx, cl, h.session(ws, name), name))
+	sess := h.session(ws, name)
+	told := strings.Join(nonEmpty(h.resolutions(ctx, cl, sess, name), h.waitingOn(ctx, cl, sess, name)), "\n")
+	return withResolutions(Decision{}, told)
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // announce registers the session before its first write, so that the

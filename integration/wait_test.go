@@ -526,3 +526,28 @@ func TestInterruptHaltedWrite(t *testing.T) {
 		t.Fatalf("a.txt = %q: the interrupted write happened", got)
 	}
 }
+
+// TestHookHolderToldBetweenTurns: a hook session whose lease another
+// worker's write waits on is told so, once, in the answer to its next
+// prompt (between turns, never into the middle of the agent's work).
+func TestHookHolderToldBetweenTurns(t *testing.T) {
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	if _, errs, code := r.hook(toolWrite("s1", r.dir, "a.txt")); code != 0 {
+		t.Fatalf("hook write of a free file: exit %d: %s", code, errs)
+	}
+	r.dial()
+	w := r.runWith("bob", "echo b >> a.txt", "--retry-after", longRetry)
+	contentionOf(t, r, "bob")
+	prompt := `{"session_id":"s1","cwd":"` + r.dir + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	out, errs, code := r.hook(prompt)
+	if code != 0 || !strings.Contains(out, "bob waits to write a.txt, which this session holds") {
+		t.Fatalf("the holder's prompt: exit %d, %s %s; want it told that bob waits", code, out, errs)
+	}
+	if out, _, _ := r.hook(prompt); strings.Contains(out, "bob waits") {
+		t.Fatalf("told twice: %s", out)
+	}
+	r.mustLG("release", "a.txt", "--as", "cc-s1")
+	if code := w.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("bob exit %d:\n%s", code, w.out)
+	}
+}

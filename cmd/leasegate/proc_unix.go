@@ -2,7 +2,11 @@
 
 package main
 
-import "syscall"
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
 
 // detached is how a coordinator is started: in a session of its own, so
 // that the terminal's signals (Ctrl-C, hangup) stay with the command that
@@ -15,3 +19,11 @@ func stopCoordinator(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) 
 
 // closeOnExec keeps descriptor fd from the processes this one starts.
 func closeOnExec(fd int) { syscall.CloseOnExec(fd) }
+
+// passReady hands the write end of the start-report pipe to the
+// coordinator cmd starts, as its descriptor 3.
+func passReady(cmd *exec.Cmd, pw *os.File) error {
+	cmd.ExtraFiles = []*os.File{pw}
+	cmd.Args = append(cmd.Args, "--ready-fd", "3")
+	return nil
+}

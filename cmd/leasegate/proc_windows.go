@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -25,3 +27,17 @@ func stopCoordinator(pid int) error {
 
 // closeOnExec keeps handle fd from the processes this one starts.
 func closeOnExec(fd int) { syscall.CloseOnExec(syscall.Handle(fd)) }
+
+// passReady hands the write end of the start-report pipe to the
+// coordinator cmd starts: Windows passes no descriptors beyond the three
+// standard ones, so the pipe's handle is made inheritable, inherited
+// explicitly, and named by its number.
+func passReady(cmd *exec.Cmd, pw *os.File) error {
+	h := syscall.Handle(pw.Fd())
+	if err := syscall.SetHandleInformation(h, syscall.HANDLE_FLAG_INHERIT, syscall.HANDLE_FLAG_INHERIT); err != nil {
+		return err
+	}
+	cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, h)
+	cmd.Args = append(cmd.Args, "--ready-fd", strconv.FormatUint(uint64(h), 10))
+	return nil
+}

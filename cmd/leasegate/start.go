@@ -43,10 +43,13 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	// The coordinator started here has the contract's windows: this
 	// command's own travel with its registration, and are not made every
 	// other owner's default.
-	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--log-level", "info", "--ready-fd", "3")
+	cmd := exec.Command(self, "serve", "--workspace", ws.Root, "--log-level", "info")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
-	cmd.ExtraFiles = []*os.File{pw}
 	cmd.SysProcAttr = detached()
+	if err := passReady(cmd, pw); err != nil {
+		pw.Close()
+		return fmt.Errorf("start coordinator: %w", err)
+	}
 	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD", envRetryAfter, envIdleAfter)
 	err = cmd.Start()
 	pw.Close()

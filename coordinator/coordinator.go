@@ -25,6 +25,10 @@ type Coordinator struct {
 	w     *writer
 	hub   *hub
 
+	// reportMu orders rewrites of blocker report files (report.go); take
+	// it before mu.
+	reportMu sync.Mutex
+
 	mu          sync.Mutex
 	table       *gate.Table
 	book        *blocker.Book

@@ -93,5 +93,5 @@ func (c *Coordinator) checkFreed(id string, at time.Time) {
 		c.log.Error("recording a freed blocker failed", "blocker", id, "error", err)
 	}
 	c.log.Info("blocked file free", "blocker", id, "file", rep.Path, "since", at)
-	c.writeReport(rep)
+	c.refreshReport(id)
 }

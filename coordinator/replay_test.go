@@ -31,6 +31,9 @@ func history(t *testing.T, e *env) {
 	}
 	docs := e.checkout("dave", 0, "docs/**")
 	short := e.checkout("erin", 90*time.Minute, "site/**")
+	// The short check-out's reminder is due at once; the scheduler sends
+	// it on its own goroutine: let it run before the eviction ends the lease.
+	synctest.Wait()
 	e.checkout("frank", 0, "vendor/**")
 	if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRenew, Owner: docs.Owner, LeaseID: docs.ID, Token: docs.FencingToken, TTL: 100 * time.Hour}); err != nil {
 		t.Fatalf("renew = %v", err)

@@ -91,9 +91,7 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	c.mu.Lock()
 	rep, _ = c.book.Get(id)
 	c.mu.Unlock()
-	if rep.Markdown() != "" {
-		c.writeReport(rep)
-	}
+	c.refreshReport(id)
 	return ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(res, h != nil)}, nil
 }
 

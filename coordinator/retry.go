@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
@@ -105,25 +103,6 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	c.writeReport(rep)
 	c.log.Warn("blocker opened", "blocker", rep.ID, "file", rep.Path, "requester", con.req.Owner, "holder", h.Owner.Name)
 	return done, nil
-}
-
-// writeReport puts the report where an operator finds it. The ledger holds
-// the authoritative copy, so a failure here is logged, not fatal.
-func (c *Coordinator) writeReport(r blocker.Report) {
-	if c.cfg.BlockerDir == "" {
-		return
-	}
-	if err := os.MkdirAll(c.cfg.BlockerDir, 0o700); err != nil {
-		c.log.Error("blocker dir", "error", err)
-		return
-	}
-	js, _ := r.JSON()
-	base := filepath.Join(c.cfg.BlockerDir, r.ID)
-	for path, data := range map[string][]byte{base + ".json": js, base + ".md": []byte(r.Markdown())} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			c.log.Error("write blocker report", "path", path, "error", err)
-		}
-	}
 }
 
 // WaitContention waits until a contention's retry is decided or ctx ends,

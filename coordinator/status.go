@@ -130,6 +130,9 @@ func (c *Coordinator) Blocker(id string) (blocker.Report, bool) {
 // the lease id or the path (all events when both are empty), oldest first,
 // at most limit (0 = no limit, keeping the newest).
 func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error) {
+	if err := c.w.caughtUp(ctx); err != nil {
+		return nil, err
+	}
 	out := []gate.Event{}
 	leases := map[gate.LeaseID]bool{} // leases whose scope covered path
 	err := c.cfg.Ledger.Replay(ctx, 0, func(e gate.Event) error {
@@ -154,6 +157,9 @@ func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string,
 // first, reading the ledger from there (not from its start); it stops at
 // fn's first error.
 func (c *Coordinator) Events(ctx context.Context, after uint64, fn func(gate.Event) error) error {
+	if err := c.w.caughtUp(ctx); err != nil {
+		return err
+	}
 	return c.cfg.Ledger.Replay(ctx, after, fn)
 }
 

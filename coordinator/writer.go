@@ -36,6 +36,10 @@ type writer struct {
 	raced atomic.Bool
 	// inflight counts the commits queued and not yet settled.
 	inflight atomic.Int64
+	// queued and settled count commits ever queued and settled (under mu);
+	// settledCh is closed and replaced at each settlement.
+	queued, settled uint64
+	settledCh       chan struct{}
 }
 
 type pending struct {
@@ -51,7 +55,7 @@ type ackEnqueuer interface {
 }
 
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
-	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1)}
+	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{})}
 }
 
 // enqueue queues events and returns the channel that reports their fate.
@@ -71,6 +75,7 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 	default:
 		p := pending{events: evs, done: done}
 		w.inflight.Add(1)
+		w.queued++
 		// The ledger orders commits by Enqueue order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
 		switch enq := w.ledger.(type) {
@@ -114,7 +119,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 		for _, p := range batch {
 			committed, err := p.wait()
 			report(p.done, w.settle(committed, err))
-			w.inflight.Add(-1)
+			w.settledOne()
 		}
 		return true
 	}
@@ -126,7 +131,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	err = w.settle(committed, err)
 	for _, p := range batch {
 		report(p.done, err)
-		w.inflight.Add(-1)
+		w.settledOne()
 	}
 	return true
 }
@@ -174,7 +179,10 @@ func (w *writer) shutdown() {
 	for _, p := range w.queue {
 		report(p.done, store.ErrClosed)
 		w.inflight.Add(-1)
+		w.settled++
 	}
+	close(w.settledCh)
+	w.settledCh = make(chan struct{})
 	w.queue = nil
 }
 
@@ -182,4 +190,37 @@ func (w *writer) failed() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.err
+}
+
+// settledOne counts one queued commit as settled (committed and published,
+// or failed) and wakes whoever waits in caughtUp.
+func (w *writer) settledOne() {
+	w.inflight.Add(-1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settled++
+	close(w.settledCh)
+	w.settledCh = make(chan struct{})
+}
+
+// caughtUp waits until every commit queued before the call has settled, so
+// that a reader of the ledger sees every decision already visible in
+// memory (a lease status shows released is in history too).
+func (w *writer) caughtUp(ctx context.Context) error {
+	w.mu.Lock()
+	target := w.queued
+	w.mu.Unlock()
+	for {
+		w.mu.Lock()
+		settled, ch := w.settled, w.settledCh
+		w.mu.Unlock()
+		if settled >= target {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }

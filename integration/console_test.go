@@ -103,7 +103,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	ctx := browser(t, 3*time.Minute)
 	run(t, ctx, "log in", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(url), chromedp.WaitVisible(`#conn.on`, chromedp.ByQuery))
 
-	alice := r.worker("alice", "echo new > src/app/main.go && echo more > docs/guide.md && sleep 120")
+	r.worker("alice", "echo new > src/app/main.go && echo more > docs/guide.md && sleep 120")
 	run(t, ctx, "alice's lease appears", chromedp.WaitVisible(`li.leaf[data-path="src/app/main.go"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`li.leaf[data-path="docs/guide.md"]`, chromedp.ByQuery))
 
@@ -143,7 +143,6 @@ func TestConsoleInBrowser(t *testing.T) {
 	run(t, ctx, "phone width", chromedp.EmulateViewport(390, 844), chromedp.Sleep(300*time.Millisecond))
 	screenshot(t, ctx, "console-phone.png")
 	logLatency(t, ctx)
-	_ = alice
 }
 
 // refuseWithoutSessionOrCSRF checks that the page's own fetch without the

@@ -146,6 +146,10 @@
         el("dt", null, "holder"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
         el("dt", null, "held for"), el("dd", null, since(h.acquired_at)),
         el("dt", null, "denied"), el("dd", null, clock(b.first_denied_at), " (", b.reason, "), retried ", clock(b.retried_at), " (", b.retry_result, ")"),
+        el("dt", null, "retry window"), el("dd", null, dur(b.retry_interval_ns / 1e6), b.retry_from ? ` (${b.retry_from})` : ""),
+        (b.paths || []).length > 1 ? el("dt", null, "all paths") : null,
+        (b.paths || []).length > 1 ? el("dd", null, ...b.paths.map((p) => el("div", null, pathLink(p)))) : null,
+        h.same_file_as ? el("dt", null, "same file as") : null, h.same_file_as ? el("dd", null, el("code", null, h.same_file_as)) : null,
         el("dt", null, "blocker"), el("dd", null, el("code", null, b.id))),
       el("pre", null, (b.how_to_resolve || []).join("\n")),
       actions(b));

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,6 +85,10 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 				wt.unwatched[p] = true
 				return filepath.SkipDir
 			}
+			if !wt.afford(p) {
+				wt.cannotWatch(p, fmt.Errorf("%w (%d)", errBudget, wt.cfg.Budget))
+				return filepath.SkipDir
+			}
 			if err := wt.w.Add(p); err != nil {
 				wt.cannotWatch(p, err)
 			}
@@ -109,6 +114,23 @@ func (wt *watcher) cannotWatch(dir string, err error) {
 	wt.blind = true
 	wt.log.Warn("cannot watch a directory: ungated writes in it and in others left unwatched go unseen",
 		"dir", dir, "error", err, "hint", "on macOS and the BSDs each watched file holds a descriptor: raise ulimit -n or run serve --no-watch")
+}
+
+// errBudget is why a directory is left unwatched past Config.Budget.
+var errBudget = errors.New("watching it would pass the watcher's descriptor budget")
+
+// afford reports whether dir can be watched within the budget, and if so
+// counts it as held.
+func (wt *watcher) afford(dir string) bool {
+	if wt.cfg.Budget < 0 {
+		return true
+	}
+	cost := watchCost(dir)
+	if wt.held+cost > wt.cfg.Budget {
+		return false
+	}
+	wt.held += cost
+	return true
 }
 
 func opName(op fsnotify.Op) string {

@@ -88,6 +88,14 @@ type Config struct {
 	// the whole tree has been walked again for directories to watch. Nil
 	// means no one is told.
 	Lost func()
+	// Budget is how many descriptors the watcher may hold where each
+	// watched file holds one (kqueue: macOS, the BSDs), or how many
+	// directory watches elsewhere. A directory that would take the
+	// watcher past it is left unwatched, and that is said (once, at
+	// warning level). Zero means DefaultBudget(): half the open-files
+	// limit with kqueue, so the coordinator keeps descriptors for its
+	// ledger and connections; no limit elsewhere. Negative means no limit.
+	Budget int
 	// Clock times the window; nil means the real clock.
 	Clock clock.Clock
 	// Logger; nil means no logging.
@@ -145,6 +153,9 @@ func (c *Config) setDefaults() {
 	if c.Recheck <= 0 {
 		c.Recheck = DefaultRecheck
 	}
+	if c.Budget == 0 {
+		c.Budget = DefaultBudget()
+	}
 }
 
 type watcher struct {
@@ -158,4 +169,8 @@ type watcher struct {
 	// blind is set once a directory could not be watched; the warning
 	// is said once.
 	blind bool
+	// held is what the watches made so far cost against Config.Budget
+	// (watchCost each); it is not given back when a directory goes, so
+	// it errs on the side of the limit.
+	held int
 }

@@ -1,0 +1,31 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package watch
+
+import (
+	"os"
+	"syscall"
+)
+
+// watchCost is how many descriptors watching dir holds: kqueue opens the
+// directory and every file in it. One read of the directory.
+func watchCost(dir string) int {
+	f, err := os.Open(dir)
+	if err != nil {
+		return 1
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	return 1 + len(names)
+}
+
+// DefaultBudget is half the process's open-files limit (Go raises the
+// soft limit to the hard one, at most kern.maxfilesperproc on macOS, when
+// it starts): the other half stays for the ledger, git and connections.
+func DefaultBudget() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur == 0 {
+		return 128
+	}
+	return int(min(lim.Cur/2, 1<<30))
+}

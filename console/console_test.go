@@ -223,6 +223,8 @@ func TestHistoryAndMetrics(t *testing.T) {
 		{path: "/metrics", want: `leasegate_active_leases{kind="auto"} 1`},
 		{path: "/metrics", want: `leasegate_owners{liveness="alive"} 1`},
 		{path: "/metrics", want: "go_goroutines"},
+		{path: "/metrics", want: `leasegate_coordinator_commit_latency_seconds_bucket{le="0.01"} 3`},
+		{path: "/metrics", want: "leasegate_coordinator_journal_headroom_bytes 4096"},
 	} {
 		resp, err := c.Get(ts.URL + tc.path)
 		if err != nil {

@@ -36,6 +36,11 @@ func (f *fakeService) Health(context.Context) (api.Health, error) {
 	return api.Health{OK: true, PID: os.Getpid()}, nil
 }
 
+func (f *fakeService) Stats(context.Context) (coordinator.Stats, error) {
+	return coordinator.Stats{CommitLatency: coordinator.Histogram{Bounds: []float64{0.001, 0.01}, Counts: []uint64{2, 3}, Count: 3, Sum: 0.012},
+		CommittedEvents: 9, JournalHeadroom: 4096, Goroutines: 12}, nil
+}
+
 func (f *fakeService) Status(context.Context) (coordinator.Status, error) { return f.status, nil }
 
 func (f *fakeService) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {

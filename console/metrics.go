@@ -50,7 +50,7 @@ func newMetrics(svc Service, reg *prometheus.Registry) *metrics {
 		ungated:    prometheus.NewCounter(prometheus.CounterOpts{Namespace: "leasegate", Name: "ungated_writes_total", Help: "Writes seen on disk that no sidecar gated."}),
 		undeliver:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: "leasegate", Name: "notices_undelivered_total", Help: "Notices the webhook could not take."}),
 	}
-	reg.MustRegister(m.grants, m.contention, m.denials, m.resolved, m.reclaims, m.opened, m.ungated, m.undeliver, &statusCollector{svc: svc},
+	reg.MustRegister(m.grants, m.contention, m.denials, m.resolved, m.reclaims, m.opened, m.ungated, m.undeliver, &statusCollector{svc: svc}, &statsCollector{svc: svc},
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "leasegate_coordinator", PidFn: coordinatorPID(svc)}))
 	return m
 }

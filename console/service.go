@@ -14,6 +14,7 @@ import (
 type Service interface {
 	Health(ctx context.Context) (api.Health, error)
 	Status(ctx context.Context) (coordinator.Status, error)
+	Stats(ctx context.Context) (coordinator.Stats, error)
 	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
 	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)
 	Resolve(ctx context.Context, id string, req api.ResolveRequest) (coordinator.ResolveResult, error)

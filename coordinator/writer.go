@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
@@ -40,12 +41,15 @@ type writer struct {
 	// settledCh is closed and replaced at each settlement.
 	queued, settled uint64
 	settledCh       chan struct{}
+	// stats times each commit, from enqueue to durable.
+	stats *commitStats
 }
 
 type pending struct {
 	events []gate.Event
 	wait   func() ([]gate.Event, error) // set when the ledger queued it already
 	done   chan error                   // buffered; the first outcome reported stays
+	start  time.Time                    // when it was queued, for the commit latency
 }
 
 // ackEnqueuer is a store.Enqueuer that also reports each commit's outcome
@@ -55,7 +59,7 @@ type ackEnqueuer interface {
 }
 
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
-	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{})}
+	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{}), stats: newCommitStats()}
 }
 
 // enqueue queues events and returns the channel that reports their fate.
@@ -73,14 +77,15 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 	case len(evs) == 0:
 		done <- nil
 	default:
-		p := pending{events: evs, done: done}
+		start := time.Now()
+		p := pending{events: evs, done: done, start: start}
 		w.inflight.Add(1)
 		w.queued++
 		// The ledger orders commits by Enqueue order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
 		switch enq := w.ledger.(type) {
 		case ackEnqueuer:
-			p.wait = enq.EnqueueAck(func(err error) { report(done, w.failure(err)) }, evs...)
+			p.wait = enq.EnqueueAck(func(err error) { w.observe(start, len(evs), err); report(done, w.failure(err)) }, evs...)
 		case store.Enqueuer:
 			p.wait = enq.Enqueue(evs...)
 		}
@@ -118,6 +123,9 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	if batch[0].wait != nil {
 		for _, p := range batch {
 			committed, err := p.wait()
+			if _, acked := w.ledger.(ackEnqueuer); !acked {
+				w.observe(p.start, len(p.events), err)
+			}
 			report(p.done, w.settle(committed, err))
 			w.settledOne()
 		}
@@ -130,10 +138,18 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
 	err = w.settle(committed, err)
 	for _, p := range batch {
+		w.observe(p.start, len(p.events), err)
 		report(p.done, err)
 		w.settledOne()
 	}
 	return true
+}
+
+// observe records a successful commit of n events queued at start.
+func (w *writer) observe(start time.Time, n int, err error) {
+	if err == nil {
+		w.stats.observe(start, n)
+	}
 }
 
 // report delivers a commit's outcome unless one was delivered already.

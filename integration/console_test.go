@@ -175,7 +175,8 @@ func checkMetrics(t *testing.T, ctx context.Context) {
 	want := []string{`leasegate_grants_total{kind="auto"}`, `leasegate_contentions_total{reason="LEASE_HELD_BY_OTHER"} 1`,
 		`leasegate_blockers_opened_total 1`, `leasegate_blockers_resolved_total{action="deny"} 1`,
 		`leasegate_active_leases{kind="auto"} 3`, `leasegate_owners{liveness="alive"}`,
-		"leasegate_coordinator_process_resident_memory_bytes", "go_goroutines"}
+		"leasegate_coordinator_process_resident_memory_bytes", "go_goroutines",
+		"leasegate_coordinator_commit_latency_seconds_count", "leasegate_coordinator_journal_headroom_bytes", "leasegate_coordinator_goroutines"}
 	var text string
 	eventually(t, 30*time.Second, "the metrics of the test's events", func() bool {
 		run(t, ctx, "fetch /metrics", chromedp.Evaluate(`fetch("/metrics").then(r => r.text())`, &text, awaitPromise))

@@ -1,0 +1,18 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/leasegate/leasegate/coordinator"
+)
+
+// stats answers GET /v1/stats: the figures only the coordinator's process
+// has (commit latency, journal headroom, goroutines).
+func (s *Server) stats(*http.Request) (any, error) { return s.c.Stats(), nil }
+
+// Stats returns the coordinator's own figures.
+func (c *Client) Stats(ctx context.Context) (coordinator.Stats, error) {
+	var st coordinator.Stats
+	return st, c.do(ctx, http.MethodGet, "/v1/stats", nil, &st)
+}

@@ -1,0 +1,80 @@
+package coordinator
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+// commitLatencyBounds are the upper bounds, in seconds, of the commit
+// latency histogram: from a page-cache fsync to a disk that stalls.
+var commitLatencyBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}
+
+// Histogram is a cumulative histogram: Counts[i] observations were at
+// most Bounds[i]; Count and Sum cover all of them.
+type Histogram struct {
+	Bounds []float64 `json:"bounds"`
+	Counts []uint64  `json:"counts"`
+	Count  uint64    `json:"count"`
+	Sum    float64   `json:"sum"`
+}
+
+// Stats are the figures only the coordinator's process has, for
+// monitoring (GET /v1/stats, `leasegate ui`'s /metrics).
+type Stats struct {
+	// CommitLatency is how long each decision's events took from being
+	// queued for the ledger to being durable (seconds): what a gated
+	// write waits for the ledger.
+	CommitLatency Histogram `json:"commit_latency_seconds"`
+	// CommittedEvents counts the events made durable.
+	CommittedEvents uint64 `json:"committed_events"`
+	// JournalHeadroom is how many bytes the ledger's journal can still
+	// take before writes are refused; -1 when the ledger does not say.
+	JournalHeadroom int64 `json:"journal_headroom_bytes"`
+	// Goroutines is the coordinator's runtime.NumGoroutine.
+	Goroutines int `json:"goroutines"`
+}
+
+// commitStats accumulates the commit figures. Commit latency is real
+// elapsed time (time.Since on the monotonic clock), not the injected
+// clock: it measures the disk, which a mock clock cannot.
+type commitStats struct {
+	mu      sync.Mutex
+	latency Histogram
+	events  uint64
+}
+
+func newCommitStats() *commitStats {
+	b := commitLatencyBounds
+	return &commitStats{latency: Histogram{Bounds: b, Counts: make([]uint64, len(b))}}
+}
+
+// observe records one commit of n events queued at start.
+func (s *commitStats) observe(start time.Time, n int) {
+	d := time.Since(start).Seconds()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, b := range s.latency.Bounds {
+		if d <= b {
+			s.latency.Counts[i]++
+		}
+	}
+	s.latency.Count++
+	s.latency.Sum += d
+	s.events += uint64(n)
+}
+
+// Stats returns the coordinator's own figures.
+func (c *Coordinator) Stats() Stats {
+	st := Stats{JournalHeadroom: -1, Goroutines: runtime.NumGoroutine()}
+	if d, ok := c.cfg.Ledger.(degradable); ok {
+		st.JournalHeadroom = d.Headroom()
+	}
+	s := c.w.stats
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.CommitLatency = s.latency
+	st.CommitLatency.Counts = append([]uint64(nil), s.latency.Counts...)
+	st.CommittedEvents = s.events
+	return st
+}

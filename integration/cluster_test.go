@@ -183,3 +183,36 @@ func equalHolders(got, want map[string]string) bool {
 	}
 	return true
 }
+
+// TestClusterHeldWriteWakes: a worker on one clone writes a file checked
+// out on the other; its write is held, and granted once the check-out is
+// released there, through the shared table.
+func TestClusterHeldWriteWakes(t *testing.T) {
+	etcd := startEtcd(t, 3)
+	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "wake"), "f.txt": "f\n"})
+	b := cloneCheckout(t, a)
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	a.mustLG("acquire", "--as", "alice", "f.txt")
+	w := b.workerEnv("bob", "echo bob >> f.txt", "LEASEGATE_NO_START=1")
+	eventually(t, 30*time.Second, "bob's write held on the other clone", func() bool {
+		for _, c := range b.status().Contentions {
+			if c.Requester == "bob" {
+				return true
+			}
+		}
+		return false
+	})
+	select {
+	case <-w.done:
+		t.Fatalf("bob's write of alice's file ended before she released it (exit %d): %s", w.code, w.out.String())
+	default:
+	}
+	a.mustLG("release", "f.txt", "--as", "alice")
+	if code := w.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("bob's worker: exit %d: %s", code, w.out.String())
+	}
+	if got := b.read("f.txt"); !strings.Contains(got, "bob") {
+		t.Fatalf("f.txt on bob's clone = %q, want bob's line", got)
+	}
+}

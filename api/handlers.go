@@ -261,7 +261,7 @@ func (s *Server) history(r *http.Request) (any, error) {
 	if p != "" {
 		cp, err := gate.CleanPath(p)
 		if err != nil {
-			return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+			return nil, gate.AsDenied(err)
 		}
 		p = cp
 	}

@@ -15,7 +15,7 @@ func cleanFiles(in []gate.File, paths []string) ([]gate.File, error) {
 	for _, f := range in {
 		cp, err := gate.CleanPath(f.Path)
 		if err != nil {
-			return nil, pathError(f.Path, err)
+			return nil, gate.AsDenied(err)
 		}
 		if f.Ino == 0 {
 			return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "file " + f.Path + " has no inode number"}

@@ -135,7 +135,7 @@ func (c *Coordinator) Get(id gate.LeaseID) (gate.Lease, bool) {
 func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
 	cp, err := gate.CleanPath(p)
 	if err != nil {
-		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+		return nil, gate.AsDenied(err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

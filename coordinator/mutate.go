@@ -159,7 +159,7 @@ func (c *Coordinator) cleanPaths(in []string) ([]string, error) {
 	for _, p := range in {
 		cp, err := gate.CleanPath(p)
 		if err != nil {
-			return nil, pathError(p, err)
+			return nil, gate.AsDenied(err)
 		}
 		if err := c.inside(cp); err != nil {
 			return nil, err
@@ -171,15 +171,6 @@ func (c *Coordinator) cleanPaths(in []string) ([]string, error) {
 		return nil, &gate.DeniedError{Reason: gate.ReasonBudgetExceeded, Message: fmt.Sprintf("%d paths, over the %d limit", len(out), gate.MaxPaths)}
 	}
 	return out, nil
-}
-
-// pathError classifies a path CleanPath refused: absolute paths and ".."
-// escapes are outside the workspace, anything else is malformed.
-func pathError(p string, err error) error {
-	if strings.HasPrefix(p, "/") || strings.Contains(err.Error(), "escapes") {
-		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace, Message: err.Error()}
-	}
-	return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
 }
 
 // inside checks that the literal part of a clean path does not leave the

@@ -168,7 +168,7 @@ func (c *Coordinator) Events(ctx context.Context, after uint64, fn func(gate.Eve
 func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {
 	cp, err := gate.CleanPath(w.Path)
 	if err != nil {
-		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+		return gate.AsDenied(err)
 	}
 	w.Path = cp
 	c.mu.Lock()

@@ -134,7 +134,7 @@ func validScope(req Request) error {
 		return fmt.Errorf("unknown scope type %q", s.Type)
 	}
 	if len(s.Paths) == 0 || len(s.Paths) > MaxPaths {
-		return fmt.Errorf("%d paths; want 1 to %d", len(s.Paths), MaxPaths)
+		return inputErrorf(ReasonBudgetExceeded, "%d paths; want 1 to %d", len(s.Paths), MaxPaths)
 	}
 	for _, p := range s.Paths {
 		c, err := CleanPath(p)
@@ -153,7 +153,7 @@ func validScope(req Request) error {
 
 func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 	if err := validScope(req); err != nil {
-		return deny(ReasonBudgetOrInput(err), "scope: %v", err)
+		return deny(ReasonOf(err), "scope: %v", err)
 	}
 	ttl, d := acquireTTL(req)
 	if d != nil {
@@ -184,15 +184,6 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 	}
 	return Decision{Granted: true, Reason: ReasonOK, Covered: covered,
 		Events: grantEvents(expired, req, covered, snap.LastToken(), ttl, now)}
-}
-
-// ReasonBudgetOrInput classifies a scope error: too many paths is a budget
-// problem, anything else is malformed input.
-func ReasonBudgetOrInput(err error) Reason {
-	if strings.Contains(err.Error(), " paths; want") {
-		return ReasonBudgetExceeded
-	}
-	return ReasonInputInvalid
 }
 
 func acquireTTL(req Request) (time.Duration, *Decision) {

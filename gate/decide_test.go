@@ -235,10 +235,10 @@ func TestDecideRejectsBadInput(t *testing.T) {
 		{"too many paths", write("a", many...), gate.ReasonBudgetExceeded},
 		{"glob in file scope", write("a", "docs/*"), gate.ReasonInputInvalid},
 		{"unclean path", write("a", "a/./b"), gate.ReasonInputInvalid},
-		// Decide sees workspace-relative paths only; an absolute or escaping
-		// one is malformed input here (PATH_OUTSIDE_WORKSPACE is the edge's).
-		{"absolute path", write("a", "/etc/passwd"), gate.ReasonInputInvalid},
-		{"escaping path", write("a", "../x"), gate.ReasonInputInvalid},
+		// An absolute or escaping path has the one code CleanPath gives it,
+		// here as at the coordinator's edge.
+		{"absolute path", write("a", "/etc/passwd"), gate.ReasonOutsideWorkspace},
+		{"escaping path", write("a", "../x"), gate.ReasonOutsideWorkspace},
 		{"NUL in path", write("a", "a\x00b"), gate.ReasonInputInvalid},
 	}
 	for _, tt := range tests {

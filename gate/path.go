@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"path"
 	"strings"
 )
@@ -9,25 +8,27 @@ import (
 // CleanPath validates and normalizes a workspace-relative path or pattern:
 // slash separated, no leading "/", no "." or ".." segments once cleaned, no
 // NUL, at most MaxPathLen bytes. A trailing "/" means a directory and becomes
-// "dir/**". It returns an error naming what was wrong.
+// "dir/**". It refuses with an *InputError naming what was wrong: an
+// absolute path or one escaping through ".." is PATH_OUTSIDE_WORKSPACE,
+// anything else INPUT_SCHEMA_INVALID.
 func CleanPath(p string) (string, error) {
 	switch {
 	case p == "":
-		return "", fmt.Errorf("empty path")
+		return "", inputErrorf(ReasonInputInvalid, "empty path")
 	case len(p) > MaxPathLen:
-		return "", fmt.Errorf("path of %d bytes is over the %d byte limit", len(p), MaxPathLen)
+		return "", inputErrorf(ReasonInputInvalid, "path of %d bytes is over the %d byte limit", len(p), MaxPathLen)
 	case strings.IndexByte(p, 0) >= 0:
-		return "", fmt.Errorf("path %q contains a NUL byte", p)
+		return "", inputErrorf(ReasonInputInvalid, "path %q contains a NUL byte", p)
 	case strings.HasPrefix(p, "/"):
-		return "", fmt.Errorf("path %q is absolute; want a path relative to the workspace root", p)
+		return "", inputErrorf(ReasonOutsideWorkspace, "path %q is absolute; want a path relative to the workspace root", p)
 	}
 	dir := strings.HasSuffix(p, "/")
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("path %q escapes the workspace", p)
+		return "", inputErrorf(ReasonOutsideWorkspace, "path %q escapes the workspace", p)
 	}
 	if c == "." {
-		return "", fmt.Errorf("path %q names the workspace root; use the full scope for the whole workspace", p)
+		return "", inputErrorf(ReasonInputInvalid, "path %q names the workspace root; use the full scope for the whole workspace", p)
 	}
 	if dir && !strings.HasSuffix(c, "**") {
 		c += "/**"

@@ -43,15 +43,15 @@ func (e *DeniedError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrHeldByOther) and friends work on a DeniedError.
-func (e *DeniedError) Is(target error) bool {
-	var s sentinel
-	if errors.As(target, &s) {
-		return Reason(s) == e.Reason
-	}
-	return false
-}
+func (e *DeniedError) Is(target error) bool { return isReason(target, e.Reason) }
 
 type sentinel Reason
+
+// isReason reports whether target is the sentinel of r.
+func isReason(target error, r Reason) bool {
+	var s sentinel
+	return errors.As(target, &s) && Reason(s) == r
+}
 
 func (s sentinel) Error() string { return string(s) }
 

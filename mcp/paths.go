@@ -54,7 +54,7 @@ func cleanPath(ws *workspace.Workspace, p string) (string, error) {
 	}
 	c, err := gate.CleanPath(p)
 	if err != nil {
-		return "", invalid("%v", err)
+		return "", &ToolError{Code: gate.ReasonOf(err), Message: err.Error()}
 	}
 	return c, nil
 }

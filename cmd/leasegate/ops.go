@@ -292,7 +292,7 @@ func relArg(ws *workspace.Workspace, a string) (string, error) {
 	}
 	clean, err := gate.CleanPath(rel)
 	if err != nil {
-		return "", &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+		return "", gate.AsDenied(err)
 	}
 	return clean, nil
 }

@@ -29,6 +29,10 @@ type Coordinator struct {
 	// it before mu.
 	reportMu sync.Mutex
 
+	// failedReclaims names the owners whose last reclaim was refused
+	// (owners.go); guarded by mu.
+	failedReclaims map[string]bool
+
 	mu          sync.Mutex
 	table       *gate.Table
 	book        *blocker.Book

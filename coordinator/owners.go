@@ -305,9 +305,10 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 		}
 		done, err := c.reclaim(name, v, now)
 		if err != nil {
-			c.log.Error("reclaim failed", "owner", name, "error", err)
+			c.reclaimFailed(name, err)
 			continue
 		}
+		delete(c.failedReclaims, name)
 		dones = append(dones, done)
 	}
 	dones = append(dones, c.closeDeadRequesters(now)...)
@@ -362,6 +363,25 @@ func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-ch
 		o.forget()
 	}
 	c.sched.CancelIdle(name)
-	c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
-	return c.commit(evs)
+	done, err := c.commit(evs)
+	if err == nil {
+		c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
+	}
+	return done, err
+}
+
+// reclaimFailed logs a refused reclaim, at error level only the first
+// time in a row for the owner: the liveness loop tries again every round,
+// and a ledger that refuses writes on a full disk must not fill that disk
+// with the same lines. Call with c.mu held.
+func (c *Coordinator) reclaimFailed(name string, err error) {
+	if c.failedReclaims[name] {
+		c.log.Debug("reclaim failed again", "owner", name, "error", err)
+		return
+	}
+	if c.failedReclaims == nil {
+		c.failedReclaims = make(map[string]bool)
+	}
+	c.failedReclaims[name] = true
+	c.log.Error("reclaim failed; retried every liveness round, logged again at debug level", "owner", name, "error", err)
 }

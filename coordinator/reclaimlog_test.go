@@ -1,0 +1,96 @@
+package coordinator_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
+)
+
+// fullLedger is a real ledger that reports itself degraded with no
+// journal room left while full is set, as store/bolt does on a full disk.
+type fullLedger struct {
+	store.Ledger
+	full *atomic.Bool
+}
+
+func (l fullLedger) Degraded() error {
+	if l.full.Load() {
+		return errors.New("write ledger.db: no space left on device")
+	}
+	return nil
+}
+
+func (l fullLedger) Headroom() int64 {
+	if l.full.Load() {
+		return 0
+	}
+	return 1 << 30
+}
+
+func (l fullLedger) HealthChanged() <-chan struct{} { return nil }
+
+// syncBuffer is a log sink safe for the coordinator's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) count(s string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Count(b.buf.String(), s)
+}
+
+// TestRefusedReclaimLoggedOnce: a dead owner's reclaim refused by a
+// degraded ledger is tried again every liveness round but logged once, so
+// the coordinator's log does not eat the space the ledger needs back; the
+// reclaim goes through, and is logged, once the ledger takes writes again.
+func TestRefusedReclaimLoggedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := new(atomic.Bool)
+		log := &syncBuffer{}
+		e := startEnv(t, func(c *coordinator.Config) {
+			c.Ledger = fullLedger{c.Ledger, full}
+			c.Logger = hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: log})
+		})
+		e.mutate("alice", "a.txt")
+		full.Store(true)
+		e.live.set("alice", gate.Dead, deathEvidence)
+		for range 5 {
+			e.c.CheckLiveness(e.ctx)
+		}
+		if n := log.count("reclaim failed"); n != 1 {
+			t.Fatalf("%d reclaim failures logged in 5 rounds, want 1", n)
+		}
+		if n := log.count("reclaiming leases of dead owner"); n != 0 {
+			t.Fatalf("a refused reclaim was logged as under way %d times", n)
+		}
+		if got := e.held("alice", gate.KindAuto); len(got) != 1 {
+			t.Fatalf("alice holds %q while the ledger refuses writes, want a.txt still", got)
+		}
+		full.Store(false)
+		e.c.CheckLiveness(e.ctx)
+		if got := e.held("alice", gate.KindAuto); len(got) != 0 {
+			t.Fatalf("alice still holds %q once the ledger takes writes", got)
+		}
+		if n := log.count("reclaiming leases of dead owner"); n != 1 {
+			t.Fatalf("the reclaim was logged %d times, want 1", n)
+		}
+	})
+}

@@ -89,6 +89,7 @@ type contention struct {
 	done      chan struct{}         // closed when the retry has been decided
 	waitsOn   map[gate.LeaseID]bool // the leases in the way: one ending wakes it
 	waiters   int                   // requests waiting on it now (WaitContention)
+	races     int                   // retries lost to another coordinator (shared ledger)
 }
 
 // hold is a blocked mutation held for an operator's instruction.

@@ -41,6 +41,8 @@ func (c *Coordinator) retry(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case raced(err) && con.races < raceAttempts:
+		c.retryRaced(con)
 	case err != nil:
 		c.log.Error("retry failed", "contention", id, "error", err)
 		c.decided(con, Result{Outcome: Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})

@@ -164,6 +164,24 @@ func (c *Coordinator) Register(ctx context.Context, r Registration) error {
 	return err
 }
 
+// raceKeyPrefix names the scheduler's entries that decide a retry again.
+const raceKeyPrefix = "race/"
+
+// retryRaced decides a retry that lost a race again, once the table has
+// caught up: the write stays held meanwhile. Call with c.mu held.
+func (c *Coordinator) retryRaced(con *contention) {
+	con.races++
+	c.byKey[mutationKey(con.req.Owner, con.req.Paths)] = con
+	id := con.view.ID
+	c.log.Debug("retry lost a race with another coordinator; deciding again", "contention", id, "attempt", con.races)
+	c.sched.ScheduleRetry(raceKeyPrefix+id, c.clock.Now(), 0, func(time.Time) {
+		if err := c.sync(context.Background()); err != nil {
+			c.log.Warn("catching up before deciding a retry again failed", "contention", id, "error", err)
+		}
+		c.retry(id)
+	})
+}
+
 // judgedHere reports whether this coordinator judges the owner's
 // liveness. On a shared ledger owners on other machines are judged by
 // their own machine's coordinator. Call with c.mu held.

@@ -168,7 +168,7 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		if err := c.book.Apply(evs[i]); err != nil {
 			return nil, fmt.Errorf("commit: %w", err)
 		}
-		if endsLease(evs[i].Type) {
+		if evs[i].Type.EndsLease() {
 			c.noteEnded(evs[i].LeaseID, evs[i].At)
 			c.wakeWaiters(evs[i])
 			c.blockersWaitingOn(evs[i])

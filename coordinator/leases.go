@@ -91,14 +91,14 @@ func (c *Coordinator) leaseNotices(lr LeaseRequest, d gate.Decision, now time.Ti
 // Call with c.mu held.
 func (c *Coordinator) afterLeaseOp(d gate.Decision) {
 	for _, e := range d.Events {
-		switch e.Type {
-		case gate.EventGranted:
+		switch {
+		case e.Type == gate.EventGranted:
 			c.armReminder(*e.Lease)
-		case gate.EventRenewed:
+		case e.Type == gate.EventRenewed:
 			if l, ok := c.table.Lease(e.LeaseID); ok {
 				c.armReminder(l)
 			}
-		case gate.EventReleased, gate.EventCompleted, gate.EventEvicted, gate.EventExpired:
+		case e.Type.EndsLease():
 			c.sched.CancelReminder(string(e.LeaseID))
 		}
 	}

@@ -117,7 +117,7 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 // and publishes their events. Call with c.mu held.
 func (c *Coordinator) afterForeign(evs []gate.Event) {
 	for _, e := range evs {
-		if endsLease(e.Type) {
+		if e.Type.EndsLease() {
 			c.noteEnded(e.LeaseID, e.At)
 			c.wakeWaiters(e)
 		}

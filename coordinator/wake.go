@@ -18,15 +18,6 @@ type wokenData struct {
 	Result     gate.Reason  `json:"result"`
 }
 
-// endsLease reports whether an event ends a lease.
-func endsLease(t gate.EventType) bool {
-	switch t {
-	case gate.EventReleased, gate.EventCompleted, gate.EventExpired, gate.EventEvicted, gate.EventReclaimed:
-		return true
-	}
-	return false
-}
-
 // wakeWaiters asks for an early decision of every waiting contention that
 // waits on the lease e ends. The decision runs on the scheduler, after the
 // commit that ended the lease, so it never runs inside another decision.

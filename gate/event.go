@@ -79,6 +79,13 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
+// EndsLease reports whether an event of type t ends its lease: released,
+// completed, expired, evicted or reclaimed (the types with an end state).
+func (t EventType) EndsLease() bool {
+	_, ok := endState[t]
+	return ok
+}
+
 // IsLease reports whether the event changes lease state.
 func (e *Event) IsLease() bool { return strings.HasPrefix(string(e.Type), "lease.") }
 

@@ -75,14 +75,14 @@ func (t *Table) Apply(e Event) error {
 }
 
 func (t *Table) apply(e *Event) error {
-	switch e.Type {
-	case EventGranted:
+	switch {
+	case e.Type == EventGranted:
 		return t.grant(e)
-	case EventRenewed:
+	case e.Type == EventRenewed:
 		return t.renew(e)
-	case EventReminded:
+	case e.Type == EventReminded:
 		return t.remind(e)
-	case EventReleased, EventCompleted, EventExpired, EventEvicted, EventReclaimed:
+	case e.Type.EndsLease():
 		return t.end(e)
 	}
 	if e.IsLease() {
@@ -202,6 +202,8 @@ func (t *Table) end(e *Event) error {
 	return nil
 }
 
+// endState is the state each lease-ending event type leaves its lease in;
+// its keys are the types EventType.EndsLease reports.
 var endState = map[EventType]State{
 	EventReleased:  StateReleased,
 	EventCompleted: StateCompleted,

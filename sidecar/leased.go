@@ -58,12 +58,12 @@ func (m *leased) reset(ls []gate.Lease) {
 func (m *leased) apply(e gate.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch e.Type {
-	case gate.EventGranted:
+	switch {
+	case e.Type == gate.EventGranted:
 		if e.Lease != nil {
 			m.addLocked(*e.Lease)
 		}
-	case gate.EventReleased, gate.EventCompleted, gate.EventExpired, gate.EventEvicted, gate.EventReclaimed:
+	case e.Type.EndsLease():
 		m.removeLocked(e.LeaseID)
 	}
 }

@@ -96,10 +96,8 @@ func (s *Sidecar) endsMine(e gate.Event) bool {
 	switch e.Type {
 	case gate.EventOwnerStopped, gate.EventOwnerGone, gate.EventNotice:
 		return e.Actor == s.cfg.Name
-	case gate.EventReleased, gate.EventCompleted, gate.EventExpired, gate.EventEvicted, gate.EventReclaimed:
-		return true // cheap to refill; ids are not worth tracking
 	}
-	return false
+	return e.Type.EndsLease() // cheap to refill; ids are not worth tracking
 }
 
 // watchStopped opens the stop-idle window when the worker's whole process

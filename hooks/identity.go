@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/liveness"
 )
 
@@ -160,7 +161,7 @@ func isAgent(a Agent, pid int, comm string) bool {
 		exe = filepath.Base(strings.TrimSuffix(target, " (deleted)"))
 	}
 	names := agentNames[a]
-	if extra := os.Getenv("LEASEGATE_AGENT_PROGRAM"); extra != "" {
+	if extra := os.Getenv(envname.AgentProgram); extra != "" {
 		names = append(slices.Clone(names), strings.Split(extra, ",")...)
 	}
 	if slices.Contains(names, comm) || slices.Contains(names, exe) {

@@ -3,19 +3,17 @@ package hooks
 import (
 	"os"
 	"strconv"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
-// SidecarEnv names the variable `leasegate run` sets in its worker's
-// environment: the sidecar's pid.
-const SidecarEnv = "LEASEGATE_SIDECAR"
-
 // UnderSidecar reports whether the calling process runs inside a worker of
-// `leasegate run`: SidecarEnv names a pid, and that process is one of the
+// `leasegate run`: envname.Sidecar names a pid, and that process is one of the
 // caller's ancestors (an inherited or hand-set variable alone is not
 // enough). Every mutation of such a process is already gated by its
 // sidecar, which also refuses it the state directory.
 func UnderSidecar() bool {
-	pid, err := strconv.Atoi(os.Getenv(SidecarEnv))
+	pid, err := strconv.Atoi(os.Getenv(envname.Sidecar))
 	if err != nil || pid <= 1 {
 		return false
 	}

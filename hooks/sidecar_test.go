@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // TestUnderSidecar: the variable alone is not enough; its pid must be an
@@ -29,9 +31,9 @@ func TestUnderSidecar(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(SidecarEnv, c.env)
+			t.Setenv(envname.Sidecar, c.env)
 			if got := UnderSidecar(); got != c.want {
-				t.Errorf("UnderSidecar() with %s=%q = %v, want %v", SidecarEnv, c.env, got, c.want)
+				t.Errorf("UnderSidecar() with %s=%q = %v, want %v", envname.Sidecar, c.env, got, c.want)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -92,8 +93,8 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(env[:len(env):len(env)], "LEASEGATE_AS="+s.cfg.Name, "LEASEGATE_WORKSPACE="+s.cfg.Workspace.Root,
-		"LEASEGATE_SIDECAR="+strconv.Itoa(os.Getpid()))
+	env = append(env[:len(env):len(env)], envname.As+"="+s.cfg.Name, envname.Workspace+"="+s.cfg.Workspace.Root,
+		envname.Sidecar+"="+strconv.Itoa(os.Getpid()))
 	sc := seccomp.DefaultConfig()
 	sc.Argv, sc.Env, sc.Dir, sc.Decider, sc.Logger = s.cfg.Argv, env, s.cfg.Dir, s, s.cfg.Logger
 	sc.Stdin, sc.Stdout, sc.Stderr = s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr

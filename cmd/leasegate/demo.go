@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // demo windows: short enough to watch, announced at the start.
@@ -66,8 +68,8 @@ func newDemo() (*demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := append(withoutEnv(withoutEnv(os.Environ(), "LEASEGATE_AS"), "LEASEGATE_WORKSPACE"),
-		"LEASEGATE_RETRY_AFTER="+demoRetryAfter.String(), "LEASEGATE_IDLE_AFTER="+demoIdleAfter.String(),
+	env := append(withoutEnv(withoutEnv(os.Environ(), envname.As), envname.Workspace),
+		envname.RetryAfter+"="+demoRetryAfter.String(), envname.IdleAfter+"="+demoIdleAfter.String(),
 		"GIT_AUTHOR_NAME=demo", "GIT_AUTHOR_EMAIL=demo@example.com", "GIT_COMMITTER_NAME=demo", "GIT_COMMITTER_EMAIL=demo@example.com")
 	return &demo{self: self, dir: dir, env: env, out: os.Stdout}, nil
 }

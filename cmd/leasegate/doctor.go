@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // cmdDoctor reports, for each agent, whether leasegate's hooks are
@@ -21,7 +22,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.StringVar(&f.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
-	fs.StringVar(&codex, "codex", envOr("LEASEGATE_CODEX", "codex"), "the codex program to ask what it trusts (env LEASEGATE_CODEX)")
+	fs.StringVar(&codex, "codex", envOr(envname.Codex, "codex"), "the codex program to ask what it trusts (env "+envname.Codex+")")
 	pos, err := parseMixed(fs, args)
 	if err != nil {
 		return err
@@ -156,7 +157,7 @@ func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
 		return err
 	}
 	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
-	codex := envOr("LEASEGATE_CODEX", "codex")
+	codex := envOr(envname.Codex, "codex")
 	var t hooks.CodexTrust
 	if trust {
 		var did []string

@@ -16,6 +16,7 @@ import (
 
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -31,8 +32,8 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet, waits bool) {
 	fs.StringVar(&c.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print JSON instead of text")
-	fs.StringVar(&c.logLevel, "log-level", envOr("LEASEGATE_LOG_LEVEL", "warn"), "log level: trace, debug, info, warn, error or off (env LEASEGATE_LOG_LEVEL)")
-	fs.BoolVar(&c.noStart, "no-start", os.Getenv("LEASEGATE_NO_START") == "1", "do not start a coordinator if none is running (env LEASEGATE_NO_START=1)")
+	fs.StringVar(&c.logLevel, "log-level", envOr(envname.LogLevel, "warn"), "log level: trace, debug, info, warn, error or off (env "+envname.LogLevel+")")
+	fs.BoolVar(&c.noStart, "no-start", os.Getenv(envname.NoStart) == "1", "do not start a coordinator if none is running (env "+envname.NoStart+"=1)")
 	if waits {
 		registerWindows(fs, &c.windows)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -24,11 +25,11 @@ type hookFlags struct {
 
 func (f *hookFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs, true)
-	fs.StringVar(&f.as, "as", os.Getenv("LEASEGATE_AS"), "owner name to act as (env LEASEGATE_AS; default: made from the agent's session id)")
-	fs.DurationVar(&f.timeout, "timeout", envDuration("LEASEGATE_HOOK_TIMEOUT", hooks.DefaultTimeout),
-		"give up and deny after this long, the wait for the one retry included (env LEASEGATE_HOOK_TIMEOUT); keep it below the agent's hook timeout")
-	fs.DurationVar(&f.unreachable, "unreachable", envDuration("LEASEGATE_HOOK_UNREACHABLE", hooks.DefaultUnreachable),
-		"deny after the coordinator has not answered for this long (env LEASEGATE_HOOK_UNREACHABLE)")
+	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: made from the agent's session id)")
+	fs.DurationVar(&f.timeout, "timeout", envDuration(envname.HookTimeout, hooks.DefaultTimeout),
+		"give up and deny after this long, the wait for the one retry included (env "+envname.HookTimeout+"); keep it below the agent's hook timeout")
+	fs.DurationVar(&f.unreachable, "unreachable", envDuration(envname.HookUnreachable, hooks.DefaultUnreachable),
+		"deny after the coordinator has not answered for this long (env "+envname.HookUnreachable+")")
 }
 
 // parse parses the flags of hook, install and uninstall and
@@ -40,8 +41,8 @@ func (f *hookFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		return nil, err
 	}
 	fs.Visit(func(fl *flag.Flag) { f.logSet = f.logSet || fl.Name == "log-level" })
-	f.logSet = f.logSet || os.Getenv("LEASEGATE_LOG_LEVEL") != ""
-	if v := os.Getenv("LEASEGATE_NO_START"); v == "1" || v == "true" {
+	f.logSet = f.logSet || os.Getenv(envname.LogLevel) != ""
+	if v := os.Getenv(envname.NoStart); v == "1" || v == "true" {
 		f.noStart = true
 	}
 	return pos, nil

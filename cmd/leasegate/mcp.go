@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/mcp"
 )
 
@@ -17,7 +18,7 @@ func cmdMCP(ctx context.Context, args []string) error {
 	var f hookFlags
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	f.common.register(fs, false)
-	fs.StringVar(&f.as, "as", os.Getenv("LEASEGATE_AS"), "owner name to act as (env LEASEGATE_AS; default: the agent session's owner, as its hooks name it)")
+	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: the agent session's owner, as its hooks name it)")
 	pos, err := f.parse(fs, args)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -169,7 +170,7 @@ type leaseFlags struct {
 
 func (f *leaseFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs, false)
-	fs.StringVar(&f.as, "as", os.Getenv("LEASEGATE_AS"), "owner name (env LEASEGATE_AS)")
+	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name (env "+envname.As+")")
 	fs.Uint64Var(&f.token, "token", 0, "the lease's fencing token (default: looked up; a lease re-granted since will not match)")
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/sidecar"
 )
 
@@ -41,10 +42,10 @@ func cmdRun(ctx context.Context, args []string) error {
 	var as, gateKind, notices string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f.register(fs, true)
-	fs.StringVar(&as, "as", os.Getenv("LEASEGATE_AS"), "owner name of this worker (env LEASEGATE_AS); required")
+	fs.StringVar(&as, "as", os.Getenv(envname.As), "owner name of this worker (env "+envname.As+"); required")
 	fs.StringVar(&gateKind, "gate", "seccomp", "how mutations are intercepted: seccomp (the only one in this build)")
-	fs.StringVar(&notices, "notices", envOr("LEASEGATE_NOTICES", noticesAuto),
-		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env LEASEGATE_NOTICES)")
+	fs.StringVar(&notices, "notices", envOr(envname.Notices, noticesAuto),
+		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env "+envname.Notices+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

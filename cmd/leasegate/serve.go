@@ -20,6 +20,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/notify"
@@ -56,7 +57,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	f.register(fs, true)
 	serveWindowsUsage(fs)
 	fs.StringVar(&f.listen, "listen", "", "also listen on TCP at this address (e.g. 127.0.0.1:7070); requests need the admin token as bearer token")
-	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv("LEASEGATE_NOTIFY_URL"), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")
+	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv(envname.NotifyURL), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")
 	fs.BoolVar(&f.noWatch, "no-watch", false, "do not watch the workspace for writes that no gate saw")
 	fs.DurationVar(&f.idleExit, "idle-exit", defaultIdleExit, "stop after this long with no owners, leases or held mutations (0 = never)")
 	fs.StringVar(&f.memLimit, "memory-limit", "", "soft memory limit of the coordinator, e.g. 48MiB or 1GiB; 0 = none (default: $GOMEMLIMIT if set, else 48MiB)")

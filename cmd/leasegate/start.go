@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -50,7 +51,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		pw.Close()
 		return fmt.Errorf("start coordinator: %w", err)
 	}
-	cmd.Env = withoutEnv(os.Environ(), "LEASEGATE_SECCOMP_CHILD", envRetryAfter, envIdleAfter)
+	cmd.Env = withoutEnv(os.Environ(), envname.SeccompChild, envname.RetryAfter, envname.IdleAfter)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

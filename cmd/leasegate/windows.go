@@ -7,12 +7,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
-)
-
-// Environment names of the windows.
-const (
-	envRetryAfter = "LEASEGATE_RETRY_AFTER"
-	envIdleAfter  = "LEASEGATE_IDLE_AFTER"
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // windowFlag is --retry-after or --idle-after: a window validated where it
@@ -29,21 +24,21 @@ type windowFlag struct {
 // registerWindows adds --retry-after and --idle-after to fs, filling ws
 // from the flags or the environment; windows named by neither stay zero.
 func registerWindows(fs *flag.FlagSet, ws *gate.Windows) {
-	fs.Var(newWindowFlag("retry-after", &ws.Retry, envRetryAfter, gate.ValidRetryAfter), "retry-after", fmt.Sprintf(
+	fs.Var(newWindowFlag("retry-after", &ws.Retry, envname.RetryAfter, gate.ValidRetryAfter), "retry-after", fmt.Sprintf(
 		"wait this `duration` before the one retry of this owner's denied mutations (env %s); "+
-			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envRetryAfter, gate.DefaultRetryAfter))
-	fs.Var(newWindowFlag("idle-after", &ws.Idle, envIdleAfter, gate.ValidIdleAfter), "idle-after", fmt.Sprintf(
+			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envname.RetryAfter, gate.DefaultRetryAfter))
+	fs.Var(newWindowFlag("idle-after", &ws.Idle, envname.IdleAfter, gate.ValidIdleAfter), "idle-after", fmt.Sprintf(
 		"release this owner's leases this `duration` after it stopped, unless it writes again (env %s); "+
-			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envIdleAfter, gate.DefaultIdleAfter))
+			"at most the contract's %s; none named: the coordinator's (the contract's unless serve names one); longer, zero or negative is a usage error", envname.IdleAfter, gate.DefaultIdleAfter))
 }
 
 // serveWindowsUsage rewords the windows' help for serve, whose windows
 // are the default of owners that name none.
 func serveWindowsUsage(fs *flag.FlagSet) {
 	fs.Lookup("retry-after").Usage = fmt.Sprintf("wait this `duration` before the one retry of a denied mutation, for owners that name none (env %s); "+
-		"default and most the contract's %s; longer, zero or negative is a usage error", envRetryAfter, gate.DefaultRetryAfter)
+		"default and most the contract's %s; longer, zero or negative is a usage error", envname.RetryAfter, gate.DefaultRetryAfter)
 	fs.Lookup("idle-after").Usage = fmt.Sprintf("release a stopped owner's leases this `duration` after its stop, for owners that name none (env %s); "+
-		"default and most the contract's %s; longer, zero or negative is a usage error", envIdleAfter, gate.DefaultIdleAfter)
+		"default and most the contract's %s; longer, zero or negative is a usage error", envname.IdleAfter, gate.DefaultIdleAfter)
 }
 
 func newWindowFlag(name string, w *gate.Window, env string, valid func(time.Duration, bool) error) *windowFlag {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // TestWindowFlags: a window comes from the flag, else the environment,
@@ -36,8 +37,8 @@ func TestWindowFlags(t *testing.T) {
 		{name: "env not a duration", retryEnv: "3", usage: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(envRetryAfter, tc.retryEnv)
-			t.Setenv(envIdleAfter, tc.idleEnv)
+			t.Setenv(envname.RetryAfter, tc.retryEnv)
+			t.Setenv(envname.IdleAfter, tc.idleEnv)
 			var c common
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			c.register(fs, true)

@@ -10,12 +10,14 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 const (
 	// childEnv marks the re-executed helper; it is removed from the
 	// worker's environment before exec.
-	childEnv = "LEASEGATE_SECCOMP_CHILD"
+	childEnv = envname.SeccompChild
 	// childFD is where the helper finds its end of the socketpair
 	// (exec.Cmd.ExtraFiles[0]).
 	childFD = 3

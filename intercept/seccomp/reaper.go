@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 const (
 	// reaperEnv marks the re-executed reaper; it is removed before the
 	// reaper starts the helper.
-	reaperEnv = "LEASEGATE_SECCOMP_REAPER"
+	reaperEnv = envname.SeccompReaper
 	// reaperArg0 is the reaper's argv[0]; its argv[1:] is the worker's.
 	reaperArg0 = "leasegate-seccomp-reaper"
 	// parentDeathSignal is the reaper's parent-death signal: the kernel

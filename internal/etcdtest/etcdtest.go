@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // Env names the etcd binary to use. CI sets it after installing etcd, and
 // then a missing or broken binary fails the tests instead of skipping them.
-const Env = "LEASEGATE_TEST_ETCD"
+const Env = envname.TestEtcd
 
 // ErrNoEtcd is returned by Binary when no etcd is installed and Env is not
 // set: the caller may skip, saying so.

@@ -1,0 +1,47 @@
+// Package envname is the one table of the LEASEGATE_* environment
+// variables the program reads or sets. The command's flags, the hooks, the
+// sidecar's worker environment, the seccomp re-exec and the tests name a
+// variable through these constants, never by a string of their own. It
+// holds names only: reading and validating a value belongs to the package
+// that owns the setting.
+package envname
+
+const (
+	// As is the owner name to act as: the default of --as, and what
+	// `leasegate run` sets in its worker's environment.
+	As = "LEASEGATE_AS"
+	// Workspace is the workspace root `leasegate run` sets in its worker's
+	// environment.
+	Workspace = "LEASEGATE_WORKSPACE"
+	// Sidecar is the pid of the sidecar `leasegate run` sets in its
+	// worker's environment; the hooks find their sidecar by it.
+	Sidecar = "LEASEGATE_SIDECAR"
+	// RetryAfter and IdleAfter name an owner's contract windows: the
+	// defaults of --retry-after and --idle-after.
+	RetryAfter = "LEASEGATE_RETRY_AFTER"
+	IdleAfter  = "LEASEGATE_IDLE_AFTER"
+	// LogLevel is the default of --log-level.
+	LogLevel = "LEASEGATE_LOG_LEVEL"
+	// NoStart set to 1 acts as --no-start.
+	NoStart = "LEASEGATE_NO_START"
+	// Notices is the default of run's --notices.
+	Notices = "LEASEGATE_NOTICES"
+	// NotifyURL is the default of serve's --notify-url.
+	NotifyURL = "LEASEGATE_NOTIFY_URL"
+	// HookTimeout and HookUnreachable are the defaults of the hook's
+	// --timeout and --unreachable.
+	HookTimeout     = "LEASEGATE_HOOK_TIMEOUT"
+	HookUnreachable = "LEASEGATE_HOOK_UNREACHABLE"
+	// AgentProgram adds program names (comma-separated) the hooks take
+	// for an agent's.
+	AgentProgram = "LEASEGATE_AGENT_PROGRAM"
+	// Codex is the codex program `leasegate doctor` asks what it trusts.
+	Codex = "LEASEGATE_CODEX"
+	// SeccompChild and SeccompReaper mark the re-executed helpers of the
+	// seccomp gate; each is removed before the worker starts.
+	SeccompChild  = "LEASEGATE_SECCOMP_CHILD"
+	SeccompReaper = "LEASEGATE_SECCOMP_REAPER"
+	// TestEtcd names the etcd binary the tests use; set, a missing etcd
+	// fails the tests instead of skipping them.
+	TestEtcd = "LEASEGATE_TEST_ETCD"
+)

@@ -17,7 +17,7 @@ import (
 
 // decodeResult decodes a Mutate answer into out, a zero value.
 func decodeResult(data []byte, out *coordinator.Result) error {
-	s := scan{b: data}
+	s := newScan(data)
 	var r coordinator.Result
 	s.object(func(k []byte) {
 		switch string(k) {
@@ -32,7 +32,7 @@ func decodeResult(data []byte, out *coordinator.Result) error {
 		case "holder":
 			r.Holder = leaseInto(&s, r.Holder)
 		default: // contention and blocker views are rare: encoding/json reads them
-			s.fail()
+			s.Fail()
 		}
 	})
 	return settle(&s, data, out, &r)
@@ -40,7 +40,7 @@ func decodeResult(data []byte, out *coordinator.Result) error {
 
 // decodeLeaseResult decodes a lease answer into out, a zero value.
 func decodeLeaseResult(data []byte, out *coordinator.LeaseResult) error {
-	s := scan{b: data}
+	s := newScan(data)
 	var r coordinator.LeaseResult
 	s.object(func(k []byte) {
 		switch string(k) {
@@ -49,7 +49,7 @@ func decodeLeaseResult(data []byte, out *coordinator.LeaseResult) error {
 		case "leases":
 			r.Leases = leases(&s)
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 	return settle(&s, data, out, &r)
@@ -57,8 +57,8 @@ func decodeLeaseResult(data []byte, out *coordinator.LeaseResult) error {
 
 // settle stores a fast decode, or decodes data with encoding/json.
 func settle[T any](s *scan, data []byte, out, fast *T) error {
-	s.end()
-	if s.bad {
+	s.End()
+	if s.Failed() {
 		return json.Unmarshal(data, out)
 	}
 	*out = *fast
@@ -85,7 +85,7 @@ func decision(s *scan, d *gate.Decision) {
 		case "remaining_ns":
 			d.Remaining = timeDuration(s.int())
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 }
@@ -148,7 +148,7 @@ func leaseMore(s *scan, l *gate.Lease, k []byte) {
 	case "terminated_at":
 		l.TerminatedAt = s.time()
 	default:
-		s.fail()
+		s.Fail()
 	}
 }
 
@@ -164,7 +164,7 @@ func owner(s *scan, o *gate.Owner) {
 		case "start_time":
 			o.StartTime = s.int()
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 }
@@ -179,7 +179,7 @@ func scope(s *scan, sc *gate.Scope) {
 		case "files":
 			sc.Files = files(s)
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 }
@@ -197,7 +197,7 @@ func files(s *scan) []gate.File {
 			case "ino":
 				f.Ino = s.uint(math.MaxUint64)
 			default:
-				s.fail()
+				s.Fail()
 			}
 		})
 		out = append(out, f)
@@ -208,7 +208,7 @@ func files(s *scan) []gate.File {
 // decodeLeaseRequest decodes a lease request strictly (as decodeJSON
 // does: unknown fields and trailing data are errors).
 func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
-	s := scan{b: body}
+	s := newScan(body)
 	var r coordinator.LeaseRequest
 	s.object(func(k []byte) {
 		switch string(k) {
@@ -227,7 +227,7 @@ func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
 		case "reason":
 			r.Reason = s.str()
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 	return settleStrict(&s, body, out, &r)
@@ -235,7 +235,7 @@ func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
 
 // decodeMutateRequest decodes a mutation request strictly.
 func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
-	s := scan{b: body}
+	s := newScan(body)
 	var r coordinator.MutateRequest
 	s.object(func(k []byte) {
 		switch string(k) {
@@ -250,7 +250,7 @@ func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
 		case "try":
 			r.Try = s.boolean()
 		default:
-			s.fail()
+			s.Fail()
 		}
 	})
 	return settleStrict(&s, body, out, &r)
@@ -258,8 +258,8 @@ func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
 
 // settleStrict stores a fast decode, or decodes body with decodeJSON.
 func settleStrict[T any](s *scan, body []byte, out, fast *T) error {
-	s.end()
-	if s.bad {
+	s.End()
+	if s.Failed() {
 		return decodeJSON(bytes.NewReader(body), out)
 	}
 	*out = *fast

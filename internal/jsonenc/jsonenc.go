@@ -4,7 +4,9 @@
 // string that needs escaping, a time outside the years 0 to 9999) stops it
 // with ErrSlowPath, and the caller drops what was appended and hands the
 // whole value to encoding/json. Functions that take an error are steps of
-// a longer encoding: they pass an earlier step's error on.
+// a longer encoding: they pass an earlier step's error on. Its Scanner
+// reads that canonical form back, likewise giving up to encoding/json on
+// anything else; the API's codecs and the ledger's event decoder share it.
 package jsonenc
 
 import (

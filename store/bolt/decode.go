@@ -1,12 +1,10 @@
 package bolt
 
 import (
-	"encoding/json"
 	"math"
-	"time"
-	"unicode/utf8"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/jsonenc"
 )
 
 // parseEvent reads an event in the layout the encoder writes (codec.go and
@@ -17,101 +15,101 @@ import (
 // holds the two side by side, on what the encoder writes and on damaged
 // copies of it. Replaying a long ledger is mostly this.
 func parseEvent(v []byte) (e gate.Event, ok bool) {
-	p := parser{b: v}
-	p.lit(`{"seq":`)
-	e.Seq = p.uint(math.MaxUint64)
-	p.lit(`,"type":`)
+	p := parser{jsonenc.NewScanner(v)}
+	p.Lit(`{"seq":`)
+	e.Seq = p.Uint(math.MaxUint64)
+	p.Lit(`,"type":`)
 	e.Type = gate.EventType(p.str())
-	p.lit(`,"at":`)
-	e.At = p.time()
-	if p.opt(`,"actor":`) {
+	p.Lit(`,"at":`)
+	e.At = p.Time()
+	if p.Opt(`,"actor":`) {
 		e.Actor = p.str()
 	}
-	if p.opt(`,"lease_id":`) {
+	if p.Opt(`,"lease_id":`) {
 		e.LeaseID = gate.LeaseID(p.str())
 	}
-	if p.opt(`,"lease":`) {
+	if p.Opt(`,"lease":`) {
 		e.Lease = p.lease()
 	}
-	if p.opt(`,"expires_at":`) {
-		e.ExpiresAt = p.time()
+	if p.Opt(`,"expires_at":`) {
+		e.ExpiresAt = p.Time()
 	}
-	if p.opt(`,"reason":`) {
+	if p.Opt(`,"reason":`) {
 		e.Reason = p.str()
 	}
-	if p.opt(`,"path":`) {
+	if p.Opt(`,"path":`) {
 		e.Path = p.str()
 	}
-	if p.opt(`,"data":`) {
-		e.Data = p.last()
+	if p.Opt(`,"data":`) {
+		e.Data = p.Trailing()
 	}
-	p.lit(`}`)
-	p.end()
-	return e, !p.bad
+	p.Lit(`}`)
+	p.End()
+	return e, !p.Failed()
 }
 
 // lease reads a lease as jsonenc.Lease writes it. A field the encoder does
 // not know of yet makes the whole event go to encoding/json.
 func (p *parser) lease() *gate.Lease {
 	l := new(gate.Lease)
-	p.lit(`{"id":`)
+	p.Lit(`{"id":`)
 	l.ID = gate.LeaseID(p.str())
-	p.lit(`,"owner":{"name":`)
+	p.Lit(`,"owner":{"name":`)
 	l.Owner.Name = p.str()
-	if p.opt(`,"host":`) {
+	if p.Opt(`,"host":`) {
 		l.Owner.Host = p.str()
 	}
-	if p.opt(`,"pid":`) {
-		l.Owner.PID = int(p.int(math.MinInt, math.MaxInt))
+	if p.Opt(`,"pid":`) {
+		l.Owner.PID = int(p.Int(math.MinInt, math.MaxInt))
 	}
-	if p.opt(`,"start_time":`) {
-		l.Owner.StartTime = p.int(math.MinInt64, math.MaxInt64)
+	if p.Opt(`,"start_time":`) {
+		l.Owner.StartTime = p.Int(math.MinInt64, math.MaxInt64)
 	}
-	p.lit(`},"kind":`)
+	p.Lit(`},"kind":`)
 	l.Kind = gate.Kind(p.str())
-	p.lit(`,"scope":{"type":`)
+	p.Lit(`,"scope":{"type":`)
 	l.Scope.Type = gate.ScopeType(p.str())
-	if p.opt(`,"paths":[`) {
-		for first := true; !p.bad && (first || p.opt(`,`)); first = false {
+	if p.Opt(`,"paths":[`) {
+		for first := true; !p.Failed() && (first || p.Opt(`,`)); first = false {
 			l.Scope.Paths = append(l.Scope.Paths, p.str())
 		}
-		p.lit(`]`)
+		p.Lit(`]`)
 	}
-	if p.opt(`,"files":[`) {
+	if p.Opt(`,"files":[`) {
 		l.Scope.Files = p.files()
 	}
-	p.lit(`},"state":`)
+	p.Lit(`},"state":`)
 	l.State = gate.State(p.str())
-	p.lit(`,"fencing_token":`)
-	l.FencingToken = p.uint(math.MaxUint64)
-	p.lit(`,"acquired_at":`)
-	l.AcquiredAt = p.time()
-	p.lit(`,"last_heartbeat_at":`)
-	l.LastHeartbeatAt = p.time()
-	if p.opt(`,"expires_at":`) {
-		l.ExpiresAt = p.time()
+	p.Lit(`,"fencing_token":`)
+	l.FencingToken = p.Uint(math.MaxUint64)
+	p.Lit(`,"acquired_at":`)
+	l.AcquiredAt = p.Time()
+	p.Lit(`,"last_heartbeat_at":`)
+	l.LastHeartbeatAt = p.Time()
+	if p.Opt(`,"expires_at":`) {
+		l.ExpiresAt = p.Time()
 	}
-	if p.opt(`,"renewal_count":`) {
-		l.RenewalCount = uint32(p.uint(math.MaxUint32))
+	if p.Opt(`,"renewal_count":`) {
+		l.RenewalCount = uint32(p.Uint(math.MaxUint32))
 	}
-	if p.opt(`,"reminder_sent":`) {
+	if p.Opt(`,"reminder_sent":`) {
 		switch {
-		case p.opt(`true`):
+		case p.Opt(`true`):
 			l.ReminderSent = true
-		case !p.opt(`false`):
-			p.fail()
+		case !p.Opt(`false`):
+			p.Fail()
 		}
 	}
-	if p.opt(`,"release_reason":`) {
+	if p.Opt(`,"release_reason":`) {
 		l.ReleaseReason = p.str()
 	}
-	if p.opt(`,"ended_by":`) {
+	if p.Opt(`,"ended_by":`) {
 		l.EndedBy = p.str()
 	}
-	if p.opt(`,"terminated_at":`) {
-		l.TerminatedAt = p.time()
+	if p.Opt(`,"terminated_at":`) {
+		l.TerminatedAt = p.Time()
 	}
-	p.lit(`}`)
+	p.Lit(`}`)
 	return l
 }
 
@@ -119,181 +117,35 @@ func (p *parser) lease() *gate.Lease {
 // writes it, its "[" already read.
 func (p *parser) files() []gate.File {
 	var fs []gate.File
-	for first := true; !p.bad && (first || p.opt(`,`)); first = false {
+	for first := true; !p.Failed() && (first || p.Opt(`,`)); first = false {
 		var f gate.File
-		p.lit(`{"path":`)
+		p.Lit(`{"path":`)
 		f.Path = p.str()
-		p.lit(`,"dev":`)
-		f.Dev = p.uint(math.MaxUint64)
-		p.lit(`,"ino":`)
-		f.Ino = p.uint(math.MaxUint64)
-		p.lit(`}`)
+		p.Lit(`,"dev":`)
+		f.Dev = p.Uint(math.MaxUint64)
+		p.Lit(`,"ino":`)
+		f.Ino = p.Uint(math.MaxUint64)
+		p.Lit(`}`)
 		fs = append(fs, f)
 	}
-	p.lit(`]`)
+	p.Lit(`]`)
 	return fs
 }
 
-// parser reads b from i on. Once bad is set every step does nothing and
-// returns a zero value.
+// parser is jsonenc.Scanner with the lease vocabulary interned.
 type parser struct {
-	b   []byte
-	i   int
-	bad bool
+	jsonenc.Scanner
 }
 
-func (p *parser) fail() { p.bad = true }
-
-// opt consumes s if the input goes on with it.
-func (p *parser) opt(s string) bool {
-	if p.bad || len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
-		return false
-	}
-	p.i += len(s)
-	return true
-}
-
-// lit consumes s, which the input must go on with.
-func (p *parser) lit(s string) {
-	if !p.opt(s) {
-		p.fail()
-	}
-}
-
-// end accepts the whitespace encoding/json allows after a value.
-func (p *parser) end() {
-	for ; p.i < len(p.b) && !p.bad; p.i++ {
-		if c := p.b[p.i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			p.fail()
-		}
-	}
-}
-
-// str reads a quoted string that needs no unescaping: valid UTF-8, no
-// backslash, no control character. Strings of the lease vocabulary come
-// back as the constants, without allocating.
+// str reads a quoted string that needs no unescaping. Strings of the lease
+// vocabulary come back as the constants, without allocating.
 func (p *parser) str() string {
-	s, ok := p.quoted()
-	if !ok {
-		p.fail()
-		return ""
-	}
-	if k, ok := vocabulary[string(s)]; ok {
+	v := p.Quoted()
+	if k, ok := vocabulary[string(v)]; ok {
 		return k
 	}
-	return string(s)
+	return string(v)
 }
-
-// quoted returns the contents of the string at i and moves past it.
-func (p *parser) quoted() ([]byte, bool) {
-	if p.bad || p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, false
-	}
-	ascii := true
-	for j := p.i + 1; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
-			s := p.b[p.i+1 : j]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false
-			}
-			p.i = j + 1
-			return s, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, false
-}
-
-// time reads a quoted time as time.Time's UnmarshalJSON does.
-func (p *parser) time() time.Time {
-	start := p.i
-	if _, ok := p.quoted(); !ok {
-		p.fail()
-		return time.Time{}
-	}
-	var t time.Time
-	if err := t.UnmarshalJSON(p.b[start:p.i]); err != nil {
-		p.fail()
-	}
-	return t
-}
-
-// uint reads a JSON integer in 0..limit.
-func (p *parser) uint(limit uint64) uint64 {
-	n, neg := p.digits()
-	if neg || n > limit {
-		p.fail()
-		return 0
-	}
-	return n
-}
-
-// int reads a JSON integer in lo..hi.
-func (p *parser) int(lo, hi int64) int64 {
-	n, neg := p.digits()
-	switch {
-	case !neg && n <= uint64(hi):
-		return int64(n)
-	case neg && n <= uint64(-(lo+1))+1:
-		return int64(-n)
-	}
-	p.fail()
-	return 0
-}
-
-// digits reads an optional minus sign and the digits of a JSON integer (no
-// leading zero, no fraction or exponent after it).
-func (p *parser) digits() (n uint64, neg bool) {
-	if p.bad {
-		return 0, false
-	}
-	neg = p.opt("-")
-	start := p.i
-	for ; p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9'; p.i++ {
-		d := uint64(p.b[p.i] - '0')
-		if n > (math.MaxUint64-d)/10 {
-			p.fail()
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	switch digits := p.i - start; {
-	case digits == 0, digits > 1 && p.b[start] == '0':
-		p.fail()
-	case p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E'):
-		p.fail()
-	}
-	return n, neg
-}
-
-// last reads the value that runs to the object's closing brace, the
-// event's last field, as encoding/json hands a json.RawMessage its bytes.
-func (p *parser) last() json.RawMessage {
-	if p.bad {
-		return nil
-	}
-	end := len(p.b)
-	for end > p.i && isSpace(p.b[end-1]) {
-		end--
-	}
-	if end == p.i || p.b[end-1] != '}' {
-		p.fail()
-		return nil
-	}
-	v := p.b[p.i : end-1]
-	if len(v) == 0 || isSpace(v[0]) || isSpace(v[len(v)-1]) || !json.Valid(v) {
-		p.fail()
-		return nil
-	}
-	p.i = end - 1
-	return append(json.RawMessage(nil), v...)
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // vocabulary maps the strings that most events repeat to one copy each.
 var vocabulary = func() map[string]string {

@@ -34,6 +34,9 @@ func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 	if err := cl.mayLease(&lr); err != nil {
 		return LeaseResult{}, err
 	}
+	if _, ok := c.shared(); ok && lr.Owner.Host == "" {
+		lr.Owner.Host = c.host() // on a shared table a person's check-out names the machine it was taken on
+	}
 	req := gate.Request{Op: lr.Op, Owner: lr.Owner, Kind: gate.KindCheckout, Scope: lr.Scope,
 		TTL: lr.TTL, LeaseID: lr.LeaseID, Token: lr.Token, Reason: lr.Reason, Admin: lr.Admin}
 	if lr.Op == gate.OpAcquire && lr.Scope.Type != gate.ScopeFull {

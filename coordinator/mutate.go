@@ -364,7 +364,7 @@ func (con *contention) contended() Result {
 	v := con.view
 	return Result{Outcome: Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
 		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
-			v.Holder.Owner.Name, v.RetryAt.UTC().Format(time.RFC3339))}
+			v.Holder.Owner.Where(), v.RetryAt.UTC().Format(time.RFC3339))}
 }
 
 func conflictFile(paths []string, h gate.Lease) string {

@@ -49,7 +49,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 				err = durable(ctx, rd)
 			}
 			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", conflictFile(con.req.Paths, view.Holder),
-				con.view.Holder.Owner.Name, view.RetryAt.UTC().Format(time.RFC3339))
+				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
 			return ResolveResult{Contention: &view, Outcome: Contended, Message: msg}, err
 		}
 		c.fillIDs(d.Events, now)

@@ -101,7 +101,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	con.holdBy(d)
 	c.held[rep.ID] = &hold{con: con, done: make(chan struct{}),
 		result: Result{Outcome: Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
-			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Name, rep.ID)}}
+			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Where(), rep.ID)}}
 	c.writeReport(rep)
 	c.log.Warn("blocker opened", "blocker", rep.ID, "file", rep.Path, "requester", con.req.Owner, "holder", h.Owner.Name)
 	return done, nil

@@ -180,7 +180,7 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 			reason = ReasonScopeOverlap
 		}
 		return Decision{Reason: reason, Holder: &h, Conflicts: conflicts,
-			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Name, h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
+			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Where(), h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
 	}
 	return Decision{Granted: true, Reason: ReasonOK, Covered: covered,
 		Events: grantEvents(expired, req, covered, snap.LastToken(), ttl, now)}

@@ -95,6 +95,16 @@ type Owner struct {
 	StartTime int64  `json:"start_time,omitempty"` // process create time, ms since the epoch
 }
 
+// Where names the owner and, when known, its machine ("alice on host
+// box1"): on a lease table shared by several machines the holder's host
+// tells a loser whose coordinator judges the holder.
+func (o Owner) Where() string {
+	if o.Host == "" {
+		return o.Name
+	}
+	return o.Name + " on host " + o.Host
+}
+
 // Lease is one grant of exclusive mutation rights over a scope.
 type Lease struct {
 	ID              LeaseID   `json:"id"`

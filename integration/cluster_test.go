@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -52,11 +53,13 @@ func cloneCheckout(t *testing.T, r *repo) *repo {
 // repository share one lease table on a 3-member etcd cluster; 10 client
 // processes on each race for the same 10 files. Every file has exactly one
 // holder across both machines, fencing tokens are unique, every loser is
-// told the holder, and both coordinators end with the same table.
+// told the holder and its machine, and both coordinators end with the
+// same table.
 func TestClusterRaceForFiles(t *testing.T) {
 	etcd := startEtcd(t, 3)
 	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "race")})
 	b := cloneCheckout(t, a)
+	a.host, b.host = "machine-a", "machine-b"
 	a.startServer(retryAfter, idleAfter)
 	b.startServer(retryAfter, idleAfter)
 	const perSide, files = 10, 10
@@ -100,8 +103,13 @@ func TestClusterRaceForFiles(t *testing.T) {
 				tokens[l.FencingToken] = ans.client
 			}
 		case 3:
-			if !strings.Contains(ans.stderr, "held by c") {
-				t.Errorf("loser %s on %s was not told the holder: %q", ans.client, ans.file, ans.stderr)
+			m := heldByOn.FindStringSubmatch(ans.stderr)
+			if m == nil {
+				t.Errorf("loser %s on %s was not told the holder and its machine: %q", ans.client, ans.file, ans.stderr)
+				continue
+			}
+			if want := machineOf(m[1], perSide); m[2] != want {
+				t.Errorf("loser %s on %s told holder %s is on %s, want %s", ans.client, ans.file, m[1], m[2], want)
 			}
 		default:
 			t.Errorf("acquire %s by %s: exit %d: %s", ans.file, ans.client, ans.code, ans.stderr)
@@ -121,6 +129,20 @@ func TestClusterRaceForFiles(t *testing.T) {
 			return len(h) == len(winners)
 		})
 	}
+}
+
+// heldByOn finds the holder and its machine in a denial.
+var heldByOn = regexp.MustCompile(`held by (c\d\d) on host (machine-[ab])`)
+
+// machineOf is the machine of race client name: the first perSide clients
+// run on machine-a.
+func machineOf(name string, perSide int) string {
+	var n int
+	fmt.Sscanf(name, "c%d", &n)
+	if n < perSide {
+		return "machine-a"
+	}
+	return "machine-b"
 }
 
 // TestClusterQuorum: with one of three etcd members stopped grants go on;
@@ -191,6 +213,7 @@ func TestClusterHeldWriteWakes(t *testing.T) {
 	etcd := startEtcd(t, 3)
 	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "wake"), "f.txt": "f\n"})
 	b := cloneCheckout(t, a)
+	a.host, b.host = "machine-a", "machine-b"
 	a.startServer(retryAfter, idleAfter)
 	b.startServer(retryAfter, idleAfter)
 	a.mustLG("acquire", "--as", "alice", "f.txt")
@@ -203,6 +226,9 @@ func TestClusterHeldWriteWakes(t *testing.T) {
 		}
 		return false
 	})
+	if out := b.mustLG("status"); !strings.Contains(out, "bob waits for f.txt held by alice on host machine-a") {
+		t.Errorf("status on machine-b does not name the holder's machine:\n%s", out)
+	}
 	select {
 	case <-w.done:
 		t.Fatalf("bob's write of alice's file ended before she released it (exit %d): %s", w.code, w.out.String())

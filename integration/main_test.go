@@ -52,6 +52,7 @@ type repo struct {
 	server *exec.Cmd
 	client *api.Client
 	log    *bytes.Buffer
+	host   string // when set, every process of the checkout runs with this hostname (its own machine)
 }
 
 // windows are the shortened protocol windows most tests run with.
@@ -134,7 +135,7 @@ func (r *repo) git(args ...string) string {
 
 func (r *repo) startServer(retry, idle time.Duration) {
 	r.t.Helper()
-	cmd := exec.Command(bin, "serve", "--workspace", r.dir, "--retry-after", retry.String(),
+	cmd := r.command(context.Background(), "serve", "--workspace", r.dir, "--retry-after", retry.String(),
 		"--idle-after", idle.String(), "--log-level", "debug", "--idle-exit", "0")
 	cmd.Env, cmd.Dir = r.env, r.dir
 	cmd.Stdout, cmd.Stderr = r.log, r.log
@@ -200,7 +201,7 @@ func (r *repo) lgWith(stdin, env string, args ...string) (string, string, int) {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := r.command(ctx, args...)
 	cmd.Dir, cmd.Env, cmd.Stdin = r.dir, r.env, strings.NewReader(stdin)
 	if env != "" {
 		cmd.Env = append(slices.Clone(r.env), env)
@@ -256,7 +257,7 @@ func (r *repo) start(args ...string) *worker {
 func (r *repo) startEnv(env []string, args ...string) *worker {
 	r.t.Helper()
 	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = exec.Command(bin, args...)
+	w.cmd = r.command(context.Background(), args...)
 	w.cmd.Dir, w.cmd.Env = r.dir, append(slices.Clone(r.env), env...)
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	w.cmd.WaitDelay = time.Second // a killed sidecar's orphans may keep the pipe open
@@ -352,4 +353,14 @@ func mustJSON(t testing.TB, s string, v any) {
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatalf("decode %q: %v", s, err)
 	}
+}
+
+// command is the CLI with args, run on the checkout's machine: in a UTS
+// namespace of its own with r.host as hostname when r.host is set. The
+// namespace is entered by exec, so the process is the CLI itself.
+func (r *repo) command(ctx context.Context, args ...string) *exec.Cmd {
+	if r.host == "" {
+		return exec.CommandContext(ctx, bin, args...)
+	}
+	return exec.CommandContext(ctx, "unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, r.host, bin}, args...)...)
 }

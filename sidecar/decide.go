@@ -202,7 +202,7 @@ func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool, cd **cou
 		Contended: func(r coordinator.Result) {
 			c := r.Contention
 			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
-				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Name, c.HolderAge.Round(time.Second),
+				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
 				c.RetryAt.UTC().Format(time.RFC3339), c.RetryAt.Sub(s.cfg.Clock.Now()).Round(time.Second))
 			(*cd).end()
 			*cd = s.startCountdown(*c)

@@ -89,13 +89,13 @@ func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.
 		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
 		for _, c := range s.Contentions {
 			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, strings.Join(c.Paths, " "),
-				c.Holder.Owner.Name, c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
+				c.Holder.Owner.Where(), c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
 		}
 	}
 	if len(s.Blockers) > 0 {
 		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
 		for _, b := range s.Blockers {
-			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Name)
+			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Where())
 			if note := b.FreeNote(); note != "" {
 				fmt.Fprintf(w, "      now %s\n", note)
 			}

@@ -225,6 +225,8 @@ func TestHistoryAndMetrics(t *testing.T) {
 		{path: "/metrics", want: "go_goroutines"},
 		{path: "/metrics", want: `leasegate_coordinator_commit_latency_seconds_bucket{le="0.01"} 3`},
 		{path: "/metrics", want: "leasegate_coordinator_journal_headroom_bytes 4096"},
+		{path: "/metrics", want: `leasegate_coordinator_commit_batch_events_bucket{le="8"} 2`},
+		{path: "/metrics", want: "leasegate_coordinator_commit_batch_events_sum 7"},
 	} {
 		resp, err := c.Get(ts.URL + tc.path)
 		if err != nil {

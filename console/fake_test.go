@@ -38,6 +38,7 @@ func (f *fakeService) Health(context.Context) (api.Health, error) {
 
 func (f *fakeService) Stats(context.Context) (coordinator.Stats, error) {
 	return coordinator.Stats{CommitLatency: coordinator.Histogram{Bounds: []float64{0.001, 0.01}, Counts: []uint64{2, 3}, Count: 3, Sum: 0.012},
+		CommitBatch:     coordinator.Histogram{Bounds: []float64{1, 8}, Counts: []uint64{1, 2}, Count: 2, Sum: 7},
 		CommittedEvents: 9, JournalHeadroom: 4096, Goroutines: 12}, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/leasegate/leasegate/store"
 )
 
 // commitLatencyBounds are the upper bounds, in seconds, of the commit
@@ -26,6 +28,11 @@ type Stats struct {
 	// queued for the ledger to being durable (seconds): what a gated
 	// write waits for the ledger.
 	CommitLatency Histogram `json:"commit_latency_seconds"`
+	// CommitBatch is how many events each ledger commit carried: the
+	// group commit's batch size (events per fsync). From the ledger's own
+	// committer when it has one (store.Batcher), else from the writer's
+	// appends.
+	CommitBatch Histogram `json:"commit_batch_events"`
 	// CommittedEvents counts the events made durable.
 	CommittedEvents uint64 `json:"committed_events"`
 	// JournalHeadroom is how many bytes the ledger's journal can still
@@ -41,12 +48,13 @@ type Stats struct {
 type commitStats struct {
 	mu      sync.Mutex
 	latency Histogram
+	batches store.Batches // the writer's own appends, for a ledger that is no store.Batcher
 	events  uint64
 }
 
 func newCommitStats() *commitStats {
 	b := commitLatencyBounds
-	return &commitStats{latency: Histogram{Bounds: b, Counts: make([]uint64, len(b))}}
+	return &commitStats{latency: Histogram{Bounds: b, Counts: make([]uint64, len(b))}, batches: store.NewBatches()}
 }
 
 // observe records one commit of n events queued at start.
@@ -76,5 +84,22 @@ func (c *Coordinator) Stats() Stats {
 	st.CommitLatency = s.latency
 	st.CommitLatency.Counts = append([]uint64(nil), s.latency.Counts...)
 	st.CommittedEvents = s.events
+	b := s.batches.Clone()
+	if l, ok := c.cfg.Ledger.(store.Batcher); ok {
+		b = l.Batches()
+	}
+	st.CommitBatch = batchHistogram(b)
 	return st
+}
+
+// observeBatch records one append of n events made by the writer.
+func (s *commitStats) observeBatch(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.batches.Observe(n)
+}
+
+// batchHistogram is b as a Histogram of events per commit.
+func batchHistogram(b store.Batches) Histogram {
+	return Histogram{Bounds: b.Bounds, Counts: b.Counts, Count: b.Commits, Sum: float64(b.Events)}
 }

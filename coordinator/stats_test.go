@@ -24,6 +24,9 @@ func TestStatsCountCommits(t *testing.T) {
 		if st.CommitLatency.Counts[last] > st.CommitLatency.Count {
 			t.Errorf("histogram's last bucket %d exceeds its count %d", st.CommitLatency.Counts[last], st.CommitLatency.Count)
 		}
+		if st.CommitBatch.Count == 0 || st.CommitBatch.Sum < float64(st.CommitBatch.Count) {
+			t.Errorf("commit batch histogram: %d commits of %v events; want commits of at least one event each", st.CommitBatch.Count, st.CommitBatch.Sum)
+		}
 		if st.JournalHeadroom <= 0 || st.Goroutines <= 0 {
 			t.Errorf("journal headroom %d, goroutines %d; want both positive", st.JournalHeadroom, st.Goroutines)
 		}

@@ -136,6 +136,9 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 		all = append(all, p.events...)
 	}
 	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
+	if err == nil {
+		w.stats.observeBatch(len(all))
+	}
 	err = w.settle(committed, err)
 	for _, p := range batch {
 		w.observe(p.start, len(p.events), err)

@@ -138,6 +138,11 @@ func TestGroupCommit(t *testing.T) {
 	if got := s.commits(); !slices.Equal(got, []int{1, 6}) {
 		t.Fatalf("commit sizes = %v, want [1 6]", got)
 	}
+	bs := s.l.Batches()
+	if bs.Commits != 2 || bs.Events != 7 || bs.Counts[0] != 1 || bs.Counts[2] != 1 || bs.Counts[3] != 2 {
+		t.Fatalf("Batches() = %d commits of %d events, cumulative counts %v over %v; want 2 of 7: one of 1, one of 6",
+			bs.Commits, bs.Events, bs.Counts, bs.Bounds)
+	}
 }
 
 // TestMaxBatch: a commit carries at most MaxBatch events, a call that would

@@ -167,6 +167,7 @@ func (l *Ledger) committed(seg int, ents []entry) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.mem.add(seg, ents)
+	l.batches.Observe(len(ents))
 	l.lastSeq.Add(uint64(len(ents))) // ents run from LastSeq()+1 without gaps
 }
 

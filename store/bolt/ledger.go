@@ -49,6 +49,7 @@ type Ledger struct {
 	healthWake chan struct{} // closed and replaced when degraded changes
 	copyErr    error         // the copier's failure at Close, reported by Close
 	off        atomic.Int64  // where the next commit goes in the active segment
+	batches    store.Batches // events per commit written
 
 	closeOnce sync.Once
 
@@ -86,7 +87,7 @@ func Open(path string, cfg Config) (*Ledger, error) {
 		db: db, path: path, cfg: cfg, log: cfg.Logger.Named("ledger"),
 		reqs: make(chan *request, cfg.MaxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
 		copyReq: make(chan struct{}, 1), copied: make(chan struct{}),
-		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(), healthWake: make(chan struct{}),
+		slots: make(chan struct{}, cfg.MaxInFlight), last: closedChan(), healthWake: make(chan struct{}), batches: store.NewBatches(),
 	}
 	if err := guard(path, l.load); err != nil {
 		db.Close()

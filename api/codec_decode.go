@@ -7,6 +7,7 @@ import (
 
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/jsonenc"
 )
 
 // The hot path's answers and requests decoded without reflection: a lease
@@ -269,28 +270,19 @@ func settleStrict[T any](s *scan, body []byte, out, fast *T) error {
 // word is str for a field that mostly holds one of a few names (a kind, a
 // state, a reason): a known name costs no allocation.
 func (s *scan) word() string {
-	v := s.raw()
-	if w, ok := knownWords[string(v)]; ok {
-		return w
-	}
-	return string(v)
+	s.SkipSpace()
+	return s.Word(knownWords)
 }
 
 // knownWords are the names word returns without allocating.
-var knownWords = func() map[string]string {
-	m := make(map[string]string)
-	for _, w := range []string{
-		string(gate.KindAuto), string(gate.KindCheckout),
-		string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
-		string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired),
-		string(gate.StateEvicted), string(gate.StateCompleted), string(gate.StateReclaimed),
-		string(gate.OpAcquire), string(gate.OpRenew), string(gate.OpRelease),
-		string(gate.OpValidate), string(gate.OpCheckin), string(gate.OpEvict),
-		string(gate.ReasonOK), string(gate.ReasonHeldByOther),
-		string(coordinator.Granted), string(coordinator.Contended), string(coordinator.Blocked),
-		string(coordinator.Denied), string(coordinator.Aborted),
-	} {
-		m[w] = w
-	}
-	return m
-}()
+var knownWords = jsonenc.NewWords(
+	string(gate.KindAuto), string(gate.KindCheckout),
+	string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
+	string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired),
+	string(gate.StateEvicted), string(gate.StateCompleted), string(gate.StateReclaimed),
+	string(gate.OpAcquire), string(gate.OpRenew), string(gate.OpRelease),
+	string(gate.OpValidate), string(gate.OpCheckin), string(gate.OpEvict),
+	string(gate.ReasonOK), string(gate.ReasonHeldByOther),
+	string(coordinator.Granted), string(coordinator.Contended), string(coordinator.Blocked),
+	string(coordinator.Denied), string(coordinator.Aborted),
+)

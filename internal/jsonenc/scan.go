@@ -112,6 +112,28 @@ func plainEnd(b []byte, from int) int {
 	return -1
 }
 
+// Words is a set of strings a Scanner's Word returns without allocating.
+type Words map[string]string
+
+// NewWords is the set of words.
+func NewWords(words ...string) Words {
+	m := make(Words, len(words))
+	for _, w := range words {
+		m[w] = w
+	}
+	return m
+}
+
+// Word is Quoted as a string; a string of known comes back as known's copy,
+// without allocating.
+func (s *Scanner) Word(known Words) string {
+	v := s.Quoted()
+	if w, ok := known[string(v)]; ok {
+		return w
+	}
+	return string(v)
+}
+
 // Time reads a quoted time as time.Time's UnmarshalJSON does.
 func (s *Scanner) Time() time.Time {
 	start := s.i

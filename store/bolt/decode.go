@@ -139,28 +139,16 @@ type parser struct {
 
 // str reads a quoted string that needs no unescaping. Strings of the lease
 // vocabulary come back as the constants, without allocating.
-func (p *parser) str() string {
-	v := p.Quoted()
-	if k, ok := vocabulary[string(v)]; ok {
-		return k
-	}
-	return string(v)
-}
+func (p *parser) str() string { return p.Word(vocabulary) }
 
 // vocabulary maps the strings that most events repeat to one copy each.
-var vocabulary = func() map[string]string {
-	m := make(map[string]string)
-	for _, s := range []string{
-		string(gate.EventGranted), string(gate.EventRenewed), string(gate.EventReleased), string(gate.EventCompleted),
-		string(gate.EventExpired), string(gate.EventEvicted), string(gate.EventReclaimed), string(gate.EventReminded),
-		string(gate.EventOwnerRegistered), string(gate.EventOwnerStopped), string(gate.EventOwnerGone),
-		string(gate.EventContention), string(gate.EventRetry), string(gate.EventContentionWoken), string(gate.EventContentionGone), string(gate.EventContentionResolved), string(gate.EventBlockerOpened), string(gate.EventBlockerResolved),
-		string(gate.EventUngatedWrite), string(gate.EventNotice), string(gate.EventNoticeUndelivered),
-		string(gate.KindAuto), string(gate.KindCheckout), string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
-		string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired), string(gate.StateEvicted),
-		string(gate.StateCompleted), string(gate.StateReclaimed), "coordinator",
-	} {
-		m[s] = s
-	}
-	return m
-}()
+var vocabulary = jsonenc.NewWords(
+	string(gate.EventGranted), string(gate.EventRenewed), string(gate.EventReleased), string(gate.EventCompleted),
+	string(gate.EventExpired), string(gate.EventEvicted), string(gate.EventReclaimed), string(gate.EventReminded),
+	string(gate.EventOwnerRegistered), string(gate.EventOwnerStopped), string(gate.EventOwnerGone),
+	string(gate.EventContention), string(gate.EventRetry), string(gate.EventContentionWoken), string(gate.EventContentionGone), string(gate.EventContentionResolved), string(gate.EventBlockerOpened), string(gate.EventBlockerResolved),
+	string(gate.EventUngatedWrite), string(gate.EventNotice), string(gate.EventNoticeUndelivered),
+	string(gate.KindAuto), string(gate.KindCheckout), string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
+	string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired), string(gate.StateEvicted),
+	string(gate.StateCompleted), string(gate.StateReclaimed), "coordinator",
+)

@@ -215,9 +215,12 @@ func eventLine(e gate.Event) string {
 }
 
 // pidString is an owner's pid as the coordinator sees it, with the one it
-// reported when they differ (a worker in its own pid namespace).
+// reported when they differ (a worker in its own pid namespace); "-" for
+// an owner with no process of its own (an agent hook's session).
 func pidString(o coordinator.OwnerView) string {
 	switch {
+	case o.SeenPID == 0 && o.PID == 0:
+		return "-"
 	case o.SeenPID == 0:
 		return strconv.Itoa(o.PID)
 	case o.SeenPID != o.PID:

@@ -71,3 +71,22 @@ func TestStatusShowsWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusPIDColumn: the PID column shows the pid the coordinator sees,
+// the reported one beside it when they differ, and "-" for an owner with
+// no process (an agent hook's session), never a pid 0.
+func TestStatusPIDColumn(t *testing.T) {
+	for _, tt := range []struct {
+		seen, reported int
+		want           string
+	}{
+		{seen: 0, reported: 0, want: "-"},
+		{seen: 0, reported: 42, want: "42"},
+		{seen: 42, reported: 42, want: "42"},
+		{seen: 4242, reported: 1, want: "4242 (reported 1)"},
+	} {
+		if got := pidString(coordinator.OwnerView{SeenPID: tt.seen, Owner: gate.Owner{PID: tt.reported}}); got != tt.want {
+			t.Errorf("pidString(seen %d, reported %d) = %q, want %q", tt.seen, tt.reported, got, tt.want)
+		}
+	}
+}

@@ -342,6 +342,9 @@ func TestBlockerTellsTheTruth(t *testing.T) {
 	if out := r.mustLG("history", "a.txt"); !strings.Contains(out, "retry of blocker "+id) || !strings.Contains(out, "[operator") {
 		t.Fatalf("history text lacks the resolution:\n%s", out)
 	}
+	if out := r.mustLG("history", id); !strings.Contains(out, "retry of blocker "+id) {
+		t.Fatalf("history by the blocker's id lacks its resolution:\n%s", out)
+	}
 }
 
 // contentionOf waits for requester's waiting contention and returns its id.

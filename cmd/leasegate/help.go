@@ -50,7 +50,7 @@ var helpTexts = map[string]helpText{
 		"ID|PATH: anyone's lease, by id or by a path it covers. An operator's act: refused inside a worker.",
 		[]string{"leasegate evict src/api.go --reason 'alice is on leave'"}},
 	"history": {"leasegate history [PATH|ID] [--limit N] [--json]",
-		"PATH|ID: the events of one path or lease; without it, the whole audit trail. Starts nothing.",
+		"PATH|ID: the events of one path or lease (a blocker's id: its file's); without it, the whole audit trail. Starts nothing.",
 		[]string{"leasegate history src/api.go", "leasegate history --limit 0 --json"}},
 	"events": {"leasegate events [--follow] [--after SEQ] [--text|--json]",
 		"No arguments. One line per event: readable on a terminal, JSON lines otherwise or with --json. " +

@@ -455,7 +455,7 @@ func cmdHistory(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(pos) > 1 {
-		return usagef("history: want at most one PATH or LEASE_ID")
+		return usagef("history: want at most one PATH, LEASE_ID or BLOCKER_ID")
 	}
 	cl, ws, err := f.reader(ctx)
 	if err != nil || cl == nil {
@@ -466,6 +466,8 @@ func cmdHistory(ctx context.Context, args []string) error {
 	if len(pos) == 1 {
 		if _, err := cl.GetLease(ctx, gate.LeaseID(pos[0])); err == nil {
 			id = gate.LeaseID(pos[0])
+		} else if rep, err := cl.Blocker(ctx, pos[0]); err == nil {
+			path = rep.Path // a blocker's trail is its file's
 		} else if path, err = relArg(ws, pos[0]); err != nil {
 			return err
 		}

@@ -24,6 +24,14 @@ func ago(now, t time.Time) string {
 	return now.Sub(t).Round(time.Second).String()
 }
 
+// agoText is how long ago t was, "-" when never.
+func agoText(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return ago(now, t) + " ago"
+}
+
 func scopeString(s gate.Scope) string {
 	if s.Type == gate.ScopeFull {
 		return "(full workspace)"
@@ -58,7 +66,7 @@ func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.
 		if !o.StoppedAt.IsZero() {
 			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s ago\t%s\t%s\n", o.Name, st, pidString(o), o.Leases, ago(s.Now, o.LastActivity),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", o.Name, st, pidString(o), o.Leases, agoText(s.Now, o.LastActivity),
 			windowString(o.Windows.Retry, 0), windowString(o.Windows.Idle, 0))
 	}
 	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))

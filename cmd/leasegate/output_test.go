@@ -90,3 +90,19 @@ func TestStatusPIDColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusNeverActive: an owner with no recorded activity (one known
+// only from the ledger after a restart) shows "-", not "- ago".
+func TestStatusNeverActive(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := coordinator.Status{Now: now, Owners: []coordinator.OwnerView{
+		{Owner: gate.Owner{Name: "fresh"}},
+		{Owner: gate.Owner{Name: "busy"}, LastActivity: now.Add(-3 * time.Second)},
+	}}
+	var b bytes.Buffer
+	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", false)
+	out := b.String()
+	if strings.Contains(out, "- ago") || !strings.Contains(out, "3s ago") {
+		t.Fatalf("status's LAST ACTIVITY column:\n%s", out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/etcdtest"
 )
 
@@ -240,5 +241,61 @@ func TestClusterHeldWriteWakes(t *testing.T) {
 	}
 	if got := b.read("f.txt"); !strings.Contains(got, "bob") {
 		t.Fatalf("f.txt on bob's clone = %q, want bob's line", got)
+	}
+}
+
+// TestClusterMachineKilled: two machines (each clone's coordinator and
+// workers in a UTS namespace with its own hostname) share the lease table
+// with a 2 s session TTL. A worker on machine-a holds a file, a worker on
+// machine-b waits for it; machine-a's coordinator and worker are killed
+// with SIGKILL. machine-b reclaims the file after the session TTL, with the
+// lost session as evidence, and its held write is granted.
+func TestClusterMachineKilled(t *testing.T) {
+	const ttl = 2 * time.Second
+	etcd := startEtcd(t, 3)
+	cfg := fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": "killed", "session_ttl": %q}}`,
+		strings.Join(etcd.Endpoints, `", "`), ttl.String())
+	a := newCheckout(t, map[string]string{"leasegate.json": cfg, "f.txt": "f\n"})
+	b := cloneCheckout(t, a)
+	a.host, b.host = "machine-a", "machine-b"
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	alice := a.workerEnv("alice", "echo alice > f.txt; sleep 600", "LEASEGATE_NO_START=1")
+	eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
+	bob := b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "60s", "--", "sh", "-c", "echo bob >> f.txt")
+	eventually(t, 30*time.Second, "bob's write held on machine-b", func() bool {
+		for _, c := range b.status().Contentions {
+			if c.Requester == "bob" && c.Holder.Owner.Host == "machine-a" {
+				return true
+			}
+		}
+		return false
+	})
+	held := b.leaseOf(t, "f.txt")
+	killedAt := time.Now()
+	a.killServer()
+	_ = alice.cmd.Process.Kill()
+	if code := bob.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("bob's worker after machine-a was killed: exit %d: %s", code, bob.out.String())
+	}
+	if got := b.read("f.txt"); !strings.Contains(got, "bob") {
+		t.Fatalf("f.txt on machine-b = %q, want bob's line", got)
+	}
+	var reclaimed *gate.Event
+	for _, e := range b.history("") {
+		if e.Type == gate.EventReclaimed && e.LeaseID == held.ID {
+			reclaimed = &e
+		}
+	}
+	if reclaimed == nil || !strings.Contains(string(reclaimed.Data), "machine-a lost its etcd session") {
+		t.Fatalf("alice's lease reclaimed with the lost session as evidence: %+v", reclaimed)
+	}
+	// Reclaim time is the ledger's timestamp against the kill; the target
+	// is the TTL plus 1 s (etcd expires a lease up to the TTL after its last
+	// keep-alive, then the watch, the reclaim and its commit follow).
+	if took := reclaimed.At.Sub(killedAt); took > ttl+time.Second {
+		t.Errorf("alice's lease reclaimed %v after machine-a was killed, want at most %v", took, ttl+time.Second)
+	} else {
+		t.Logf("reclaimed %v after the kill (session TTL %v)", took.Round(10*time.Millisecond), ttl)
 	}
 }

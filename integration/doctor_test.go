@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,5 +38,51 @@ func TestDoctorAnswering(t *testing.T) {
 	out, code := lg("doctor")
 	if code != 1 || !strings.Contains(out, "claude-code: NOT GATING") || !strings.Contains(out, "does not answer a harmless call") {
 		t.Fatalf("doctor with a moved binary: exit %d:\n%s", code, out)
+	}
+}
+
+// TestDoctorMCP: doctor reports, per agent, whether leasegate's MCP
+// server is registered and whether the registered command answers MCP
+// initialize over stdio; a command that is gone, or that does not speak
+// MCP, is reported with exit 1.
+func TestDoctorMCP(t *testing.T) {
+	r := newRepo(t, nil)
+	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir())
+	lg := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = r.dir, env
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("leasegate %v: %v", args, err)
+		}
+		return string(out), 0
+	}
+	lg("install", "claude-code")
+	out, code := lg("doctor")
+	if code != 0 || !strings.Contains(out, `claude-code: mcp: ok: "leasegate" in `+filepath.Join(r.dir, ".mcp.json")+" answers initialize (leasegate") ||
+		!strings.Contains(out, "gemini: mcp: not registered") {
+		t.Fatalf("doctor after install: exit %d:\n%s", code, out)
+	}
+	out, _ = lg("doctor", "--json")
+	if !strings.Contains(out, `"mcp_servers"`) || !strings.Contains(out, `"server": "leasegate`) {
+		t.Fatalf("doctor --json lacks the MCP server's answer:\n%s", out)
+	}
+	mute := filepath.Join(t.TempDir(), "leasegate-mute")
+	if err := os.WriteFile(mute, []byte("#!/bin/sh\necho not json\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ command, want string }{
+		{"/nonexistent/leasegate", "no such file"},
+		{mute, "not JSON-RPC"},
+	} {
+		r.write(".mcp.json", strings.ReplaceAll(r.read(".mcp.json"), bin, tc.command))
+		out, code := lg("doctor")
+		if code != 1 || !strings.Contains(out, "claude-code: mcp: NOT WORKING") || !strings.Contains(out, tc.want) {
+			t.Fatalf("doctor with the MCP command %s: exit %d, want 1 and %q:\n%s", tc.command, code, tc.want, out)
+		}
+		r.write(".mcp.json", strings.ReplaceAll(r.read(".mcp.json"), tc.command, bin))
 	}
 }

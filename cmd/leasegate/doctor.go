@@ -13,9 +13,10 @@ import (
 
 // cmdDoctor reports, for each agent, whether leasegate's hooks are
 // installed (in the workspace's settings and the user's), whether the
-// agent will run them, and whether the installed command answers. It
-// exits 1 when some installed hooks would not gate, or none are
-// installed.
+// agent will run them, and whether the installed command answers; and
+// whether leasegate's MCP server is registered for it and answers. It
+// exits 1 when some installed hooks would not gate, a registered MCP
+// server does not answer, or no hooks are installed.
 func cmdDoctor(ctx context.Context, args []string) error {
 	var f hookFlags
 	var codex string
@@ -49,12 +50,14 @@ func cmdDoctor(ctx context.Context, args []string) error {
 			ds = append(ds, hooks.Diagnose(ctx, a, cfg))
 		}
 	}
+	ms := diagnoseMCP(ctx, ws.Root, home)
 	git, gitErr := hooks.GitInstalled(ctx, ws.Root)
 	if f.jsonOut {
-		return printDoctorJSON(ds, git, gitErr)
+		return printDoctorJSON(ds, ms, git, gitErr)
 	}
 	printDoctor(ds, git, gitErr)
-	return doctorVerdict(ds)
+	printDoctorMCP(ms)
+	return doctorVerdict(ds, ms)
 }
 
 func printDoctor(ds []hooks.Diagnosis, git []string, gitErr error) {
@@ -99,16 +102,17 @@ func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
 	return false
 }
 
-func printDoctorJSON(ds []hooks.Diagnosis, git []string, gitErr error) error {
+func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git []string, gitErr error) error {
 	type agent struct {
 		hooks.Diagnosis
 		OK bool `json:"ok"`
 	}
 	out := struct {
-		Agents   []agent  `json:"agents"`
-		Git      []string `json:"git_hooks"`
-		GitError string   `json:"git_error,omitempty"`
-	}{Git: append([]string{}, git...)}
+		Agents   []agent              `json:"agents"`
+		MCP      []hooks.MCPDiagnosis `json:"mcp_servers"`
+		Git      []string             `json:"git_hooks"`
+		GitError string               `json:"git_error,omitempty"`
+	}{Git: append([]string{}, git...), MCP: registeredMCP(ms)}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}
@@ -122,12 +126,15 @@ func printDoctorJSON(ds []hooks.Diagnosis, git []string, gitErr error) error {
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	return doctorVerdict(ds)
+	return doctorVerdict(ds, ms)
 }
 
-// doctorVerdict fails when installed hooks would not gate, or none are
-// installed.
-func doctorVerdict(ds []hooks.Diagnosis) error {
+// doctorVerdict fails when installed hooks would not gate, a registered
+// MCP server does not answer, or no hooks are installed.
+func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis) error {
+	if mcpFailing(ms) {
+		return &exitStatus{code: exitError}
+	}
 	any := false
 	for _, d := range ds {
 		if d.Installed > 0 || len(d.Problems) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/etcdtest"
 	"github.com/leasegate/leasegate/store/etcd"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // hostProber is the fake prober on a named machine.
@@ -98,4 +99,75 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 		}
 	}
 	t.Fatalf("no reclaim of a.txt naming host-a's lost session in %+v", evs)
+}
+
+// TestHostGoneBeforeStartIsReclaimed: host-a's coordinator stops and its
+// session runs out before host-b's coordinator starts; host-b, finding no
+// session of host-a for the auto leases in its table, reclaims them at
+// start and takes the file.
+func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
+	cluster, err := etcdtest.Start(t.TempDir(), 1)
+	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	ctx := context.Background()
+	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
+	if err := a.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
+	}
+	stopA()
+	waitNoSession(t, cluster.Endpoints, "/leasegate/hosts/members/host-a/")
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	if err := b.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
+		if err == nil && r.Outcome == coordinator.Granted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's write of a.txt on host-b started after host-a's session ended = %+v, %v; never granted", r, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	evs, err := b.History(ctx, "", "a.txt", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "host-a lost its etcd session") {
+			return
+		}
+	}
+	t.Fatalf("no reclaim of a.txt naming host-a's lost session in %+v", evs)
+}
+
+// waitNoSession waits until no member key is left under prefix.
+func waitNoSession(t *testing.T, endpoints []string, prefix string) {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := cli.Get(context.Background(), prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err == nil && resp.Count == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session under %s still there after 30s (%v)", prefix, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

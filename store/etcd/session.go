@@ -67,11 +67,14 @@ func isLeaseGone(err error) bool {
 	return errors.Is(err, rpctypes.ErrLeaseNotFound) || strings.Contains(err.Error(), rpctypes.ErrLeaseNotFound.Error())
 }
 
-// HostsGone sends the host of every session that ends (its lease expired
-// or was revoked) while no other session of the same host is left, except
-// this ledger's own host. The channel closes when ctx ends or the ledger
-// is closed.
-func (l *Ledger) HostsGone(ctx context.Context) <-chan string {
+// HostsGone sends each of known that has no session left when it is
+// called (its coordinators ended before this one started), then the host
+// of every session that ends (its lease expired or was revoked) while no
+// other session of the same host is left; never this ledger's own host.
+// The sessions are read and then watched from that revision on, so no end
+// falls between the two. The channel closes when ctx ends or the ledger is
+// closed.
+func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan string {
 	ch := make(chan string)
 	go func() {
 		defer close(ch)
@@ -79,7 +82,19 @@ func (l *Ledger) HostsGone(ctx context.Context) <-chan string {
 		defer cancel()
 		stop := context.AfterFunc(l.ctx, cancel)
 		defer stop()
-		for resp := range l.cli.Watch(clientv3.WithRequireLeader(ctx), l.keys.members(), clientv3.WithPrefix(), clientv3.WithFilterPut()) {
+		gone, rev := l.goneOf(ctx, known)
+		for _, host := range gone {
+			select {
+			case ch <- host:
+			case <-ctx.Done():
+				return
+			}
+		}
+		opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithFilterPut()}
+		if rev > 0 {
+			opts = append(opts, clientv3.WithRev(rev+1))
+		}
+		for resp := range l.cli.Watch(clientv3.WithRequireLeader(ctx), l.keys.members(), opts...) {
 			for _, e := range resp.Events {
 				host := l.keys.memberHost(string(e.Kv.Key))
 				if host == "" || host == l.cfg.Host || l.hostHasSession(ctx, host) {
@@ -94,6 +109,29 @@ func (l *Ledger) HostsGone(ctx context.Context) <-chan string {
 		}
 	}()
 	return ch
+}
+
+// goneOf returns the hosts of known, other than this ledger's, with no
+// session now, and the revision they were read at (0 when etcd did not
+// answer: then none is taken for gone).
+func (l *Ledger) goneOf(ctx context.Context, known []string) ([]string, int64) {
+	resp, err := l.cli.Get(ctx, l.keys.members(), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		l.log.Warn("reading the sessions of the hosts holding leases failed; only sessions ending from now on are seen", "error", err)
+		return nil, 0
+	}
+	live := map[string]bool{l.cfg.Host: true, "": true}
+	for _, kv := range resp.Kvs {
+		live[l.keys.memberHost(string(kv.Key))] = true
+	}
+	var gone []string
+	for _, host := range known {
+		if !live[host] {
+			live[host] = true // sent once
+			gone = append(gone, host)
+		}
+	}
+	return gone, resp.Header.Revision
 }
 
 func (l *Ledger) hostHasSession(ctx context.Context, host string) bool {

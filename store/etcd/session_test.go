@@ -23,7 +23,7 @@ func TestSessionLost(t *testing.T) {
 	a, b := mustOpen(t, cfgA), mustOpen(t, cfgB)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	gone := b.HostsGone(ctx)
+	gone := b.HostsGone(ctx, nil)
 	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
@@ -54,5 +54,36 @@ func TestSessionLost(t *testing.T) {
 	}
 	if got, err := a.Append(ctx, note("a")); err != nil || got[0].Seq != 1 {
 		t.Fatalf("Append with a new session = %v, %v, want seq 1", got, err)
+	}
+}
+
+// TestHostsGoneAlready: of the known hosts, the one with no session when
+// HostsGone is called is sent at once; this ledger's own host and a host
+// with a live session are not.
+func TestHostsGoneAlready(t *testing.T) {
+	cfg := testConfig(t)
+	cfgA, cfgB := cfg, cfg
+	cfgA.Host, cfgB.Host = "host-a", "host-b"
+	mustOpen(t, cfgA)
+	b := mustOpen(t, cfgB)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gone := b.HostsGone(ctx, []string{"host-a", "host-b", "host-c", "host-c"})
+	select {
+	case host := <-gone:
+		if host != "host-c" {
+			t.Fatalf("HostsGone sent %q first, want host-c (no session)", host)
+		}
+	case <-ctx.Done():
+		t.Fatal("host-c, with no session, was never sent")
+	}
+	short, stop := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer stop()
+	select {
+	case host, ok := <-gone:
+		if ok {
+			t.Fatalf("HostsGone sent %q too, want only host-c", host)
+		}
+	case <-short.Done():
 	}
 }

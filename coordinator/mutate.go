@@ -235,7 +235,7 @@ func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.De
 	}
 	reclaimed := false
 	for _, name := range holderNames(autoLeases(d.Conflicts)) {
-		v := c.judge(name, now)
+		v := c.judgeHolder(name, now)
 		if v.Status != gate.Dead {
 			continue
 		}

@@ -27,6 +27,7 @@ type owner struct {
 	seen          *seen             // what the coordinator found of its process at registration
 	proc          *liveness.Watched // that process, watched; nil when not identified
 	unseen        string            // why its process cannot be seen: judged by heartbeat
+	quietSince    time.Time         // replayed: when this coordinator began to listen for its heartbeat
 }
 
 // OwnerView is an owner as status shows it.
@@ -56,7 +57,8 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 	case gate.EventOwnerRegistered:
 		var r registered
 		if json.Unmarshal(e.Data, &r) == nil && r.Name != "" {
-			o := &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows, seen: r.Seen, treeEnds: r.TreeEnds, heartbeatTTL: r.HeartbeatTTL}
+			o := &owner{Owner: r.Owner, registeredAt: e.At, windows: r.Windows, seen: r.Seen, treeEnds: r.TreeEnds, heartbeatTTL: r.HeartbeatTTL,
+				quietSince: c.clock.Now()}
 			c.owners[r.Name] = o
 			c.noteRoot(o)
 		}
@@ -296,7 +298,7 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 		if !c.judgedHere(name) {
 			continue
 		}
-		v := c.judge(name, now)
+		v := c.judgeHolder(name, now)
 		if v.Status != gate.Dead {
 			if done := c.followStop(name, v, now); done != nil {
 				dones = append(dones, done)
@@ -327,9 +329,25 @@ func (c *Coordinator) autoOwners() []string { return c.table.HolderNames(gate.Ki
 // handle, so a coordinator restarted without registrations still knows
 // which process to check. Call with c.mu held.
 func (c *Coordinator) judge(name string, now time.Time) gate.Liveness {
+	return c.judgeSubject(name, now, false)
+}
+
+// judgeHolder evaluates an owner that holds auto leases. One judged by
+// heartbeat that registered before this coordinator started, and has not
+// beaten since, is dead once a whole TTL has passed since the start
+// (heartbeats are not in the ledger): a restart never lets a vanished
+// hook session or unseen worker keep its leases. Call with c.mu held.
+func (c *Coordinator) judgeHolder(name string, now time.Time) gate.Liveness {
+	return c.judgeSubject(name, now, true)
+}
+
+func (c *Coordinator) judgeSubject(name string, now time.Time, holder bool) gate.Liveness {
 	var subj liveness.Subject
 	if o := c.owners[name]; o != nil {
 		subj = o.subject()
+		if holder && o.lastHeartbeat.IsZero() && c.judgedHere(name) {
+			subj.QuietSince = o.quietSince
+		}
 	} else if ls := c.table.ByOwner(name); len(ls) > 0 {
 		subj = liveness.Subject{Owner: ls[0].Owner}
 	}

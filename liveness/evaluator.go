@@ -33,6 +33,13 @@ type Subject struct {
 	// (an agent's hook calls beat far less often than a sidecar); zero
 	// means the evaluator's.
 	TTL time.Duration
+	// QuietSince, when set and LastHeartbeat is zero, is when the judge
+	// began to listen for the owner's heartbeat (a coordinator restarted
+	// since the owner registered: heartbeats are not in the ledger). An
+	// owner judged by heartbeat that has not beaten for a whole TTL since
+	// then is dead; before that it is unknown. Zero keeps "no heartbeat
+	// recorded" unknown for ever (an owner that never beats).
+	QuietSince time.Time
 }
 
 // ttl is the heartbeat TTL that applies to s.

@@ -17,7 +17,7 @@ func (e *Evaluator) byHeartbeat(s Subject, now time.Time) gate.Liveness {
 // reason why.
 func (e *Evaluator) byHeartbeatBecause(s Subject, now time.Time, why string) gate.Liveness {
 	if s.LastHeartbeat.IsZero() {
-		return verdict(gate.Unknown, why, "no heartbeat recorded")
+		return e.quiet(s, now, why)
 	}
 	age := now.Sub(s.LastHeartbeat)
 	if age <= e.ttl(s) {
@@ -37,4 +37,19 @@ func (e *Evaluator) whyHeartbeat(o gate.Owner) string {
 		return "owner has no host: judged by heartbeat"
 	}
 	return fmt.Sprintf("owner on host %s, not this host %s: judged by heartbeat", o.Host, e.cfg.Host)
+}
+
+// quiet judges an owner with no heartbeat recorded: unknown, unless the
+// judge has listened for a whole TTL since QuietSince and heard none.
+func (e *Evaluator) quiet(s Subject, now time.Time, why string) gate.Liveness {
+	if s.QuietSince.IsZero() {
+		return verdict(gate.Unknown, why, "no heartbeat recorded")
+	}
+	age := now.Sub(s.QuietSince)
+	if age <= e.ttl(s) {
+		return verdict(gate.Unknown, why, fmt.Sprintf("no heartbeat since the coordinator started at %s, %s ago, within the ttl %s",
+			rfc3339(s.QuietSince), age, e.ttl(s)))
+	}
+	return verdict(gate.Dead, why, fmt.Sprintf("no heartbeat since the coordinator started at %s, %s ago, older than the ttl %s",
+		rfc3339(s.QuietSince), age, e.ttl(s)))
 }

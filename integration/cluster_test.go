@@ -299,3 +299,33 @@ func TestClusterMachineKilled(t *testing.T) {
 		t.Logf("reclaimed %v after the kill (session TTL %v)", took.Round(10*time.Millisecond), ttl)
 	}
 }
+
+// TestClusterWorkerExitWakes: a worker on machine-b waits for a file a
+// worker on machine-a wrote; when machine-a's worker exits, its lease ends
+// there and machine-b's held write is granted, long before its retry.
+func TestClusterWorkerExitWakes(t *testing.T) {
+	etcd := startEtcd(t, 3)
+	a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "exit"), "f.txt": "f\n"})
+	b := cloneCheckout(t, a)
+	a.host, b.host = "machine-a", "machine-b"
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	_, stopAlice := a.holdingWorker(t, "alice", "f.txt")
+	eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
+	bob := b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "60s", "--", "sh", "-c", "echo bob >> f.txt")
+	eventually(t, 30*time.Second, "bob's write held on machine-b", func() bool {
+		for _, c := range b.status().Contentions {
+			if c.Requester == "bob" {
+				return true
+			}
+		}
+		return false
+	})
+	stopAlice()
+	if code := bob.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("bob's worker after alice's exited on machine-a: exit %d: %s", code, bob.out.String())
+	}
+	if got := b.read("f.txt"); !strings.Contains(got, "bob") {
+		t.Fatalf("f.txt on machine-b = %q, want bob's line", got)
+	}
+}

@@ -22,7 +22,7 @@ var ErrFailed = errors.New("coordinator failed: ledger write error, restart to r
 // one call (one fsync), then starts on whatever queued meanwhile: group
 // commit without a timer. With a ledger that queues commits itself
 // (store.Enqueuer), the goroutine only waits for them in order to publish;
-// one that also acknowledges them (ackEnqueuer) answers each caller the
+// one that also acknowledges them (store.AckEnqueuer) answers each caller the
 // moment its commit is known, before that goroutine gets to it.
 type writer struct {
 	ledger  store.Ledger
@@ -52,12 +52,6 @@ type pending struct {
 	start  time.Time                    // when it was queued, for the commit latency
 }
 
-// ackEnqueuer is a store.Enqueuer that also reports each commit's outcome
-// through ack as soon as it is known (store/bolt does).
-type ackEnqueuer interface {
-	EnqueueAck(ack func(error), evs ...gate.Event) (wait func() ([]gate.Event, error))
-}
-
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
 	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{}), stats: newCommitStats()}
 }
@@ -84,7 +78,7 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 		// The ledger orders commits by Enqueue order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
 		switch enq := w.ledger.(type) {
-		case ackEnqueuer:
+		case store.AckEnqueuer:
 			p.wait = enq.EnqueueAck(func(err error) { w.observe(start, len(evs), err); report(done, w.failure(err)) }, evs...)
 		case store.Enqueuer:
 			p.wait = enq.Enqueue(evs...)
@@ -123,7 +117,7 @@ func (w *writer) commitOnce(ctx context.Context) bool {
 	if batch[0].wait != nil {
 		for _, p := range batch {
 			committed, err := p.wait()
-			if _, acked := w.ledger.(ackEnqueuer); !acked {
+			if _, acked := w.ledger.(store.AckEnqueuer); !acked {
 				w.observe(p.start, len(p.events), err)
 			}
 			report(p.done, w.settle(committed, err))

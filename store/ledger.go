@@ -47,3 +47,19 @@ type Ledger interface {
 type Enqueuer interface {
 	Enqueue(evs ...gate.Event) (wait func() ([]gate.Event, error))
 }
+
+// AckEnqueuer is the append mode the coordinator uses: Enqueue whose
+// outcome is also reported through ack (when not nil) the moment it is
+// known, from the ledger's committer, so each caller can be answered
+// while a single waiter publishes commits in order. Both backends offer
+// it and store/storetest requires it.
+//
+// Calls are committed in the order EnqueueAck (or Enqueue) was called and
+// get consecutive Seqs in that order. ack is called at most once, only
+// after the commit is durable and LastSeq covers it, with the outcome
+// wait reports; it must not block. A call the ledger never took (it was
+// closed) may not be acknowledged; its wait reports ErrClosed.
+type AckEnqueuer interface {
+	Enqueuer
+	EnqueueAck(ack func(error), evs ...gate.Event) (wait func() ([]gate.Event, error))
+}

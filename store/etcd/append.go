@@ -43,6 +43,8 @@ func (l *Ledger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, e
 	return l.Enqueue(evs...)()
 }
 
+var _ store.AckEnqueuer = (*Ledger)(nil)
+
 // Enqueue queues evs for the next commit and returns the function that
 // waits for its outcome; commits follow the order of Enqueue calls.
 func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {

@@ -36,6 +36,9 @@ func RunLedgerTests(t *testing.T, open func(t *testing.T) (store.Ledger, func() 
 		{"CancelledContext", testCancelledContext},
 		{"ReplayDeterminism", testReplayDeterminism},
 		{"Prune", testPrune},
+		{"EnqueueAckCommitOrder", testEnqueueAckOrder},
+		{"EnqueueAckAfterCommit", testEnqueueAckDurable},
+		{"EnqueueAckClosed", testEnqueueAckClosed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, o) })

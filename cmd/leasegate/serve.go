@@ -195,7 +195,12 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	go func() { defer wg.Done(); exitWhenRemoved(ctx, anchor, cancel, log) }()
 	if f.idleExit > 0 {
 		wg.Add(1)
-		go func() { defer wg.Done(); idleExit(ctx, c, f.idleExit, cancel) }()
+		go func() {
+			defer wg.Done()
+			if c.WaitIdle(ctx, f.idleExit) == nil {
+				cancel()
+			}
+		}()
 	}
 	select {
 	case <-ctx.Done():
@@ -238,27 +243,6 @@ func listenUnix(ctx context.Context, path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, os.Chmod(path, 0o600)
-}
-
-func idleExit(ctx context.Context, c *coordinator.Coordinator, after time.Duration, stop context.CancelFunc) {
-	t := time.NewTicker(min(after, 10*time.Second))
-	defer t.Stop()
-	idleSince := time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if c.Busy() {
-			idleSince = time.Now()
-			continue
-		}
-		if time.Since(idleSince) >= after {
-			stop()
-			return
-		}
-	}
 }
 
 // watchWorkspace reports writes that no gate saw until ctx ends.

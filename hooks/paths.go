@@ -20,7 +20,7 @@ func classify(ws *workspace.Workspace, rule *gateRule, ev Event) targets {
 	var t targets
 	seen := map[string]bool{}
 	for _, p := range ev.Paths {
-		abs := resolvePath(absPath(ev.Cwd, p))
+		abs := workspace.ResolveExisting(absPath(ev.Cwd, p))
 		if ws.InStateDir(abs) {
 			t.stateDir = p
 			continue
@@ -50,22 +50,4 @@ func absPath(cwd, p string) string {
 		cwd, _ = os.Getwd()
 	}
 	return filepath.Join(cwd, p)
-}
-
-// resolvePath follows the symlinks of the longest existing prefix of the
-// clean absolute path p, the final element included: writing through a
-// link writes the file it names.
-func resolvePath(p string) string {
-	prefix, rest := p, ""
-	for {
-		if r, err := filepath.EvalSymlinks(prefix); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(prefix)
-		if parent == prefix {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(prefix), rest)
-		prefix = parent
-	}
 }

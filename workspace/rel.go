@@ -67,8 +67,8 @@ func within(base, abs string) (string, bool) {
 	if rel, ok := under(base, abs); ok {
 		return rel, true
 	}
-	real, ok := resolveDirOf(abs)
-	if !ok || real == abs {
+	real := resolveDirOf(abs)
+	if real == abs {
 		return "", false
 	}
 	return under(base, real)
@@ -90,20 +90,11 @@ func under(base, p string) (string, bool) {
 	return "", false
 }
 
-// resolveDirOf resolves the symlinks in the directory part of abs. Missing
-// trailing directories (a mkdir -p in progress) are kept as they are.
-func resolveDirOf(abs string) (string, bool) {
-	dir, rest := filepath.Dir(abs), filepath.Base(abs)
+// resolveDirOf resolves the symlinks in the directory part of abs; the
+// final element is kept as it is.
+func resolveDirOf(abs string) string {
 	if abs == "/" {
-		return abs, true
+		return abs
 	}
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest), true
-		}
-		if dir == "/" {
-			return "", false
-		}
-		dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest)
-	}
+	return filepath.Join(ResolveExisting(filepath.Dir(abs)), filepath.Base(abs))
 }

@@ -299,22 +299,14 @@ func relArg(ws *workspace.Workspace, a string) (string, error) {
 }
 
 // resolveExisting follows symlinks in the longest existing prefix of p
-// (glob characters end the prefix).
+// (glob characters end the prefix: the elements from the first glob on are
+// kept as written).
 func resolveExisting(p string) string {
-	prefix, rest := p, ""
-	for {
-		if !gate.IsGlob(prefix) {
-			if r, err := filepath.EvalSymlinks(prefix); err == nil {
-				return filepath.Join(r, rest)
-			}
-		}
-		parent := filepath.Dir(prefix)
-		if parent == prefix {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(prefix), rest)
-		prefix = parent
+	lit, glob := p, ""
+	for gate.IsGlob(lit) {
+		lit, glob = filepath.Dir(lit), filepath.Join(filepath.Base(lit), glob)
 	}
+	return filepath.Join(workspace.ResolveExisting(lit), glob)
 }
 
 func cmdRenew(ctx context.Context, args []string) error {

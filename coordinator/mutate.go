@@ -11,6 +11,7 @@ import (
 
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // Outcome is where a gated mutation stands.
@@ -186,16 +187,10 @@ func (c *Coordinator) inside(p string) error {
 		lit = p[:strings.LastIndexByte(p[:i], '/')+1]
 	}
 	abs := filepath.Join(c.cfg.Workspace, filepath.FromSlash(lit))
-	for abs != c.cfg.Workspace && len(abs) > len(c.cfg.Workspace) {
-		real, err := filepath.EvalSymlinks(abs)
-		if err == nil {
-			if real != c.cfg.Workspace && !strings.HasPrefix(real, c.cfg.Workspace+string(filepath.Separator)) {
-				return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
-					Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}
-			}
-			return nil
-		}
-		abs = filepath.Dir(abs)
+	real := workspace.ResolveExisting(abs)
+	if real != c.cfg.Workspace && !strings.HasPrefix(real, c.cfg.Workspace+string(filepath.Separator)) {
+		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
+			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}
 	}
 	return nil
 }

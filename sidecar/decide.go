@@ -103,7 +103,7 @@ func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 	var buf [2]string
 	rels := buf[:0]
 	for _, abs := range m.Paths {
-		rel, inside := lexicalRel(s.cfg.Workspace.Root, abs)
+		rel, inside := workspace.Under(s.cfg.Workspace.Root, abs)
 		if !inside || rel == "." || s.writesState(m.Op, abs) || s.cfg.Workspace.AffectsIgnore(abs) {
 			return false
 		}
@@ -121,10 +121,10 @@ func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 // it, or op renames or removes a directory that holds it.
 func (s *Sidecar) writesState(op seccomp.Op, abs string) bool {
 	state := s.cfg.Workspace.StateDir
-	if _, in := lexicalRel(state, abs); in {
+	if _, in := workspace.Under(state, abs); in {
 		return true
 	}
-	_, holds := lexicalRel(abs, state)
+	_, holds := workspace.Under(abs, state)
 	return holds && (op == seccomp.OpRename || op == seccomp.OpRmdir)
 }
 
@@ -143,7 +143,7 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		if s.cfg.Workspace.AffectsIgnore(abs) {
 			defer s.rule.Invalidate()
 		}
-		rel, inside := lexicalRel(s.cfg.Workspace.Root, abs)
+		rel, inside := workspace.Under(s.cfg.Workspace.Root, abs)
 		if !inside || rel == "." {
 			continue
 		}
@@ -181,8 +181,8 @@ func (s *Sidecar) classify(rel string, tree bool) workspace.Class {
 // ref when a commit lands. In a linked worktree both lie outside the root.
 func (s *Sidecar) refUpdate(abs string) bool {
 	ws := s.cfg.Workspace
-	_, inGit := lexicalRel(ws.GitDir, abs)
-	_, inCommon := lexicalRel(ws.CommonDir, abs)
+	_, inGit := workspace.Under(ws.GitDir, abs)
+	_, inCommon := workspace.Under(ws.CommonDir, abs)
 	return (inGit || inCommon) && (strings.HasSuffix(abs, "/HEAD") || strings.Contains(abs, "/refs/heads/"))
 }
 

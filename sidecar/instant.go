@@ -61,7 +61,7 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	if _, rule := ws.RuleFile(abs); rule {
 		return "", quickSlow
 	}
-	rel, in := lexicalRel(ws.Root, abs)
+	rel, in := workspace.Under(ws.Root, abs)
 	switch {
 	case !in && op == seccomp.OpRename && s.refUpdate(abs):
 		// A linked worktree's HEAD and branches lie outside its root.
@@ -79,20 +79,4 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 		return "", quickNotGated
 	}
 	return "", quickSlow
-}
-
-// lexicalRel returns abs relative to base (both clean and absolute) if it
-// is base (".") or beneath it, comparing the strings only.
-func lexicalRel(base, abs string) (string, bool) {
-	switch {
-	case base == "" || !strings.HasPrefix(abs, base):
-		return "", false
-	case abs == base:
-		return ".", true
-	case base == "/":
-		return abs[1:], true
-	case abs[len(base)] == '/':
-		return abs[len(base)+1:], true
-	}
-	return "", false
 }

@@ -39,7 +39,7 @@ func (w *Workspace) InStateDir(abs string) bool {
 // reports paths.
 func (w *Workspace) AffectsIgnore(abs string) bool {
 	if filepath.Base(abs) == ".gitignore" {
-		_, ok := under(w.Root, abs)
+		_, ok := Under(w.Root, abs)
 		return ok
 	}
 	if w.GitDir == "" {
@@ -64,19 +64,21 @@ func within(base, abs string) (string, bool) {
 		return "", false
 	}
 	abs = filepath.Clean(abs)
-	if rel, ok := under(base, abs); ok {
+	if rel, ok := Under(base, abs); ok {
 		return rel, true
 	}
 	real := resolveDirOf(abs)
 	if real == abs {
 		return "", false
 	}
-	return under(base, real)
+	return Under(base, real)
 }
 
-// under is the lexical test, without allocation: base and p are clean
-// absolute paths.
-func under(base, p string) (string, bool) {
+// Under returns p relative to base ("." for base itself) if p is base or
+// beneath it, comparing strings only and allocating nothing: base and p
+// are clean absolute paths. A sibling sharing base's prefix (/ws and
+// /wsx) is not beneath it; an empty base holds nothing.
+func Under(base, p string) (string, bool) {
 	switch {
 	case base == "":
 		return "", false

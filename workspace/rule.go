@@ -34,7 +34,7 @@ func NewRule(w *Workspace, logger hclog.Logger) (*Rule, error) {
 		logger = hclog.NewNullLogger()
 	}
 	r := &Rule{ws: w, cfg: w.Config, cache: newVerdictCache(), whyGated: whyGated(w)}
-	if rel, ok := under(w.Root, w.StateDir); ok {
+	if rel, ok := Under(w.Root, w.StateDir); ok {
 		r.stateRel = rel
 	}
 	if w.GitDir != "" {
@@ -63,7 +63,7 @@ func whyGated(w *Workspace) string {
 func gitRels(w *Workspace) []string {
 	rels := []string{".git"}
 	for _, dir := range []string{w.GitDir, w.CommonDir} {
-		if rel, ok := under(w.Root, dir); ok && rel != "." && !slices.Contains(rels, rel) {
+		if rel, ok := Under(w.Root, dir); ok && rel != "." && !slices.Contains(rels, rel) {
 			rels = append(rels, rel)
 		}
 	}

@@ -14,14 +14,14 @@ var gitRuleFiles = []string{"/info/exclude", "/info/attributes", "/config", "/co
 // git dirs wherever they lie. Like AffectsIgnore, it compares strings only:
 // abs must be clean and absolute with its directories' symlinks resolved.
 func (w *Workspace) RuleFile(abs string) (name string, ok bool) {
-	if rel, in := under(w.Root, abs); in && (rel == ConfigFile || rel == ".gitignore" || strings.HasSuffix(rel, "/.gitignore")) {
+	if rel, in := Under(w.Root, abs); in && (rel == ConfigFile || rel == ".gitignore" || strings.HasSuffix(rel, "/.gitignore")) {
 		return rel, true
 	}
 	for _, dir := range []string{w.GitDir, w.CommonDir} {
 		if dir == "" {
 			continue
 		}
-		rel, in := under(dir, abs)
+		rel, in := Under(dir, abs)
 		if !in {
 			continue
 		}

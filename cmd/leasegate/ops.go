@@ -270,43 +270,17 @@ func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, e
 	return s, nil
 }
 
-// relArg makes a command-line path or glob workspace-relative. The literal
-// part is resolved like the shell would (relative to the current
-// directory, symlinks followed) and must stay inside the workspace.
+// relArg makes a command-line path or glob workspace-relative, against
+// the current directory (see Workspace.ArgPath).
 func relArg(ws *workspace.Workspace, a string) (string, error) {
-	trailing := strings.HasSuffix(a, "/")
-	abs := a
-	if !filepath.IsAbs(abs) {
-		wd, err := os.Getwd()
-		if err != nil {
+	wd := ""
+	if !filepath.IsAbs(a) {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
 			return "", err
 		}
-		abs = filepath.Join(wd, a)
 	}
-	abs = resolveExisting(abs)
-	rel, inside := ws.Rel(abs)
-	if !inside {
-		return "", &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf("%s is outside the workspace %s", a, ws.Root)}
-	}
-	if trailing {
-		rel += "/"
-	}
-	clean, err := gate.CleanPath(rel)
-	if err != nil {
-		return "", gate.AsDenied(err)
-	}
-	return clean, nil
-}
-
-// resolveExisting follows symlinks in the longest existing prefix of p
-// (glob characters end the prefix: the elements from the first glob on are
-// kept as written).
-func resolveExisting(p string) string {
-	lit, glob := p, ""
-	for gate.IsGlob(lit) {
-		lit, glob = filepath.Dir(lit), filepath.Join(filepath.Base(lit), glob)
-	}
-	return filepath.Join(workspace.ResolveExisting(lit), glob)
+	return ws.ArgPath(wd, a)
 }
 
 func cmdRenew(ctx context.Context, args []string) error {

@@ -67,7 +67,7 @@ func errorBody(err error) (int, ErrorBody) {
 		b.Error.Code, b.Error.Message = gate.ReasonInputInvalid, err.Error()
 	case errors.Is(err, coordinator.ErrLedgerDegraded):
 		b.Error.Code, b.Error.Message = CodeLedgerDegraded, err.Error()
-	case errors.Is(err, coordinator.ErrFailed), errors.Is(err, coordinator.ErrRaced):
+	case errors.Is(err, coordinator.ErrFailed), errors.Is(err, coordinator.ErrRaced), errors.Is(err, coordinator.ErrNoSession):
 		b.Error.Code, b.Error.Message = CodeUnavailable, err.Error()
 	default:
 		b.Error.Code, b.Error.Message = CodeInternal, err.Error()

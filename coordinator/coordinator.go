@@ -48,6 +48,7 @@ type Coordinator struct {
 	startedAt   time.Time
 	pidNS       PidNS         // the coordinator's own pid namespace
 	kick        chan struct{} // asks the liveness loop for a check now
+	served      uint64        // the ledger session the table was loaded under (session.go)
 }
 
 // Open replays the ledger into a fresh lease table and blocker book and
@@ -65,6 +66,9 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
+	}
+	if s, ok := cfg.Ledger.(sessionKeeper); ok {
+		c.served, _ = s.Session()
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
 		return nil, fmt.Errorf("replay ledger: %w", err)
@@ -128,6 +132,10 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); c.follow(ctx, s) }()
 	}
+	if s, ok := c.cfg.Ledger.(sessionKeeper); ok {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.keepServing(ctx, s) }()
+	}
 	if s, ok := c.cfg.Ledger.(sessionLedger); ok {
 		wg.Add(1)
 		go func() { defer wg.Done(); c.reclaimGoneHosts(ctx, s) }()
@@ -159,6 +167,9 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		return nil, err
 	}
 	if err := c.admit(); err != nil {
+		return nil, err
+	}
+	if err := c.serving(); err != nil {
 		return nil, err
 	}
 	for i := range evs {

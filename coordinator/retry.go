@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -43,6 +44,8 @@ func (c *Coordinator) retry(id string) {
 	switch {
 	case raced(err) && con.races < raceAttempts:
 		c.retryRaced(con)
+	case errors.Is(err, ErrNoSession):
+		c.retryOnSession(con)
 	case err != nil:
 		c.log.Error("retry failed", "contention", id, "error", err)
 		c.decided(con, Result{Outcome: Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})

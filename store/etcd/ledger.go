@@ -37,6 +37,10 @@ type Ledger struct {
 	// call queued before one was decided without them and is refused.
 	epoch atomic.Uint64
 
+	sessMu sync.Mutex
+	sess   sessionState
+	sessCh chan struct{} // signalled on each loss and new session
+
 	wake   chan struct{}
 	ctx    context.Context // ends when Close gives up on a commit in progress
 	cancel context.CancelFunc
@@ -57,7 +61,7 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}
 	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"),
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.readHead(ctx); err != nil {
 		cli.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -34,15 +35,16 @@ func (l *Ledger) startSession(ctx context.Context) error {
 	if _, err := l.cli.Put(ctx, key, l.cfg.Host, clientv3.WithLease(g.ID)); err != nil {
 		return fmt.Errorf("etcd session member key %s: %w", key, err)
 	}
-	alive, err := l.cli.KeepAlive(l.ctx, g.ID)
+	kctx, stop := context.WithCancel(l.ctx)
+	alive, err := l.cli.KeepAlive(kctx, g.ID)
 	if err != nil {
+		stop()
 		return fmt.Errorf("keep the etcd session alive: %w", err)
 	}
-	go func() {
-		for range alive { // ends when the ledger closes or the lease is gone
-		}
-	}()
+	ttl := time.Duration(g.TTL) * time.Second
 	l.lease, l.memberKey = g.ID, key
+	l.setSession(true, true, time.Now().Add(ttl))
+	go l.keep(g.ID, ttl, alive, stop)
 	l.log.Info("etcd session started", "lease", fmt.Sprintf("%x", int64(g.ID)), "ttl", l.cfg.SessionTTL, "member", key)
 	return nil
 }
@@ -56,6 +58,7 @@ func (l *Ledger) sessionOp() clientv3.Op {
 // gone: it starts a new session and fails the commit as a lost race.
 func (l *Ledger) sessionLost(first uint64, cause error) error {
 	l.log.Warn("etcd session lost: nothing is committed until the table has caught up", "lease", fmt.Sprintf("%x", int64(l.lease)), "error", cause)
+	l.setSession(false, false, time.Time{})
 	if err := l.startSession(l.ctx); err != nil {
 		l.log.Error("no new etcd session yet", "error", err)
 	}

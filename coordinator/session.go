@@ -1,0 +1,110 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNoSession refuses a decision while this coordinator has no session
+// on the shared ledger, or has a new one but has not yet reloaded its
+// table since it lost the old: another machine may have reclaimed its
+// owners' leases meanwhile, so its table can no longer be trusted. The
+// answer is "unavailable": a worker's write stays held and is retried.
+var ErrNoSession = errors.New("no session on the shared lease table")
+
+// sessionKeeper is a shared ledger whose writer holds a session
+// (store/etcd): Session numbers the current one and fails while there is
+// none; SessionChanged signals each loss and each new session.
+type sessionKeeper interface {
+	Session() (uint64, error)
+	SessionChanged() <-chan struct{}
+}
+
+// serving refuses decisions unless the ledger's session is the one the
+// table was last loaded under. Call with c.mu held.
+func (c *Coordinator) serving() error {
+	s, ok := c.cfg.Ledger.(sessionKeeper)
+	if !ok {
+		return nil
+	}
+	gen, err := s.Session()
+	if err != nil {
+		return fmt.Errorf("%w: writes are held until a new one is up and the table reloaded: %w", ErrNoSession, err)
+	}
+	if gen != c.served {
+		return fmt.Errorf("%w: the table is being reloaded after session %d was lost", ErrNoSession, c.served)
+	}
+	return nil
+}
+
+// keepServing follows the ledger's session until ctx ends. On a loss it
+// cuts every event stream, so that the sidecars drop the leases they
+// cache (they reconnect and start empty); once a new session is up it
+// reloads the table from the ledger and serves again.
+func (c *Coordinator) keepServing(ctx context.Context, s sessionKeeper) {
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.SessionChanged():
+		case <-retry:
+		}
+		retry = nil
+		if !c.sessionCurrent(s) {
+			if err := c.resume(ctx, s); err != nil && ctx.Err() == nil {
+				c.log.Warn("serving again after the session was lost failed; retrying", "error", err)
+				retry = c.clock.After(time.Second)
+			}
+		}
+	}
+}
+
+// sessionCurrent reports whether the table was loaded under the live
+// session; when not, it cuts the event streams.
+func (c *Coordinator) sessionCurrent(s sessionKeeper) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen, err := s.Session()
+	if err == nil && gen == c.served {
+		return true
+	}
+	c.hub.closeAll()
+	c.log.Warn("no session on the shared lease table: writes are held and sidecars drop their cached leases", "served-session", c.served, "session", gen, "error", err)
+	return false
+}
+
+// resume reloads the table under the live session and serves again.
+func (c *Coordinator) resume(ctx context.Context, s sessionKeeper) error {
+	gen, err := s.Session()
+	if err != nil {
+		return nil // the next new session signals
+	}
+	c.w.raced.Store(true) // rebuild from the ledger, not catch up
+	if err := c.sync(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now, err := s.Session(); err != nil || now != gen {
+		return nil // lost again meanwhile: the next change signals
+	}
+	c.served = gen
+	c.log.Info("serving again on a new session", "session", gen, "active-leases", c.table.ActiveCount())
+	return nil
+}
+
+// sessionRetry is how long a retry decided without a session waits before
+// it is decided again.
+const sessionRetry = time.Second
+
+// retryOnSession keeps a retry decided without a session held and decides
+// it again a little later. Call with c.mu held.
+func (c *Coordinator) retryOnSession(con *contention) {
+	c.byKey[mutationKey(con.req.Owner, con.req.Paths)] = con
+	id := con.view.ID
+	c.log.Debug("retry held until the shared lease table has a session again", "contention", id)
+	c.sched.ScheduleRetry(raceKeyPrefix+id, c.clock.Now(), sessionRetry, func(time.Time) { c.retry(id) })
+}

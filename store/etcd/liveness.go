@@ -1,0 +1,113 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// ErrNoSession is returned by Session while this ledger's session is
+// lost: its lease expired (or may have: no keep-alive was answered within
+// its TTL) and no new one has been granted yet.
+var ErrNoSession = errors.New("no etcd session")
+
+// sessionState is what Session reports; guarded by Ledger.sessMu.
+type sessionState struct {
+	gen   uint64    // counts the sessions started
+	live  bool      // false from a loss until the next session starts
+	until time.Time // the lease lives at most until then unless renewed
+}
+
+// Session returns the number of the current session (it grows with every
+// new one) and ErrNoSession while there is none. A session counts as lost
+// from the moment its TTL has passed since the last keep-alive answer, so
+// a writer paused or cut off for longer sees it at once, before the
+// client library notices.
+func (l *Ledger) Session() (uint64, error) {
+	l.sessMu.Lock()
+	defer l.sessMu.Unlock()
+	s := l.sess
+	if !s.live || !time.Now().Before(s.until) {
+		return s.gen, fmt.Errorf("%w: session %d of host %s lapsed", ErrNoSession, s.gen, l.cfg.Host)
+	}
+	return s.gen, nil
+}
+
+// SessionChanged signals each loss and each new session.
+func (l *Ledger) SessionChanged() <-chan struct{} { return l.sessCh }
+
+func (l *Ledger) setSession(live bool, newGen bool, until time.Time) {
+	l.sessMu.Lock()
+	if newGen {
+		l.sess.gen++
+	}
+	l.sess.live, l.sess.until = live, until
+	l.sessMu.Unlock()
+	select {
+	case l.sessCh <- struct{}{}:
+	default:
+	}
+}
+
+func (l *Ledger) extend(until time.Time) {
+	l.sessMu.Lock()
+	defer l.sessMu.Unlock()
+	if l.sess.live && until.After(l.sess.until) {
+		l.sess.until = until
+	}
+}
+
+// keep follows the keep-alive answers of lease id. The client library
+// closes alive when the lease has expired, when no answer came within the
+// TTL, or when its context ends (clientv3.Lease.KeepAlive); a timer at the
+// TTL past the last answer catches a pause of the whole process at once.
+// Either way the session is lost and a new one is started.
+func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clientv3.LeaseKeepAliveResponse, stop context.CancelFunc) {
+	defer stop()
+	t := time.NewTimer(ttl)
+	defer t.Stop()
+	for {
+		select {
+		case r, ok := <-alive:
+			if !ok {
+				l.lose(id, "the keep-alive ended")
+				return
+			}
+			d := time.Duration(r.TTL) * time.Second
+			l.extend(time.Now().Add(d))
+			t.Reset(d)
+		case <-t.C:
+			l.lose(id, "no keep-alive answered within the TTL")
+			return
+		case <-l.ctx.Done():
+			return
+		}
+	}
+}
+
+// lose marks the session of lease id lost, unless it was replaced
+// already, and starts new ones until one is granted or the ledger closes.
+func (l *Ledger) lose(id clientv3.LeaseID, why string) {
+	for l.ctx.Err() == nil {
+		l.commitMu.Lock()
+		if l.lease != id {
+			l.commitMu.Unlock()
+			return // replaced (or a new one is up)
+		}
+		l.setSession(false, false, time.Time{})
+		l.log.Warn("etcd session lost: granting stops until a new one is up", "lease", fmt.Sprintf("%x", int64(id)), "why", why)
+		err := l.startSession(l.ctx)
+		l.commitMu.Unlock()
+		if err == nil {
+			return
+		}
+		l.log.Error("no new etcd session yet; retrying", "error", err)
+		select {
+		case <-l.ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -48,7 +49,7 @@ type Coordinator struct {
 	startedAt   time.Time
 	pidNS       PidNS         // the coordinator's own pid namespace
 	kick        chan struct{} // asks the liveness loop for a check now
-	served      uint64        // the ledger session the table was loaded under (session.go)
+	served      atomic.Uint64 // the ledger session the table was loaded under (session.go)
 }
 
 // Open replays the ledger into a fresh lease table and blocker book and
@@ -68,7 +69,8 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
 	}
 	if s, ok := cfg.Ledger.(sessionKeeper); ok {
-		c.served, _ = s.Session()
+		gen, _ := s.Session()
+		c.served.Store(gen)
 	}
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
 		return nil, fmt.Errorf("replay ledger: %w", err)

@@ -33,8 +33,8 @@ func (c *Coordinator) serving() error {
 	if err != nil {
 		return fmt.Errorf("%w: writes are held until a new one is up and the table reloaded: %w", ErrNoSession, err)
 	}
-	if gen != c.served {
-		return fmt.Errorf("%w: the table is being reloaded after session %d was lost", ErrNoSession, c.served)
+	if was := c.served.Load(); gen != was {
+		return fmt.Errorf("%w: the table is being reloaded after session %d was lost", ErrNoSession, was)
 	}
 	return nil
 }
@@ -63,16 +63,16 @@ func (c *Coordinator) keepServing(ctx context.Context, s sessionKeeper) {
 }
 
 // sessionCurrent reports whether the table was loaded under the live
-// session; when not, it cuts the event streams.
+// session; when not, it cuts the event streams. It takes no c.mu: a
+// decision in progress may be waiting for the cluster.
 func (c *Coordinator) sessionCurrent(s sessionKeeper) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	gen, err := s.Session()
-	if err == nil && gen == c.served {
+	was := c.served.Load()
+	if err == nil && gen == was {
 		return true
 	}
 	c.hub.closeAll()
-	c.log.Warn("no session on the shared lease table: writes are held and sidecars drop their cached leases", "served-session", c.served, "session", gen, "error", err)
+	c.log.Warn("no session on the shared lease table: writes are held and sidecars drop their cached leases", "served-session", was, "session", gen, "error", err)
 	return false
 }
 
@@ -91,7 +91,7 @@ func (c *Coordinator) resume(ctx context.Context, s sessionKeeper) error {
 	if now, err := s.Session(); err != nil || now != gen {
 		return nil // lost again meanwhile: the next change signals
 	}
-	c.served = gen
+	c.served.Store(gen)
 	c.log.Info("serving again on a new session", "session", gen, "active-leases", c.table.ActiveCount())
 	return nil
 }

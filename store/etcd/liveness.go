@@ -16,9 +16,10 @@ var ErrNoSession = errors.New("no etcd session")
 
 // sessionState is what Session reports; guarded by Ledger.sessMu.
 type sessionState struct {
-	gen   uint64    // counts the sessions started
-	live  bool      // false from a loss until the next session starts
-	until time.Time // the lease lives at most until then unless renewed
+	gen   uint64           // counts the sessions started
+	lease clientv3.LeaseID // the current session's
+	live  bool             // false from a loss until the next session starts
+	until time.Time        // the lease lives at most until then unless renewed
 }
 
 // Session returns the number of the current session (it grows with every
@@ -39,13 +40,30 @@ func (l *Ledger) Session() (uint64, error) {
 // SessionChanged signals each loss and each new session.
 func (l *Ledger) SessionChanged() <-chan struct{} { return l.sessCh }
 
-func (l *Ledger) setSession(live bool, newGen bool, until time.Time) {
+// started records a new session of lease id.
+func (l *Ledger) started(id clientv3.LeaseID, until time.Time) {
 	l.sessMu.Lock()
-	if newGen {
-		l.sess.gen++
-	}
-	l.sess.live, l.sess.until = live, until
+	l.sess = sessionState{gen: l.sess.gen + 1, lease: id, live: true, until: until}
 	l.sessMu.Unlock()
+	l.signalSession()
+}
+
+// lapsed marks the session of lease id lost, unless another replaced it;
+// it reports whether it did. It takes no commitMu, so that the loss is
+// told at once even while a commit waits for the cluster.
+func (l *Ledger) lapsed(id clientv3.LeaseID) bool {
+	l.sessMu.Lock()
+	if l.sess.lease != id {
+		l.sessMu.Unlock()
+		return false
+	}
+	l.sess.live = false
+	l.sessMu.Unlock()
+	l.signalSession()
+	return true
+}
+
+func (l *Ledger) signalSession() {
 	select {
 	case l.sessCh <- struct{}{}:
 	default:
@@ -60,6 +78,13 @@ func (l *Ledger) extend(until time.Time) {
 	}
 }
 
+// trusted is how long after a keep-alive answer the session counts as
+// live: its TTL less a margin for the answer's way back, since etcd counts
+// the TTL from when it renewed the lease, a little before the answer
+// arrives. Keep-alives go out every third of the TTL, so a healthy
+// session never reaches it.
+func trusted(ttl time.Duration) time.Duration { return ttl - min(ttl/4, time.Second) }
+
 // keep follows the keep-alive answers of lease id. The client library
 // closes alive when the lease has expired, when no answer came within the
 // TTL, or when its context ends (clientv3.Lease.KeepAlive); a timer at the
@@ -67,7 +92,7 @@ func (l *Ledger) extend(until time.Time) {
 // Either way the session is lost and a new one is started.
 func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clientv3.LeaseKeepAliveResponse, stop context.CancelFunc) {
 	defer stop()
-	t := time.NewTimer(ttl)
+	t := time.NewTimer(trusted(ttl))
 	defer t.Stop()
 	for {
 		select {
@@ -76,7 +101,7 @@ func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clie
 				l.lose(id, "the keep-alive ended")
 				return
 			}
-			d := time.Duration(r.TTL) * time.Second
+			d := trusted(time.Duration(r.TTL) * time.Second)
 			l.extend(time.Now().Add(d))
 			t.Reset(d)
 		case <-t.C:
@@ -91,14 +116,16 @@ func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clie
 // lose marks the session of lease id lost, unless it was replaced
 // already, and starts new ones until one is granted or the ledger closes.
 func (l *Ledger) lose(id clientv3.LeaseID, why string) {
+	if !l.lapsed(id) {
+		return
+	}
+	l.log.Warn("etcd session lost: granting stops until a new one is up", "lease", fmt.Sprintf("%x", int64(id)), "why", why)
 	for l.ctx.Err() == nil {
 		l.commitMu.Lock()
 		if l.lease != id {
 			l.commitMu.Unlock()
-			return // replaced (or a new one is up)
+			return // a commit refused for the lost lease started a new one
 		}
-		l.setSession(false, false, time.Time{})
-		l.log.Warn("etcd session lost: granting stops until a new one is up", "lease", fmt.Sprintf("%x", int64(id)), "why", why)
 		err := l.startSession(l.ctx)
 		l.commitMu.Unlock()
 		if err == nil {

@@ -43,7 +43,7 @@ func (l *Ledger) startSession(ctx context.Context) error {
 	}
 	ttl := time.Duration(g.TTL) * time.Second
 	l.lease, l.memberKey = g.ID, key
-	l.setSession(true, true, time.Now().Add(ttl))
+	l.started(g.ID, time.Now().Add(trusted(ttl)))
 	go l.keep(g.ID, ttl, alive, stop)
 	l.log.Info("etcd session started", "lease", fmt.Sprintf("%x", int64(g.ID)), "ttl", l.cfg.SessionTTL, "member", key)
 	return nil
@@ -58,7 +58,7 @@ func (l *Ledger) sessionOp() clientv3.Op {
 // gone: it starts a new session and fails the commit as a lost race.
 func (l *Ledger) sessionLost(first uint64, cause error) error {
 	l.log.Warn("etcd session lost: nothing is committed until the table has caught up", "lease", fmt.Sprintf("%x", int64(l.lease)), "error", cause)
-	l.setSession(false, false, time.Time{})
+	l.lapsed(l.lease)
 	if err := l.startSession(l.ctx); err != nil {
 		l.log.Error("no new etcd session yet", "error", err)
 	}

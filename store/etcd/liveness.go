@@ -127,6 +127,11 @@ func (l *Ledger) lose(id clientv3.LeaseID, why string) {
 			return // a commit refused for the lost lease started a new one
 		}
 		err := l.startSession(l.ctx)
+		if err == nil && l.conflict == nil {
+			// Others may have reclaimed this writer's leases meanwhile:
+			// nothing is committed until it has caught up.
+			l.conflict = &ConflictError{Seen: l.last.Load(), SessionLost: true}
+		}
 		l.commitMu.Unlock()
 		if err == nil {
 			return

@@ -87,3 +87,52 @@ func TestHostsGoneAlready(t *testing.T) {
 	case <-short.Done():
 	}
 }
+
+// TestSessionRenewed: when host-a's lease is revoked while nothing is
+// committed, the keep-alive ends; host-a's ledger reports the session lost
+// and starts a new one by itself, and commits nothing until it has caught
+// up.
+func TestSessionRenewed(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Host = "host-a"
+	a := mustOpen(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first, err := a.Session()
+	if err != nil {
+		t.Fatalf("Session after Open = %v", err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	resp, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-a/", clientv3.WithPrefix())
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
+	}
+	if _, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if gen, err := a.Session(); err == nil && gen > first {
+			break
+		}
+		select {
+		case <-a.SessionChanged():
+		case <-ctx.Done():
+			t.Fatal("host-a never started a new session after its lease was revoked")
+		}
+	}
+	_, err = a.Append(ctx, note("a"))
+	var ce *etcd.ConflictError
+	if !errors.As(err, &ce) || !ce.SessionLost {
+		t.Fatalf("Append after a new session, before catching up = %v, want a *ConflictError with SessionLost", err)
+	}
+	if err := a.CatchUp(ctx, func(gate.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(ctx, note("a")); err != nil {
+		t.Fatalf("Append after catching up = %v", err)
+	}
+}

@@ -122,17 +122,7 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	if !existed {
 		data = append(data, '\n')
 	}
-	created := missingDirs(filepath.Dir(path))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(path, data, mode); err != nil {
-		return nil, err
-	}
-	if err := keepRecord(path, existed, before, data, created); err != nil {
-		did = append(did, fmt.Sprintf("could not keep %s's original bytes for uninstall (%v): uninstall will remove leasegate's entries only", path, err))
-	}
-	return did, nil
+	return writeInstalled(path, existed, before, data, mode, did)
 }
 
 func (e hookEntry) label() string {

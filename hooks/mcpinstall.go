@@ -75,7 +75,7 @@ func writeInstalled(path string, existed bool, before, after []byte, mode fs.Fil
 		return nil, err
 	}
 	if err := keepRecord(path, existed, before, after, created); err != nil {
-		did = append(did, fmt.Sprintf("could not keep %s's original bytes for uninstall (%v): uninstall will remove leasegate's entry only", path, err))
+		did = append(did, fmt.Sprintf("could not keep %s's original bytes for uninstall (%v): uninstall will remove leasegate's entries only", path, err))
 	}
 	return did, nil
 }

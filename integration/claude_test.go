@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,18 +20,7 @@ import (
 // LEASEGATE_TEST_CLAUDE (which .ci/run sets after installing the pinned
 // npm package), else claude on PATH.
 func claudeProgram(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("LEASEGATE_TEST_CLAUDE"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("LEASEGATE_TEST_CLAUDE=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("claude")
-	if err != nil {
-		t.Skip("the real Claude Code CLI is not installed (.ci/run installs it and sets LEASEGATE_TEST_CLAUDE)")
-	}
-	return p
+	return realProgram(t, "LEASEGATE_TEST_CLAUDE", "claude", "Claude Code")
 }
 
 // messagesMock is a loopback stand-in for Anthropic's Messages API: a

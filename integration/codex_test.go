@@ -21,16 +21,23 @@ import (
 // LEASEGATE_TEST_CODEX (which .ci/run sets after installing the pinned
 // npm package), else codex on PATH.
 func codexProgram(t *testing.T) string {
+	return realProgram(t, "LEASEGATE_TEST_CODEX", "codex", "Codex")
+}
+
+// realProgram is a real agent CLI: the path in env (which .ci/run sets
+// after installing the pinned npm package; a path that is not there
+// fails the test), else name on PATH, else the test is skipped saying so.
+func realProgram(t *testing.T, env, name, desc string) string {
 	t.Helper()
-	if p := os.Getenv("LEASEGATE_TEST_CODEX"); p != "" {
+	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("LEASEGATE_TEST_CODEX=%s: %v", p, err)
+			t.Fatalf("%s=%s: %v", env, p, err)
 		}
 		return p
 	}
-	p, err := exec.LookPath("codex")
+	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skip("the real Codex CLI is not installed (.ci/run installs it and sets LEASEGATE_TEST_CODEX)")
+		t.Skipf("the real %s CLI is not installed (.ci/run installs it and sets %s)", desc, env)
 	}
 	return p
 }

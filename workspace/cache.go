@@ -6,9 +6,9 @@ import "sync"
 // evicted entry by entry (paths a worker touches repeat; the rest refill).
 const maxCached = 1 << 16
 
-// verdict is one classification. blind marks a directory below which git
+// ruling is one classification. blind marks a directory below which git
 // cannot answer ignore questions (a symlink, a submodule).
-type verdict struct {
+type ruling struct {
 	class Class
 	blind bool
 	why   string
@@ -20,22 +20,22 @@ type verdict struct {
 type verdictCache struct {
 	mu    sync.RWMutex
 	gen   uint64
-	files map[string]verdict
-	trees map[string]verdict
+	files map[string]ruling
+	trees map[string]ruling
 }
 
 func newVerdictCache() *verdictCache {
-	return &verdictCache{files: map[string]verdict{}, trees: map[string]verdict{}}
+	return &verdictCache{files: map[string]ruling{}, trees: map[string]ruling{}}
 }
 
-func (c *verdictCache) get(tree bool, rel string) (verdict, uint64, bool) {
+func (c *verdictCache) get(tree bool, rel string) (ruling, uint64, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	v, ok := c.pick(tree)[rel]
 	return v, c.gen, ok
 }
 
-func (c *verdictCache) put(gen uint64, tree bool, rel string, v verdict) {
+func (c *verdictCache) put(gen uint64, tree bool, rel string, v ruling) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -66,7 +66,7 @@ func (c *verdictCache) reset() {
 	clear(c.trees)
 }
 
-func (c *verdictCache) pick(tree bool) map[string]verdict {
+func (c *verdictCache) pick(tree bool) map[string]ruling {
 	if tree {
 		return c.trees
 	}

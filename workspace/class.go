@@ -28,6 +28,10 @@ const (
 	// Operator is leasegate.json itself: the gating rule is the
 	// operator's. Workers may not change it; the sidecar refuses.
 	Operator
+	// Root is the workspace root itself: only what lies beneath it is
+	// gated (a rename or removal of the root that holds the state
+	// directory is StateDir).
+	Root
 )
 
 var classNames = [...]string{
@@ -38,6 +42,7 @@ var classNames = [...]string{
 	Ignored:  "ignored",
 	Excluded: "excluded",
 	Operator: "operator-file",
+	Root:     "root",
 }
 
 // String returns the class's name as status output shows it.

@@ -1,22 +1,73 @@
 package workspace
 
-import "path/filepath"
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // ResolveExisting follows the symlinks in the longest prefix of p that
 // exists, p itself included, and keeps the missing rest as written (a
-// file about to be created, a mkdir -p in progress). A path none of whose
-// prefixes resolves is returned as it is.
+// file about to be created, a mkdir -p in progress). A ".." is taken as
+// the kernel takes it, from the directory reached so far with its
+// symlinks followed: with link -> /ws/src, /tmp/link/../x is /ws/x, not
+// /tmp/x. A dangling symlink is kept as the link itself. p is absolute; a
+// relative p is only cleaned.
 func ResolveExisting(p string) string {
-	prefix, rest := p, ""
-	for {
-		if real, err := filepath.EvalSymlinks(prefix); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(prefix)
-		if parent == prefix {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(prefix), rest)
-		prefix = parent
+	if !filepath.IsAbs(p) {
+		return filepath.Clean(p)
 	}
+	vol := filepath.VolumeName(p)
+	done := vol + string(filepath.Separator)
+	elems := splitPath(p[len(vol):])
+	for i, e := range elems {
+		if e == ".." {
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, e)
+		real, ok := follow(next)
+		if !ok {
+			return filepath.Join(append([]string{next}, elems[i+1:]...)...)
+		}
+		done = real
+	}
+	return done
+}
+
+// ResolvePath is the file that a tool writing p from cwd writes: p made
+// absolute against cwd (the current directory when cwd is empty) and
+// resolved by ResolveExisting, so that a link is the file it names and a
+// ".." is applied after the symlinks before it.
+func ResolvePath(cwd, p string) string {
+	if !filepath.IsAbs(p) {
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
+		p = cwd + string(filepath.Separator) + p
+	}
+	return ResolveExisting(p)
+}
+
+// follow resolves the final element of p, whose directory is resolved
+// already. It reports false when p does not exist or is a dangling link.
+func follow(p string) (string, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", false
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return p, true
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return real, err == nil
+}
+
+// splitPath returns the elements of a path without its volume, dropping
+// empty and "." elements.
+func splitPath(p string) []string {
+	elems := strings.FieldsFunc(p, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) })
+	return slices.DeleteFunc(elems, func(e string) bool { return e == "." })
 }

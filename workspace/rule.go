@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,8 +15,6 @@ import (
 type Rule struct {
 	ws       *Workspace
 	cfg      Config
-	stateRel string   // the state dir relative to the root; "" when it lies outside
-	gitRels  []string // ".git" and the git dirs that lie inside the root
 	whyGated string
 	ignore   *ignoreChecker // nil when git's ignore rules are not consulted
 	cache    *verdictCache
@@ -34,12 +31,6 @@ func NewRule(w *Workspace, logger hclog.Logger) (*Rule, error) {
 		logger = hclog.NewNullLogger()
 	}
 	r := &Rule{ws: w, cfg: w.Config, cache: newVerdictCache(), whyGated: whyGated(w)}
-	if rel, ok := Under(w.Root, w.StateDir); ok {
-		r.stateRel = rel
-	}
-	if w.GitDir != "" {
-		r.gitRels = gitRels(w)
-	}
 	if w.GitDir != "" && !r.cfg.GateGitIgnored {
 		r.ignore = &ignoreChecker{root: w.Root, gitDir: w.GitDir, logger: logger.Named("workspace")}
 	}
@@ -55,19 +46,6 @@ func whyGated(w *Workspace) string {
 		return "gated: inside the workspace (gate_git_ignored is set)"
 	}
 	return "gated: tracked or untracked, not ignored"
-}
-
-// gitRels are the workspace-relative git dirs: ".git" (a directory, or the
-// file a linked worktree or submodule has) and the git dirs if inside the
-// root elsewhere.
-func gitRels(w *Workspace) []string {
-	rels := []string{".git"}
-	for _, dir := range []string{w.GitDir, w.CommonDir} {
-		if rel, ok := Under(w.Root, dir); ok && rel != "." && !slices.Contains(rels, rel) {
-			rels = append(rels, rel)
-		}
-	}
-	return rels
 }
 
 // Classify returns the class of rel, a clean workspace-relative path as
@@ -111,13 +89,13 @@ func (r *Rule) Close() error {
 	return nil
 }
 
-func (r *Rule) lookup(tree bool, rel string) verdict {
+func (r *Rule) lookup(tree bool, rel string) ruling {
 	v, gen, ok := r.cache.get(tree, rel)
 	if ok {
 		return v
 	}
 	if !validRel(rel) {
-		return verdict{class: Outside, why: "outside: not a clean path inside the workspace"}
+		return ruling{class: Outside, why: "outside: not a clean path inside the workspace"}
 	}
 	v = r.decide(gen, tree, rel)
 	r.cache.put(gen, tree, rel, v)
@@ -132,41 +110,31 @@ func validRel(rel string) bool {
 	return err == nil && clean == rel
 }
 
-// decide applies the rule in its order: state dir, .git, exclude, include,
-// git-ignored, gated.
-func (r *Rule) decide(gen uint64, tree bool, rel string) verdict {
+// decide applies the rule in its order: state dir, root, operator file,
+// .git, exclude, include, git-ignored, gated.
+func (r *Rule) decide(gen uint64, tree bool, rel string) ruling {
 	if v, ok := r.fixed(tree, rel); ok {
 		return v
 	}
 	if g, ok := r.included(tree, rel); ok {
-		return verdict{class: Gated, why: fmt.Sprintf("gated: matches include %q in %s", g, ConfigFile)}
+		return ruling{class: Gated, why: fmt.Sprintf("gated: matches include %q in %s", g, ConfigFile)}
 	}
-	if r.ignore == nil || rel == "." {
-		return verdict{class: Gated, why: r.whyGated}
+	if r.ignore == nil {
+		return ruling{class: Gated, why: r.whyGated}
 	}
 	return r.askGit(gen, tree, rel)
 }
 
-// fixed applies the rules that need neither git nor include globs.
-func (r *Rule) fixed(tree bool, rel string) (verdict, bool) {
-	if r.stateRel != "" && inside(r.stateRel, rel) {
-		return verdict{class: StateDir, why: "state dir: leasegate's own state; workers may never write it"}, true
-	}
-	if r.stateRel != "" && tree && inside(rel, r.stateRel) {
-		return verdict{class: StateDir, why: fmt.Sprintf("state dir: contains leasegate's state %s; workers may never remove or move it", r.stateRel)}, true
-	}
-	if rel == ConfigFile {
-		return verdict{class: Operator, why: "operator file: the gating rule; workers may not change it"}, true
-	}
-	for _, g := range r.gitRels {
-		if inside(g, rel) {
-			return verdict{class: GitDir, why: "git dir: not gated, git serializes itself"}, true
-		}
+// fixed applies the rules that need neither git nor include globs: where
+// rel lies (Workspace.Locate), then the exclude globs.
+func (r *Rule) fixed(tree bool, rel string) (ruling, bool) {
+	if c, why := r.ws.place(tree, rel); c != Gated {
+		return ruling{class: c, why: why}, true
 	}
 	if g, ok := r.excluded(tree, rel); ok {
-		return verdict{class: Excluded, why: fmt.Sprintf("excluded by %q in %s", g, ConfigFile)}, true
+		return ruling{class: Excluded, why: fmt.Sprintf("excluded by %q in %s", g, ConfigFile)}, true
 	}
-	return verdict{}, false
+	return ruling{}, false
 }
 
 // excluded finds the exclude glob covering rel or, for a tree, everything
@@ -202,13 +170,13 @@ const whyBlind = "gated: git cannot check ignore rules here (beyond a symlink, a
 // cached, answers for its contents; git is asked only below directories it
 // does not ignore. A tracked file, or a directory holding one, is gated
 // even where a pattern ignores it.
-func (r *Rule) askGit(gen uint64, tree bool, rel string) verdict {
+func (r *Rule) askGit(gen uint64, tree bool, rel string) ruling {
 	parent := r.lookup(true, parentOf(rel))
 	switch {
 	case parent.class == Ignored:
-		return verdict{class: Ignored, why: parent.why}
+		return ruling{class: Ignored, why: parent.why}
 	case parent.blind:
-		return verdict{class: Gated, blind: tree, why: whyBlind}
+		return ruling{class: Gated, blind: tree, why: whyBlind}
 	}
 	q := rel
 	if tree {
@@ -220,15 +188,15 @@ func (r *Rule) askGit(gen uint64, tree bool, rel string) verdict {
 		if ans.linked && !tree {
 			r.cache.markBlind(gen, parentOf(rel))
 		}
-		return verdict{class: Gated, blind: tree && ans.linked, why: whyBlind}
+		return ruling{class: Gated, blind: tree && ans.linked, why: whyBlind}
 	case ans.ignored && ans.tracked:
-		return verdict{class: Gated, why: "gated: tracked, though ignored by " + ans.rule}
+		return ruling{class: Gated, why: "gated: tracked, though ignored by " + ans.rule}
 	case ans.ignored:
-		return verdict{class: Ignored, why: "ignored by " + ans.rule}
+		return ruling{class: Ignored, why: "ignored by " + ans.rule}
 	case ans.rule != "":
-		return verdict{class: Gated, why: "gated: re-included by " + ans.rule}
+		return ruling{class: Gated, why: "gated: re-included by " + ans.rule}
 	}
-	return verdict{class: Gated, why: r.whyGated}
+	return ruling{class: Gated, why: r.whyGated}
 }
 
 // inside reports whether the workspace-relative path rel is base or

@@ -36,7 +36,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{name: "untracked new file", rel: "src/a.go", want: workspace.Gated, why: "not ignored"},
 		{name: "tracked file", rel: "README.md", want: workspace.Gated},
-		{name: "root", rel: ".", want: workspace.Gated},
+		{name: "root", rel: ".", want: workspace.Root, why: "root itself"},
 		{name: "git index", rel: ".git/index", want: workspace.GitDir},
 		{name: "git dir itself", rel: ".git", want: workspace.GitDir},
 		{name: "git object", rel: ".git/objects/ab/cdef", want: workspace.GitDir},

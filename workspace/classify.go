@@ -1,0 +1,105 @@
+package workspace
+
+// Verdict is what one absolute path is to the gate, and why.
+type Verdict struct {
+	// Class is the path's class; Gated paths pass the lease gate.
+	Class Class
+	// Rel is the path relative to the root, slash separated and clean
+	// ("." for the root itself), when it lies inside the workspace; ""
+	// for an Outside path and a state directory outside the root.
+	Rel string
+	// Why is the reason in a few words, as `leasegate status` shows it.
+	Why string
+}
+
+const (
+	whyOutside   = "outside: not under the workspace root"
+	whyRoot      = "root: the workspace root itself; only what lies beneath it is gated"
+	whyState     = "state dir: leasegate's own state; workers may never write it"
+	whyHolds     = "state dir: holds leasegate's state; workers may never remove or move it"
+	whyOperator  = "operator file: the gating rule; workers may not change it"
+	whyGitDir    = "git dir: not gated, git serializes itself"
+	whyUndecided = "inside the workspace: the rule's globs and git's ignore rules decide"
+)
+
+// ClassifyPath is the one classifier of an absolute path: Outside, the
+// state directory, not gated (the root, git's directory, the operator's
+// file, excluded, ignored by git) or Gated with its workspace-relative
+// path. tree is for a mutation of abs and everything beneath it (a
+// directory rename or removal, a new directory): a directory that holds
+// the state directory is StateDir, and ignore rules match abs as a
+// directory.
+//
+// abs is clean, absolute and has its directories' symlinks resolved, as
+// the seccomp gate reports a path and ResolvePath returns one; the
+// comparison with the root and the state directory is lexical.
+func (r *Rule) ClassifyPath(abs string, tree bool) Verdict {
+	v := r.ws.Locate(abs, tree)
+	if v.Class != Gated {
+		return v
+	}
+	x := r.lookup(tree, v.Rel)
+	return Verdict{Class: x.class, Rel: v.Rel, Why: x.why}
+}
+
+// Locate is the first, lexical step of ClassifyPath: where abs lies. It
+// answers Outside, StateDir, Root, Operator and GitDir as ClassifyPath
+// does; Gated means only that abs lies elsewhere in the workspace, where
+// the rule's globs and git's ignore rules decide. It does no system call
+// and allocates nothing, for a caller that must answer at once.
+func (w *Workspace) Locate(abs string, tree bool) Verdict {
+	if rel, in := Under(w.Root, abs); in {
+		c, why := w.place(tree, rel)
+		return Verdict{Class: c, Rel: rel, Why: why}
+	}
+	// A linked worktree's state directory lies in the main checkout's git
+	// dir, outside the root, and the root's parents hold it too.
+	if _, in := Under(w.StateDir, abs); in {
+		return Verdict{Class: StateDir, Why: whyState}
+	}
+	if _, holds := Under(abs, w.StateDir); holds && tree {
+		return Verdict{Class: StateDir, Why: whyHolds}
+	}
+	return Verdict{Class: Outside, Why: whyOutside}
+}
+
+// place is where rel, a clean workspace-relative path, lies: the state
+// directory (or, for a tree, a directory holding it), the root, the
+// operator's file, git's directory, or elsewhere (Gated).
+func (w *Workspace) place(tree bool, rel string) (Class, string) {
+	if state, ok := Under(w.Root, w.StateDir); ok {
+		if inside(state, rel) {
+			return StateDir, whyState
+		}
+		if tree && inside(rel, state) {
+			return StateDir, whyHolds
+		}
+	}
+	switch {
+	case rel == ".":
+		return Root, whyRoot
+	case rel == ConfigFile:
+		return Operator, whyOperator
+	case w.inGitDir(rel):
+		return GitDir, whyGitDir
+	}
+	return Gated, whyUndecided
+}
+
+// inGitDir reports whether rel is in ".git" (a directory, or the file a
+// linked worktree or submodule has) or in a git dir that lies inside the
+// root elsewhere. Outside git, ".git" is an ordinary name.
+func (w *Workspace) inGitDir(rel string) bool {
+	if w.GitDir == "" {
+		return false
+	}
+	if inside(".git", rel) {
+		return true
+	}
+	for _, dir := range [...]string{w.GitDir, w.CommonDir} {
+		if g, ok := Under(w.Root, dir); ok && g != "." && inside(g, rel) {
+			return true
+		}
+	}
+	return false
+}

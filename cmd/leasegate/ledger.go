@@ -14,7 +14,8 @@ import (
 	"github.com/leasegate/leasegate/store/bolt"
 )
 
-// cmdLedger inspects or rebuilds a stopped coordinator's ledger files.
+// cmdLedger inspects or rebuilds a stopped coordinator's ledger files, or
+// inspects the shared ledger on etcd when leasegate.json names a cluster.
 func cmdLedger(ctx context.Context, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		args = []string{"check", "--help"}
@@ -33,6 +34,9 @@ func cmdLedger(ctx context.Context, args []string) error {
 	ws, err := f.workspace()
 	if err != nil {
 		return err
+	}
+	if cl := ws.Config.Cluster; cl != nil {
+		return ledgerShared(ctx, f, args[0], cl)
 	}
 	// The serve lock keeps a coordinator from starting on the files
 	// while they are read or replaced.

@@ -1,0 +1,41 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// ReadAll calls fn for every event of the workspace's shared ledger, in
+// order, all read at the one revision the head was read at. Unlike Open it
+// does not join the cluster: it starts no session and writes nothing, so
+// the coordinators sharing the ledger see no new host and keep
+// committing meanwhile. It returns the seq of the last event fn accepted;
+// a record that does not decode is an error wrapping store.ErrCorrupt,
+// and an error of fn is returned wrapped with the event's seq.
+func ReadAll(ctx context.Context, cfg Config, fn func(gate.Event) error) (uint64, error) {
+	if err := cfg.Validate(); err != nil {
+		return 0, fmt.Errorf("etcd ledger config: %w", err)
+	}
+	cfg.setDefaults()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, Logger: zap.NewNop(), Context: ctx})
+	if err != nil {
+		return 0, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
+	}
+	defer cli.Close()
+	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger")}
+	hctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	end, rev, err := l.head(hctx)
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("etcd at %v (waited up to %v): %w", cfg.Endpoints, cfg.DialTimeout, err)
+	}
+	if end == 0 {
+		return 0, nil
+	}
+	return l.scan(ctx, 0, end, rev, fn)
+}

@@ -34,7 +34,7 @@ type ClientConfig struct {
 	// cannot be reached or answers 5xx. Default 4 (about 7 s of backoff).
 	RetryMax int
 	// NoStream sends every call as a plain HTTP request. Default false:
-	// Mutate, Lease (but eviction), Heartbeat and Activity go over one
+	// Mutate, Lease (but eviction), Check, Heartbeat and Activity go over one
 	// upgraded connection (StreamProtocol) when the coordinator offers it,
 	// and over HTTP when it does not or the stream breaks.
 	NoStream bool
@@ -237,6 +237,13 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 func (c *Client) Status(ctx context.Context) (coordinator.Status, error) {
 	var s coordinator.Status
 	return s, c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
+}
+
+// Check returns what stands in the way of writing paths and who the
+// caller is, in one request, over the stream when it is open.
+func (c *Client) Check(ctx context.Context, paths []string) (coordinator.CheckView, error) {
+	var v coordinator.CheckView
+	return v, c.post(ctx, "/v1/check", coordinator.CheckRequest{Paths: paths}, &v)
 }
 
 // Register records an owner and the windows it names.

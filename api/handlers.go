@@ -50,6 +50,14 @@ func (s *Server) status(*http.Request) (any, error) { return s.c.Status(), nil }
 
 func (s *Server) whoami(r *http.Request) (any, error) { return s.c.Whoami(r.Context()), nil }
 
+func (s *Server) check(r *http.Request) (any, error) {
+	var req coordinator.CheckRequest
+	if err := decode(r, &req); err != nil {
+		return nil, err
+	}
+	return s.c.Check(r.Context(), req)
+}
+
 func (s *Server) register(r *http.Request) (any, error) {
 	var reg coordinator.Registration
 	if err := decode(r, &reg); err != nil {

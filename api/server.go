@@ -80,6 +80,7 @@ func (s *Server) routes() {
 		"GET /v1/leases/{id}":                s.getLease,
 		"GET /v1/history":                    s.history,
 		"GET /v1/whoami":                     s.whoami,
+		"POST /v1/check":                     s.check,
 		"GET /v1/stats":                      s.stats,
 		"POST /v1/ungated":                   s.ungated,
 	}

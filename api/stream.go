@@ -12,8 +12,8 @@ import (
 // StreamProtocol is the Upgrade token of the stream: GET /v1/stream with
 // "Connection: Upgrade" and "Upgrade: leasegate-stream/1" switches the
 // connection to length-prefixed frames that carry the hot-path calls
-// (mutations, lease operations, heartbeats, activity), many at once and
-// answered in any order.
+// (mutations, lease operations, checks, heartbeats, activity), many at
+// once and answered in any order.
 //
 // A request frame is
 //
@@ -35,6 +35,7 @@ const StreamProtocol = "leasegate-stream/1"
 var StreamTargets = []string{
 	"POST /v1/mutations",
 	"POST /v1/leases",
+	"POST /v1/check",
 	"POST /v1/owners/{name}/heartbeat",
 	"POST /v1/owners/{name}/activity",
 }

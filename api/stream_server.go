@@ -210,6 +210,12 @@ func (s *Server) call(ctx context.Context, admin, target string, body []byte) (a
 			return s.c.Mutate(ctx, req)
 		case "/v1/leases":
 			return s.streamLease(ctx, admin, body)
+		case "/v1/check":
+			var req coordinator.CheckRequest
+			if err := decodeBody(body, &req); err != nil {
+				return nil, err
+			}
+			return s.c.Check(ctx, req)
 		}
 		if name, what, ok := ownerPath(path); ok {
 			return s.ownerCall(name, what)

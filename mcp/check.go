@@ -52,20 +52,11 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	if err != nil {
 		return nil, CheckOutput{}, err
 	}
-	cl, err := s.conn.get(ctx)
+	st, live, me, err := s.look(ctx, paths)
 	if err != nil {
 		return nil, CheckOutput{}, err
 	}
-	me, err := s.id.who(ctx, cl, false)
-	if err != nil {
-		return nil, CheckOutput{}, s.conn.check(cl, err)
-	}
-	st, err := cl.Status(ctx)
-	if err != nil {
-		return nil, CheckOutput{}, s.conn.check(cl, err)
-	}
 	out := CheckOutput{Me: me, Paths: make([]PathCheck, 0, len(paths))}
-	live := ownersLiveness(st)
 	for _, p := range paths {
 		pc := checkPath(st, p, me, live)
 		s.watch.noteChecked(p, checkPath(st, p, "", nil).State)
@@ -75,6 +66,23 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 		out.Paths = append(out.Paths, pc)
 	}
 	return textResult(checkText(out)), out, nil
+}
+
+// look asks the coordinator about paths in one request (a check, over the
+// stream the client keeps open) and returns its answer as a status
+// snapshot cut to them, the holders' liveness, and the owner this server
+// acts for. Its cost follows the leases on the paths, not all leases.
+func (s *Server) look(ctx context.Context, paths []string) (coordinator.Status, livenessOf, string, error) {
+	cl, err := s.conn.get(ctx)
+	if err != nil {
+		return coordinator.Status{}, nil, "", err
+	}
+	v, err := cl.Check(ctx, paths)
+	if err != nil {
+		return coordinator.Status{}, nil, "", s.conn.check(cl, err)
+	}
+	st := coordinator.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers}
+	return st, livenessOf(v.Liveness), s.id.named(v.Caller), nil
 }
 
 // checkPath is what the status snapshot st says of path p.

@@ -16,6 +16,7 @@ import (
 type Coordinator interface {
 	Status(ctx context.Context) (coordinator.Status, error)
 	Whoami(ctx context.Context) (coordinator.CallerView, error)
+	Check(ctx context.Context, paths []string) (coordinator.CheckView, error)
 	Register(ctx context.Context, r coordinator.Registration) error
 	Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error)
 	GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error)

@@ -33,13 +33,22 @@ func (id *identity) who(ctx context.Context, cl Coordinator, act bool) (string, 
 	if err != nil {
 		return "", err
 	}
-	if len(v.Owners) > 0 {
-		return v.Owners[0], nil
-	}
-	if !act {
-		return "", nil
+	if me := id.named(v); me != "" || !act {
+		return me, nil
 	}
 	return id.register(ctx, cl)
+}
+
+// named is the name this server acts as by the coordinator's view of it
+// (whoami's, or a check's), or "" when it is nobody yet.
+func (id *identity) named(v coordinator.CallerView) string {
+	switch {
+	case id.explicit != "":
+		return id.explicit
+	case len(v.Owners) > 0:
+		return v.Owners[0]
+	}
+	return ""
 }
 
 // register registers the agent's session as an owner, once.

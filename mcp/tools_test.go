@@ -52,6 +52,50 @@ func TestCheckWhileAnotherHolds(t *testing.T) {
 	}
 }
 
+// TestCheckIsOneRequest: leases_check of many paths, by a server that
+// learns its owner from the coordinator, asks the coordinator once and
+// never for the whole status.
+func TestCheckIsOneRequest(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	w.acquire(t, "bob", "p3.go")
+	calls := &countingCoordinator{}
+	cs := w.session(t, "", func(ctx context.Context) (mcp.Coordinator, error) {
+		cl, err := w.connect(ctx)
+		calls.Coordinator = cl
+		return calls, err
+	})
+	var out mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"p1.go", "p2.go", "p3.go", "src/**"}}, &out)
+	if len(out.Paths) != 4 || out.Paths[2].State != mcp.HeldByOther || out.Paths[0].State != mcp.Free {
+		t.Fatalf("check = %+v, want p3.go held by bob and the rest free", out)
+	}
+	if calls.check != 1 || calls.status != 0 || calls.whoami != 0 {
+		t.Errorf("leases_check asked %d checks, %d statuses, %d whoamis; want one check", calls.check, calls.status, calls.whoami)
+	}
+}
+
+// countingCoordinator counts the read calls made of a real client.
+type countingCoordinator struct {
+	mcp.Coordinator
+	check, status, whoami int
+}
+
+func (c *countingCoordinator) Check(ctx context.Context, paths []string) (coordinator.CheckView, error) {
+	c.check++
+	return c.Coordinator.Check(ctx, paths)
+}
+
+func (c *countingCoordinator) Status(ctx context.Context) (coordinator.Status, error) {
+	c.status++
+	return c.Coordinator.Status(ctx)
+}
+
+func (c *countingCoordinator) Whoami(ctx context.Context) (coordinator.CallerView, error) {
+	c.whoami++
+	return c.Coordinator.Whoami(ctx)
+}
+
 // TestLeaseLifecycle runs every lease tool as one owner: acquire (and
 // again), check, renew, release, checkin by path, history, status.
 func TestLeaseLifecycle(t *testing.T) {

@@ -72,19 +72,11 @@ func (s *Server) readPath(ctx context.Context, req *sdk.ReadResourceRequest) (*s
 	if err != nil {
 		return nil, err
 	}
-	cl, err := s.conn.get(ctx)
+	st, live, me, err := s.look(ctx, []string{p})
 	if err != nil {
 		return nil, err
 	}
-	me, err := s.id.who(ctx, cl, false)
-	if err != nil {
-		return nil, s.conn.check(cl, err)
-	}
-	st, err := cl.Status(ctx)
-	if err != nil {
-		return nil, s.conn.check(cl, err)
-	}
-	data, err := json.Marshal(checkPath(st, p, me, ownersLiveness(st)))
+	data, err := json.Marshal(checkPath(st, p, me, live))
 	if err != nil {
 		return nil, err
 	}

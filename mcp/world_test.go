@@ -33,7 +33,7 @@ type world struct {
 	stop   func() // stops the coordinator's API
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lgmcp")
 	if err != nil {
@@ -54,7 +54,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // serve runs the coordinator and its API until the test ends or w.stop.
-func (w *world) serve(t *testing.T) {
+func (w *world) serve(t testing.TB) {
 	ledger, err := bolt.Open(filepath.Join(t.TempDir(), "ledger.db"), bolt.Config{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func (w *world) connect(ctx context.Context) (mcp.Coordinator, error) {
 
 // register registers name with a process of its own (a sleeping child,
 // as another agent would be) as its liveness handle.
-func (w *world) register(t *testing.T, name string) {
+func (w *world) register(t testing.TB, name string) {
 	t.Helper()
 	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
@@ -122,7 +122,7 @@ func (w *world) register(t *testing.T, name string) {
 }
 
 // acquire checks paths out for owner, as the CLI would.
-func (w *world) acquire(t *testing.T, owner string, paths ...string) gate.Lease {
+func (w *world) acquire(t testing.TB, owner string, paths ...string) gate.Lease {
 	t.Helper()
 	res, err := w.client.Lease(w.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
 		Scope: gate.Scope{Type: gate.ScopeFile, Paths: paths}}, "", "")
@@ -134,18 +134,18 @@ func (w *world) acquire(t *testing.T, owner string, paths ...string) gate.Lease 
 
 // session connects an MCP client to a new server acting as owner, over
 // the SDK's in-memory transport.
-func (w *world) session(t *testing.T, owner string, connect mcp.ConnectFunc) *sdk.ClientSession {
+func (w *world) session(t testing.TB, owner string, connect mcp.ConnectFunc) *sdk.ClientSession {
 	t.Helper()
 	return w.connectSession(t, owner, connect, nil)
 }
 
 // sessionWith is session with the client's options.
-func (w *world) sessionWith(t *testing.T, owner string, opts *sdk.ClientOptions) *sdk.ClientSession {
+func (w *world) sessionWith(t testing.TB, owner string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	return w.connectSession(t, owner, nil, opts)
 }
 
-func (w *world) connectSession(t *testing.T, owner string, connect mcp.ConnectFunc, opts *sdk.ClientOptions) *sdk.ClientSession {
+func (w *world) connectSession(t testing.TB, owner string, connect mcp.ConnectFunc, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	if connect == nil {
 		connect = w.connect
@@ -170,7 +170,7 @@ func (w *world) connectSession(t *testing.T, owner string, connect mcp.ConnectFu
 
 // call calls a tool and decodes its structured content into out (when
 // not nil). It returns the result.
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) *sdk.CallToolResult {
+func call(t testing.TB, cs *sdk.ClientSession, tool string, args any, out any) *sdk.CallToolResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -186,7 +186,7 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) *
 }
 
 // mustCall is call for a tool that must succeed.
-func mustCall(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) string {
+func mustCall(t testing.TB, cs *sdk.ClientSession, tool string, args any, out any) string {
 	t.Helper()
 	res := call(t, cs, tool, args, out)
 	if res.IsError {

@@ -64,3 +64,25 @@ func TestApplyMemoryLimit(t *testing.T) {
 		t.Error(`applyMemoryLimit("lots") succeeded, want an error naming the flag`)
 	}
 }
+
+func TestTuneMCPCollector(t *testing.T) {
+	prevGC, prevLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(prevGC); debug.SetMemoryLimit(prevLimit) })
+	tests := []struct {
+		gogc, limit         string
+		wantGC, wantLimitMB int64
+	}{
+		{"", "", mcpGCPercent, mcpMemoryLimit >> 20},
+		{"50", "", 7, mcpMemoryLimit >> 20}, // GOGC set: the runtime's value stays
+		{"", "1GiB", mcpGCPercent, 7},
+		{"50", "1GiB", 7, 7},
+	}
+	for _, tt := range tests {
+		debug.SetGCPercent(7)
+		debug.SetMemoryLimit(7 << 20)
+		tuneMCPCollector(tt.gogc, tt.limit)
+		if gc, limit := int64(debug.SetGCPercent(100)), debug.SetMemoryLimit(-1)>>20; gc != tt.wantGC || limit != tt.wantLimitMB {
+			t.Errorf("tuneMCPCollector(%q, %q) left GOGC %d and a limit of %d MiB, want %d and %d MiB", tt.gogc, tt.limit, gc, limit, tt.wantGC, tt.wantLimitMB)
+		}
+	}
+}

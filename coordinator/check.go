@@ -1,0 +1,115 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// MaxCheckPaths bounds the paths of one check: a caller lists the files of
+// a task, and a glob covers a tree.
+const MaxCheckPaths = 256
+
+// CheckRequest asks what stands in the way of writing some paths: the
+// body of POST /v1/check.
+type CheckRequest struct {
+	Paths []string `json:"paths"` // workspace-relative paths or globs
+}
+
+// CheckView is what the coordinator knows of some paths, found through
+// the lease table's path index rather than by building the whole status:
+// the active leases overlapping them, their holders' liveness, the
+// contentions and open blockers on them, and who the caller is (as
+// whoami says), all of one moment.
+type CheckView struct {
+	Now         time.Time                `json:"now"`
+	Caller      CallerView               `json:"caller"`
+	Leases      []gate.Lease             `json:"leases"`
+	Liveness    map[string]gate.Liveness `json:"liveness"` // of each holder of Leases, by owner name
+	Contentions []ContentionView         `json:"contentions"`
+	Blockers    []blocker.Report         `json:"blockers"`
+}
+
+// Check answers a CheckRequest. Its cost grows with the leases, contentions
+// and blockers on the asked paths, not with everything the coordinator
+// holds, so an agent may ask before every edit.
+func (c *Coordinator) Check(ctx context.Context, req CheckRequest) (CheckView, error) {
+	scope, err := checkScope(req.Paths)
+	if err != nil {
+		return CheckView{}, err
+	}
+	v := CheckView{Caller: c.Whoami(ctx)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v.Now = c.clock.Now()
+	v.Leases = nonNil(c.table.Overlapping(scope))
+	v.Liveness = make(map[string]gate.Liveness, len(v.Leases))
+	for _, l := range v.Leases {
+		if o := c.owners[l.Owner.Name]; o != nil && v.Liveness[o.Name].Status == "" {
+			v.Liveness[o.Name] = c.cfg.Liveness.Evaluate(o.subject(), v.Now)
+		}
+	}
+	v.Contentions, v.Blockers = c.contentionsOn(scope), c.blockersOn(scope, v.Now)
+	return v, nil
+}
+
+// checkScope is the sparse scope of a check's paths, each cleaned.
+func checkScope(paths []string) (gate.Scope, error) {
+	switch {
+	case len(paths) == 0:
+		return gate.Scope{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "check: paths is empty"}
+	case len(paths) > MaxCheckPaths:
+		return gate.Scope{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid,
+			Message: fmt.Sprintf("check: %d paths is over the limit of %d", len(paths), MaxCheckPaths)}
+	}
+	s := gate.Scope{Type: gate.ScopeSparse, Paths: make([]string, 0, len(paths))}
+	for _, p := range paths {
+		cp, err := gate.CleanPath(p)
+		if err != nil {
+			return gate.Scope{}, gate.AsDenied(err)
+		}
+		s.Paths = append(s.Paths, cp)
+	}
+	return s, nil
+}
+
+// contentionsOn returns the waiting contentions on paths overlapping s,
+// sorted by id. Call with c.mu held.
+func (c *Coordinator) contentionsOn(s gate.Scope) []ContentionView {
+	out := []ContentionView{}
+	for _, con := range c.contentions {
+		if con.view.Outcome == Contended && overlapsScope(con.view.Paths, s) {
+			out = append(out, con.view)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// blockersOn returns the open blocker reports on paths overlapping s.
+// Call with c.mu held.
+func (c *Coordinator) blockersOn(s gate.Scope, now time.Time) []blocker.Report {
+	out := []blocker.Report{}
+	for _, r := range c.book.Open() {
+		if overlapsScope(r.Paths, s) || overlapsScope([]string{r.Path}, s) {
+			out = append(out, r)
+		}
+	}
+	return c.annotate(out, now)
+}
+
+// overlapsScope reports whether one of paths overlaps one of s's paths.
+func overlapsScope(paths []string, s gate.Scope) bool {
+	for _, p := range paths {
+		for _, q := range s.Paths {
+			if gate.Overlap(p, q) {
+				return true
+			}
+		}
+	}
+	return false
+}

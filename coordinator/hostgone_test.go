@@ -94,6 +94,9 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 	}
 	for _, e := range evs {
 		if e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "host-a lost its etcd session") {
+			if !strings.Contains(e.Reason, "seen by the session watch at") || !strings.Contains(e.Reason, "deleted at etcd revision") {
+				t.Fatalf("reclaim evidence %q, want the watch as its source and the revision of the session's end", e.Reason)
+			}
 			t.Logf("reclaimed %v after host-a's coordinator stopped (session TTL 2s)", e.At.Sub(stoppedAt).Round(time.Millisecond))
 			return
 		}
@@ -124,6 +127,7 @@ func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 	}
 	stopA()
 	waitNoSession(t, cluster.Endpoints, "/leasegate/hosts/members/host-a/")
+	startedB := time.Now()
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
 	if err := b.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
 		t.Fatal(err)
@@ -145,6 +149,11 @@ func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 	}
 	for _, e := range evs {
 		if e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "host-a lost its etcd session") {
+			found := startedB.UTC().Truncate(time.Second)
+			if !strings.Contains(e.Reason, "read the sessions at start") || !strings.Contains(e.Reason, "before "+found.Format(time.RFC3339)) &&
+				!strings.Contains(e.Reason, "before "+found.Add(time.Second).Format(time.RFC3339)) {
+				t.Fatalf("reclaim evidence %q, want the read at start as its source, found by %s", e.Reason, found.Format(time.RFC3339))
+			}
 			return
 		}
 	}

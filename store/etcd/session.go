@@ -9,6 +9,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/leasegate/leasegate/store"
 )
 
 // A writer's session is an etcd lease of SessionTTL, kept alive while the
@@ -77,8 +79,8 @@ func isLeaseGone(err error) bool {
 // The sessions are read and then watched from that revision on, so no end
 // falls between the two. The channel closes when ctx ends or the ledger is
 // closed.
-func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan string {
-	ch := make(chan string)
+func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan store.HostGone {
+	ch := make(chan store.HostGone)
 	go func() {
 		defer close(ch)
 		ctx, cancel := context.WithCancel(ctx)
@@ -88,7 +90,7 @@ func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan string {
 		gone, rev := l.goneOf(ctx, known)
 		for _, host := range gone {
 			select {
-			case ch <- host:
+			case ch <- store.HostGone{Host: host, Revision: rev, AtStart: true}:
 			case <-ctx.Done():
 				return
 			}
@@ -104,7 +106,7 @@ func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan string {
 					continue
 				}
 				select {
-				case ch <- host:
+				case ch <- store.HostGone{Host: host, Revision: e.Kv.ModRevision}:
 				case <-ctx.Done():
 					return
 				}

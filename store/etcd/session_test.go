@@ -33,13 +33,14 @@ func TestSessionLost(t *testing.T) {
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
 	}
-	if _, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+	revoked, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease))
+	if err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case host := <-gone:
-		if host != "host-a" {
-			t.Fatalf("HostsGone sent %q, want host-a", host)
+	case g := <-gone:
+		if g.Host != "host-a" || g.AtStart || g.Revision != revoked.Header.Revision {
+			t.Fatalf("HostsGone sent %+v, want host-a, seen by the watch at the revoke's revision %d", g, revoked.Header.Revision)
 		}
 	case <-ctx.Done():
 		t.Fatal("host-b was never told host-a's session ended")
@@ -70,9 +71,9 @@ func TestHostsGoneAlready(t *testing.T) {
 	defer cancel()
 	gone := b.HostsGone(ctx, []string{"host-a", "host-b", "host-c", "host-c"})
 	select {
-	case host := <-gone:
-		if host != "host-c" {
-			t.Fatalf("HostsGone sent %q first, want host-c (no session)", host)
+	case g := <-gone:
+		if g.Host != "host-c" || !g.AtStart || g.Revision == 0 {
+			t.Fatalf("HostsGone sent %+v first, want host-c (no session) found at start with the read's revision", g)
 		}
 	case <-ctx.Done():
 		t.Fatal("host-c, with no session, was never sent")
@@ -80,9 +81,9 @@ func TestHostsGoneAlready(t *testing.T) {
 	short, stop := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer stop()
 	select {
-	case host, ok := <-gone:
+	case g, ok := <-gone:
 		if ok {
-			t.Fatalf("HostsGone sent %q too, want only host-c", host)
+			t.Fatalf("HostsGone sent %+v too, want only host-c", g)
 		}
 	case <-short.Done():
 	}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -22,12 +24,18 @@ const csrfHeader = "X-CSRF-Token"
 // left in a terminal's scrollback or a shell history opens nothing.
 type sessions struct {
 	mu    sync.Mutex
-	login string            // "" once redeemed
-	live  map[string]string // session id -> CSRF token
+	login string             // "" once redeemed
+	live  map[string]session // by session id
+}
+
+// session is a live console session.
+type session struct {
+	csrf  string
+	admin bool // its login also presented the admin token
 }
 
 func newSessions() *sessions {
-	return &sessions{login: randomToken(), live: make(map[string]string)}
+	return &sessions{login: randomToken(), live: make(map[string]session)}
 }
 
 // randomToken returns 32 random bytes as hex. crypto/rand.Read never
@@ -45,8 +53,16 @@ func (s *sessions) loginToken() string {
 	return s.login
 }
 
-// redeem trades the one-time token for a new session id.
-func (s *sessions) redeem(tok string) (string, bool) {
+// valid reports whether tok is the one-time token, not yet redeemed.
+func (s *sessions) valid(tok string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.login != "" && equal(tok, s.login)
+}
+
+// redeem trades the one-time token for a new session id; admin records
+// that the login also presented the admin token.
+func (s *sessions) redeem(tok string, admin bool) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.login == "" || !equal(tok, s.login) {
@@ -54,42 +70,58 @@ func (s *sessions) redeem(tok string) (string, bool) {
 	}
 	s.login = ""
 	id := randomToken()
-	s.live[id] = randomToken()
+	s.live[id] = session{csrf: randomToken(), admin: admin}
 	return id, true
 }
 
-// csrf returns the CSRF token of the session in r's cookie.
-func (s *sessions) csrf(r *http.Request) (string, bool) {
+// session returns the session in r's cookie.
+func (s *sessions) session(r *http.Request) (session, bool) {
 	c, err := r.Cookie(cookieName)
 	if err != nil {
-		return "", false
+		return session{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tok, ok := s.live[c.Value]
-	return tok, ok
+	se, ok := s.live[c.Value]
+	return se, ok
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// sessionCookie is the cookie a redeemed login sets.
-func sessionCookie(id string) *http.Cookie {
-	return &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}
+// sessionCookie is the cookie a redeemed login sets; over TLS it is also
+// Secure, so the browser never sends it over plain HTTP.
+func sessionCookie(id string, secure bool) *http.Cookie {
+	return &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode}
 }
 
-// loopbackHost reports whether the request was addressed to a loopback
-// name, so a page on another site cannot reach the console through DNS
-// rebinding.
-func loopbackHost(r *http.Request) bool {
+// knownHost reports whether the request was addressed to a loopback name
+// or one of hosts (those of the address the console listens on), so a page
+// on another site cannot reach the console through DNS rebinding.
+func knownHost(r *http.Request, hosts []string) bool {
 	host, _, err := net.SplitHostPort(r.Host)
 	if err != nil {
 		host = r.Host
 	}
-	if host == "localhost" {
+	host = strings.Trim(host, "[]")
+	if host == "localhost" || slices.ContainsFunc(hosts, func(h string) bool { return strings.EqualFold(h, host) }) {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// remote reports whether r reached the console on an address that is not
+// loopback: such a request is served only over TLS and only with the admin
+// token. A connection whose local address is unknown counts as remote.
+func remote(r *http.Request) bool {
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	return !ok || !a.IP.IsLoopback()
+}
+
+// bearer returns the token of r's `Authorization: Bearer` header.
+func bearer(r *http.Request) string {
+	tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return tok
 }
 
 // sameOrigin reports whether a state-changing request came from the

@@ -17,6 +17,17 @@ type Config struct {
 	// Registry receives the console's collectors; nil means a new registry
 	// with the standard process and Go collectors.
 	Registry *prometheus.Registry
+	// AdminToken is the coordinator's admin token. A request that reaches
+	// the console on a non-loopback address is served only over TLS, and
+	// only in a session whose login also presented this token (the
+	// separate metrics listener: as `Authorization: Bearer`). "" refuses
+	// every such request: the console then serves loopback only.
+	AdminToken string
+	// Hosts are the names and addresses, besides loopback ones, that a
+	// request may be addressed to (its Host header): those of a
+	// non-loopback listen address. Any other host is refused, so a web
+	// page cannot reach the console through DNS rebinding.
+	Hosts []string
 	// Logger; nil means no logging.
 	Logger hclog.Logger
 }

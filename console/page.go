@@ -21,10 +21,10 @@ type pageData struct {
 
 // page serves the console's one page.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	tok, _ := s.auth.csrf(r)
+	se, _ := s.auth.session(r)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := pageTemplate.Execute(w, pageData{CSRF: tok, Operator: s.operator}); err != nil {
+	if err := pageTemplate.Execute(w, pageData{CSRF: se.csrf, Operator: s.operator}); err != nil {
 		s.log.Warn("page not rendered", "error", err)
 	}
 }

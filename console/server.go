@@ -15,6 +15,8 @@ type Server struct {
 	svc      Service
 	operator string
 	log      hclog.Logger
+	admin    string   // "" serves loopback only
+	hosts    []string // besides loopback names
 	auth     *sessions
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -28,7 +30,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"), auth: newSessions()}
+	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"),
+		admin: cfg.AdminToken, hosts: cfg.Hosts, auth: newSessions()}
 	s.metrics = newMetrics(cfg.Service, cfg.Registry)
 	s.routes()
 	return s, nil
@@ -37,6 +40,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /login", s.login)
+	s.mux.HandleFunc("POST /login", s.loginAdmin)
 	s.mux.Handle("GET /{$}", s.session(http.HandlerFunc(s.page)))
 	s.mux.Handle("GET /static/", s.session(http.StripPrefix("/static/", staticFiles())))
 	s.mux.Handle("GET /events", s.session(http.HandlerFunc(s.events)))
@@ -58,8 +62,11 @@ func (s *Server) LoginPath() string {
 // Handler serves the console.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r) {
-			http.Error(w, "the console answers only requests addressed to a loopback host", http.StatusMisdirectedRequest)
+		if !knownHost(r, s.hosts) {
+			http.Error(w, "the console answers only requests addressed to a loopback host or the address it listens on", http.StatusMisdirectedRequest)
+			return
+		}
+		if remote(r) && !s.secure(w, r) {
 			return
 		}
 		w.Header().Set("X-Frame-Options", "DENY")
@@ -68,9 +75,39 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// MetricsHandler serves /metrics alone, without a session, for a
-// separate --metrics-addr that a Prometheus scraper reaches.
-func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
+// MetricsHandler serves /metrics alone, for a separate --metrics-addr
+// that a Prometheus scraper reaches: on loopback without a credential,
+// beyond it over TLS with the admin token as a bearer token.
+func (s *Server) MetricsHandler() http.Handler {
+	h := s.metrics.handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if remote(r) && !s.secure(w, r) {
+			return
+		}
+		if remote(r) && !equal(bearer(r), s.admin) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="leasegate"`)
+			http.Error(w, "metrics beyond loopback need Authorization: Bearer <admin token>", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// secure refuses a request that reached the console beyond loopback over
+// plain HTTP, or when the console has no admin token to ask for: the
+// login token, the session cookie and the admin token never cross a
+// network in clear.
+func (s *Server) secure(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case r.TLS == nil:
+		http.Error(w, "beyond loopback the console answers HTTPS only", http.StatusForbidden)
+	case s.admin == "":
+		http.Error(w, "this console has no admin token to ask for: it serves loopback only", http.StatusForbidden)
+	default:
+		return true
+	}
+	return false
+}
 
 // Run follows the coordinator's events for the metrics and serves the
 // console on ln, and /metrics alone on each of metrics, until ctx ends;
@@ -113,39 +150,4 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	}
 	return nil
-}
-
-// session refuses a request without a live session.
-func (s *Server) session(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := s.auth.csrf(r); !ok {
-			http.Error(w, "no console session: open the login URL that `leasegate ui` printed", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// csrf refuses a state-changing request without the session's CSRF token
-// or from another origin.
-func (s *Server) csrf(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := s.auth.csrf(r)
-		if !equal(r.Header.Get(csrfHeader), tok) || !sameOrigin(r) {
-			http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// login redeems the one-time token for a session cookie.
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	id, ok := s.auth.redeem(r.URL.Query().Get("token"))
-	if !ok {
-		http.Error(w, "login token unknown or already used: run `leasegate ui` again for a new one", http.StatusForbidden)
-		return
-	}
-	http.SetCookie(w, sessionCookie(id))
-	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/leasegate/leasegate/console"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // uiFlags are the flags of `leasegate ui`.
@@ -17,18 +22,23 @@ type uiFlags struct {
 	common
 	addr        string
 	metricsAddr string
+	tlsCert     string
+	tlsKey      string
 	open        bool
 }
 
-// cmdUI serves the operator console on loopback, in this process, talking
-// to the coordinator over its unix socket as `leasegate status` and
-// `resolve` do.
+// cmdUI serves the operator console, in this process, talking to the
+// coordinator over its unix socket as `leasegate status` and `resolve` do.
+// On loopback it speaks plain HTTP; on any other address HTTPS, and its
+// login asks for the admin token as well.
 func cmdUI(ctx context.Context, args []string) error {
 	var f uiFlags
 	fs := flag.NewFlagSet("ui", flag.ContinueOnError)
 	f.register(fs, false)
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "loopback address to serve the console on (port 0: a free port)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "also serve /metrics alone, without a session, on this loopback address (for a Prometheus scraper)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "address to serve the console on (port 0: a free port); beyond loopback: HTTPS and the admin token")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "also serve /metrics alone on this address (for a Prometheus scraper): on loopback without a session, beyond it over HTTPS with the admin token as bearer token")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate for a non-loopback address (default: a self-signed one kept in the state directory)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.BoolVar(&f.open, "open", false, "open the login URL in a browser (xdg-open)")
 	pos, err := parseMixed(fs, args)
 	if err != nil {
@@ -36,6 +46,9 @@ func cmdUI(ctx context.Context, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("ui: takes no arguments, got %q", pos[0])
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return usagef("ui: --tls-cert and --tls-key go together")
 	}
 	lns, err := f.listen()
 	if err != nil {
@@ -47,33 +60,86 @@ func cmdUI(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	srv, err := console.New(console.Config{Service: cl, Operator: operatorName(), Logger: f.logger("leasegate")})
+	sec, err := f.secure(ws, lns)
 	if err != nil {
 		return err
 	}
-	url := fmt.Sprintf("http://%s%s", lns[0].Addr(), srv.LoginPath())
-	fmt.Printf("console of %s on http://%s\n", ws.Root, lns[0].Addr())
+	srv, err := console.New(console.Config{Service: cl, Operator: operatorName(), Logger: f.logger("leasegate"),
+		AdminToken: sec.admin, Hosts: lns[0].hosts()})
+	if err != nil {
+		return err
+	}
+	url := lns[0].url() + srv.LoginPath()
+	fmt.Printf("console of %s on %s\n", ws.Root, lns[0].url())
+	if sec.admin != "" {
+		fmt.Printf("certificate SHA-256 fingerprint %s (check it in the browser before you log in)\n", console.Fingerprint(sec.cert))
+	}
 	if len(lns) > 1 {
-		fmt.Printf("metrics on http://%s/metrics\n", lns[1].Addr())
+		fmt.Printf("metrics on %s/metrics%s\n", lns[1].url(), bearerHint(lns[1]))
 	}
 	fmt.Printf("open (once; the token is then spent): %s\n", url)
+	if lns[0].remote {
+		fmt.Printf("the login page asks for the admin token: the contents of %s on this machine\n", ws.AdminTokenPath())
+	}
 	if f.open {
 		openBrowser(ctx, url)
 	}
-	return srv.Run(ctx, lns[0], lns[1:]...)
+	return srv.Run(ctx, lns[0], listeners(lns[1:])...)
+}
+
+// uiListener is one address `ui` serves on.
+type uiListener struct {
+	net.Listener
+	host   string // as the flag named it
+	remote bool   // not on loopback: HTTPS, and the admin token
+}
+
+// hosts are the names a request to l may be addressed to: the one the
+// flag gave and the address it resolved to.
+func (l *uiListener) hosts() []string {
+	ip := l.Addr().(*net.TCPAddr).IP.String()
+	if ip == l.host {
+		return []string{ip}
+	}
+	return []string{l.host, ip}
+}
+
+func (l *uiListener) url() string {
+	scheme := "http"
+	if l.remote {
+		scheme = "https"
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(l.host, strconv.Itoa(port)))
+}
+
+func bearerHint(l *uiListener) string {
+	if l.remote {
+		return " (Authorization: Bearer <admin token>)"
+	}
+	return ""
+}
+
+func listeners(lns []*uiListener) []net.Listener {
+	out := make([]net.Listener, len(lns))
+	for i, l := range lns {
+		out[i] = l
+	}
+	return out
 }
 
 // listen opens the console's listener and, with --metrics-addr, the
-// metrics one; both must be loopback addresses.
-func (f *uiFlags) listen() ([]net.Listener, error) {
+// metrics one. Each is remote when the address it bound is not loopback.
+func (f *uiFlags) listen() ([]*uiListener, error) {
 	addrs := []string{f.addr}
 	names := []string{"--addr"}
 	if f.metricsAddr != "" {
 		addrs, names = append(addrs, f.metricsAddr), append(names, "--metrics-addr")
 	}
-	var lns []net.Listener
+	var lns []*uiListener
 	for i, a := range addrs {
-		if err := loopbackAddr(a); err != nil {
+		host, err := listenHost(a)
+		if err != nil {
 			closeAll(lns)
 			return nil, usagef("ui: %s %s: %v", names[i], a, err)
 		}
@@ -82,26 +148,84 @@ func (f *uiFlags) listen() ([]net.Listener, error) {
 			closeAll(lns)
 			return nil, fmt.Errorf("ui: %s: %w", names[i], err)
 		}
-		lns = append(lns, ln)
+		lns = append(lns, &uiListener{Listener: ln, host: host, remote: !ln.Addr().(*net.TCPAddr).IP.IsLoopback()})
 	}
 	return lns, nil
 }
 
-// loopbackAddr refuses an address that is not host:port on a loopback
-// interface: the console's login is a bearer token in a URL, which must
-// not cross a network.
-func loopbackAddr(a string) error {
+// listenHost returns the host of a host:port listen address. It refuses
+// an address without a host or with an unspecified one (0.0.0.0, ::): the
+// console's certificate and its Host check (the DNS-rebinding defence)
+// need the one name or address operators use.
+func listenHost(a string) (string, error) {
 	host, _, err := net.SplitHostPort(a)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("not a loopback address: the console serves 127.0.0.1, ::1 or localhost only")
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return "", fmt.Errorf("name one interface's address or host name, not all interfaces: the console's certificate and Host check need the name operators use")
 	}
-	return nil
+	return host, nil
 }
 
-func closeAll(lns []net.Listener) {
+// uiSecurity is what a console beyond loopback needs: the admin token its
+// logins ask for and the certificate its listeners present.
+type uiSecurity struct {
+	admin string
+	cert  tls.Certificate
+}
+
+// secure puts every remote listener behind TLS, with the operator's
+// certificate or the console's own kept in the state directory, and reads
+// the admin token; with no remote listener it returns the zero value, and
+// --tls-cert is a usage error.
+func (f *uiFlags) secure(ws *workspace.Workspace, lns []*uiListener) (uiSecurity, error) {
+	var hosts []string
+	for _, l := range lns {
+		if l.remote {
+			hosts = append(hosts, l.hosts()...)
+		}
+	}
+	if hosts == nil {
+		if f.tlsCert != "" {
+			return uiSecurity{}, usagef("ui: --tls-cert is for an --addr or --metrics-addr beyond loopback; loopback is served over plain HTTP")
+		}
+		return uiSecurity{}, nil
+	}
+	admin, err := ws.AdminToken()
+	if err != nil {
+		return uiSecurity{}, fmt.Errorf("ui: %w", err)
+	}
+	cert, err := f.certificate(ws, hosts)
+	if err != nil {
+		return uiSecurity{}, err
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	for _, l := range lns {
+		if l.remote {
+			l.Listener = tls.NewListener(l.Listener, cfg)
+		}
+	}
+	return uiSecurity{admin: admin, cert: cert}, nil
+}
+
+// certificate is the operator's --tls-cert, else the console's own.
+func (f *uiFlags) certificate(ws *workspace.Workspace, hosts []string) (tls.Certificate, error) {
+	if f.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return tls.Certificate{}, fmt.Errorf("ui: --tls-cert %s, --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
+		}
+		return cert, nil
+	}
+	cert, err := console.SelfSignedCert(filepath.Join(ws.StateDir, "console.pem"), hosts, time.Now())
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("ui: %w", err)
+	}
+	return cert, nil
+}
+
+func closeAll(lns []*uiListener) {
 	for _, ln := range lns {
 		_ = ln.Close()
 	}

@@ -48,11 +48,13 @@ func startUI(t *testing.T, r *repo) string {
 	return url
 }
 
-// browser starts headless chromium at 1280×800 for the test.
-func browser(t *testing.T, within time.Duration) context.Context {
+// browser starts headless chromium at 1280×800 for the test, with extra
+// options.
+func browser(t *testing.T, within time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumProgram(t)),
 		chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.Flag("disable-dev-shm-usage", true))
+	opts = append(opts, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)

@@ -14,9 +14,7 @@ func ClassifyFast(ws *workspace.Workspace, rel string) (c workspace.Class, asked
 		return 0, false, err
 	}
 	defer g.Close()
-	c = g.local.Classify(rel)
-	askedGit = c == workspace.Gated && g.askGit && (g.ignore == nil || g.ignore.mayBeIgnored(rel))
-	return g.Classify(rel), askedGit, nil
+	return g.Classify(rel), g.needsGit(g.local.Classify(rel), rel), nil
 }
 
 // LiteralRuns exposes literalRuns to the tests.

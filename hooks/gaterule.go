@@ -33,11 +33,25 @@ func newGateRule(ws *workspace.Workspace) (*gateRule, error) {
 
 // Classify returns the rule's class of rel, as workspace.Rule.Classify.
 func (g *gateRule) Classify(rel string) workspace.Class {
-	c := g.local.Classify(rel)
-	if c != workspace.Gated || !g.askGit || (g.ignore != nil && !g.ignore.mayBeIgnored(rel)) {
+	if c := g.local.Classify(rel); !g.needsGit(c, rel) {
 		return c
 	}
 	return g.full.Classify(rel)
+}
+
+// ClassifyPath returns the rule's verdict on abs, as
+// workspace.Rule.ClassifyPath for a mutation of one file.
+func (g *gateRule) ClassifyPath(abs string) workspace.Verdict {
+	if v := g.local.ClassifyPath(abs, false); !g.needsGit(v.Class, v.Rel) {
+		return v
+	}
+	return g.full.ClassifyPath(abs, false)
+}
+
+// needsGit reports whether the local rule's class c of rel may change
+// with git's ignore rules: rel is gated and an ignore pattern may match it.
+func (g *gateRule) needsGit(c workspace.Class, rel string) bool {
+	return c == workspace.Gated && g.askGit && (g.ignore == nil || g.ignore.mayBeIgnored(rel))
 }
 
 // Close ends git if a question started it.

@@ -192,6 +192,12 @@ func TestHookAllowsWhatIsNotGated(t *testing.T) {
 	if got.code != 2 || got.stderr != reason+"\n" {
 		t.Errorf("hook on the state dir = %+v, want a denial: %s", got, reason)
 	}
+	// The sidecar refuses a write of the operator's file; so does the hook.
+	reason = fmt.Sprintf("leasegate: %s/leasegate.json is the operator's gating rule (leasegate.json), which agents may not change", r.root)
+	got = r.leasegate(nil, write(r.root+"/leasegate.json"), "hook", "claude-code")
+	if got.code != 2 || got.stderr != reason+"\n" {
+		t.Errorf("hook on leasegate.json = %+v, want a denial: %s", got, reason)
+	}
 }
 
 func TestTwoSessionsContendForOneFile(t *testing.T) {

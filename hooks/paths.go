@@ -1,53 +1,42 @@
 package hooks
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 
 	"github.com/leasegate/leasegate/workspace"
 )
 
 // targets are the files of a write, sorted out by the workspace's rule.
 type targets struct {
-	gated    []string // workspace-relative, each once
-	stateDir string   // a path inside leasegate's state directory, if any
+	gated   []string // workspace-relative, each once
+	refused string   // a path agents may never write (as the tool named it), if any
+	class   workspace.Class
 }
 
 // classify resolves each path of ev (relative ones against ev.Cwd,
 // symlinks and ".." followed, so a link is the file it names) and keeps
-// those rule gates.
-func classify(ws *workspace.Workspace, rule *gateRule, ev Event) targets {
+// those the rule gates. A path in the state directory or the operator's
+// leasegate.json is refused, as the sidecar refuses it.
+func classify(rule *gateRule, ev Event) targets {
 	var t targets
 	seen := map[string]bool{}
 	for _, p := range ev.Paths {
-		abs := workspace.ResolveExisting(absPath(ev.Cwd, p))
-		if ws.InStateDir(abs) {
-			t.stateDir = p
-			continue
-		}
-		rel, inside := ws.Rel(abs)
-		if !inside || rel == "." || seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		switch rule.Classify(rel) {
-		case workspace.Gated:
-			t.gated = append(t.gated, rel)
-		case workspace.StateDir:
-			t.stateDir = p
+		v := rule.ClassifyPath(workspace.ResolvePath(ev.Cwd, p))
+		switch {
+		case v.Class == workspace.StateDir || v.Class == workspace.Operator:
+			t.refused, t.class = p, v.Class
+		case v.Class == workspace.Gated && !seen[v.Rel]:
+			seen[v.Rel] = true
+			t.gated = append(t.gated, v.Rel)
 		}
 	}
 	return t
 }
 
-// absPath makes p absolute against cwd (the current directory when cwd is
-// empty) and cleans it.
-func absPath(cwd, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+// refusal is the reason a write of t.refused is denied.
+func (t targets) refusal(ws *workspace.Workspace) string {
+	if t.class == workspace.Operator {
+		return fmt.Sprintf("leasegate: %s is the operator's gating rule (%s), which agents may not change", t.refused, workspace.ConfigFile)
 	}
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	return filepath.Join(cwd, p)
+	return fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", t.refused, ws.StateDir)
 }

@@ -28,7 +28,7 @@ func (h *Handler) prepare(ctx context.Context, ws *workspace.Workspace, ev Event
 	if err != nil {
 		return prepared{err: err}
 	}
-	p := prepared{t: classify(ws, rule, ev)}
+	p := prepared{t: classify(rule, ev)}
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)

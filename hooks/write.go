@@ -43,14 +43,15 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 }
 
 // screen decides the writes that need no gate: the rule could not be
-// read, a path is in the state directory, the input names no owner, or
+// read, a path is in the state directory or is leasegate.json, the input
+// names no owner, or
 // nothing is gated (allowed, as activity).
 func (h *Handler) screen(ctx context.Context, ws *workspace.Workspace, p prepared, name string, nameErr error) (Decision, bool) {
 	switch {
 	case p.err != nil:
 		return deny(fmt.Sprintf("leasegate: cannot read the gating rule of %s (%v), so the write is refused", ws.Root, p.err)), true
-	case p.t.stateDir != "":
-		return deny(fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", p.t.stateDir, ws.StateDir)), true
+	case p.t.refused != "":
+		return deny(p.t.refusal(ws)), true
 	case nameErr != nil:
 		return Malformed(nameErr), true
 	case len(p.t.gated) == 0:

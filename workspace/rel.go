@@ -19,14 +19,6 @@ func (w *Workspace) Rel(abs string) (rel string, inside bool) {
 	return within(w.Root, abs)
 }
 
-// InStateDir reports whether abs is the state directory or beneath it.
-// Workers may never write there, even where it lies outside the root (a
-// linked worktree's state directory is in the main checkout's git dir).
-func (w *Workspace) InStateDir(abs string) bool {
-	_, ok := within(w.StateDir, abs)
-	return ok
-}
-
 // AffectsIgnore reports whether writing abs can change which paths git
 // ignores or tracks: a .gitignore in the workspace, info/exclude, or the
 // index (a force-added file stops being ignored). The sidecar calls

@@ -160,11 +160,11 @@ func TestClassifyWorktree(t *testing.T) {
 	if _, inside := w.Rel(inState); inside {
 		t.Errorf("Rel(%q) inside = true, want false", inState)
 	}
-	if !w.InStateDir(inState) {
-		t.Errorf("InStateDir(%q) = false, want true", inState)
+	if v := r.ClassifyPath(inState, false); v.Class != workspace.StateDir {
+		t.Errorf("ClassifyPath(%q) = %+v, want %v", inState, v, workspace.StateDir)
 	}
-	if w.InStateDir(filepath.Join(wt, "a.go")) {
-		t.Errorf("InStateDir(a workspace file) = true, want false")
+	if v := r.ClassifyPath(filepath.Join(wt, "a.go"), false); v.Class != workspace.Gated {
+		t.Errorf("ClassifyPath(a workspace file) = %+v, want %v", v, workspace.Gated)
 	}
 }
 

@@ -42,10 +42,10 @@ func (g *gateRule) Classify(rel string) workspace.Class {
 // ClassifyPath returns the rule's verdict on abs, as
 // workspace.Rule.ClassifyPath for a mutation of one file.
 func (g *gateRule) ClassifyPath(abs string) workspace.Verdict {
-	if v := g.local.ClassifyPath(abs, false); !g.needsGit(v.Class, v.Rel) {
+	if v := g.local.ClassifyPath(abs, workspace.ReachFile); !g.needsGit(v.Class, v.Rel) {
 		return v
 	}
-	return g.full.ClassifyPath(abs, false)
+	return g.full.ClassifyPath(abs, workspace.ReachFile)
 }
 
 // needsGit reports whether the local rule's class c of rel may change

@@ -102,39 +102,43 @@ func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
 func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 	var buf [2]string
 	rels := buf[:0]
+	reach := reachOf(m.Op, m.Op == seccomp.OpRename)
 	for _, abs := range m.Paths {
-		rel, inside := workspace.Under(s.cfg.Workspace.Root, abs)
-		if !inside || rel == "." || s.writesState(m.Op, abs) || s.cfg.Workspace.AffectsIgnore(abs) {
+		v := s.cfg.Workspace.Locate(abs, reach)
+		if v.Class != workspace.Gated || s.cfg.Workspace.AffectsIgnore(abs) {
 			return false
 		}
 		if _, rule := s.cfg.Workspace.RuleFile(abs); rule {
 			return false
 		}
-		rels = append(rels, rel)
+		rels = append(rels, v.Rel)
 	}
 	return len(rels) > 0 && s.held.covers(rels)
 }
 
-// writesState reports whether a mutation of abs by op changes leasegate's
-// state directory, wherever it lies (a linked worktree's is in the main
-// checkout's git dir, outside the root): abs is the directory or beneath
-// it, or op renames or removes a directory that holds it.
-func (s *Sidecar) writesState(op seccomp.Op, abs string) bool {
-	state := s.cfg.Workspace.StateDir
-	if _, in := workspace.Under(state, abs); in {
-		return true
+// reachOf is how much a mutation op of a path changes; dir says whether a
+// renamed path is a directory.
+func reachOf(op seccomp.Op, dir bool) workspace.Reach {
+	switch {
+	case op == seccomp.OpRmdir || (op == seccomp.OpRename && dir):
+		return workspace.ReachTree
+	case op == seccomp.OpMkdir:
+		return workspace.ReachDir
 	}
-	_, holds := workspace.Under(abs, state)
-	return holds && (op == seccomp.OpRename || op == seccomp.OpRmdir)
+	return workspace.ReachFile
 }
 
 // gatedPaths classifies a mutation's paths. A directory rename or removal
 // covers the directory's subtree. refuse is true when a path is (or holds)
-// leasegate's state directory.
+// leasegate's state directory, or is leasegate.json.
 func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
-	tree := m.Op == seccomp.OpRmdir || (m.Op == seccomp.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
+	reach := reachOf(m.Op, m.Op == seccomp.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
 	for i, abs := range m.Paths {
-		if s.writesState(m.Op, abs) {
+		// A rename is also checked as a tree whatever isDir saw of its
+		// source, as the fast paths check it: a directory holding the state
+		// directory is refused even where its source cannot be examined.
+		v := s.rule.ClassifyPath(abs, reach)
+		if refused(v) || (m.Op == seccomp.OpRename && refused(s.cfg.Workspace.Locate(abs, workspace.ReachTree))) {
 			return nil, true
 		}
 		if m.Op == seccomp.OpRename && i == 1 && s.refUpdate(abs) {
@@ -143,37 +147,27 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		if s.cfg.Workspace.AffectsIgnore(abs) {
 			defer s.rule.Invalidate()
 		}
-		rel, inside := workspace.Under(s.cfg.Workspace.Root, abs)
-		if !inside || rel == "." {
-			continue
-		}
-		// A new directory is classified as a directory: "build/" in
-		// .gitignore only matches what git knows to be one.
-		class := s.classify(rel, tree || m.Op == seccomp.OpMkdir)
-		switch class {
-		case workspace.StateDir, workspace.Operator:
-			return nil, true
+		switch v.Class {
 		case workspace.Ignored, workspace.Excluded:
 			// A rule change never releases a held path.
-			if !s.leased.covers(rel, tree) {
+			if !s.leased.covers(v.Rel, reach == workspace.ReachTree) {
 				continue
 			}
 			fallthrough
 		case workspace.Gated:
-			if tree {
-				rel = gate.Subtree(rel)
+			if reach == workspace.ReachTree {
+				paths = append(paths, gate.Subtree(v.Rel))
+			} else {
+				paths = append(paths, v.Rel)
 			}
-			paths = append(paths, rel)
 		}
 	}
 	return paths, false
 }
 
-func (s *Sidecar) classify(rel string, tree bool) workspace.Class {
-	if tree {
-		return s.rule.ClassifyTree(rel)
-	}
-	return s.rule.Classify(rel)
+// refused reports whether v is a path workers may never change.
+func refused(v workspace.Verdict) bool {
+	return v.Class == workspace.StateDir || v.Class == workspace.Operator
 }
 
 // refUpdate reports whether abs, the new name of a rename, is HEAD or a

@@ -1,8 +1,6 @@
 package sidecar
 
 import (
-	"strings"
-
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -52,31 +50,34 @@ const (
 	quickSlow                      // Decide must look at it
 )
 
-// quickKind sorts one absolute path of a mutation of kind op.
+// quickKind sorts one absolute path of a mutation of kind op by where it
+// lies (workspace.Locate).
 func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	ws := s.cfg.Workspace
-	if s.writesState(op, abs) || ws.AffectsIgnore(abs) {
+	if ws.AffectsIgnore(abs) {
 		return "", quickSlow
 	}
 	if _, rule := ws.RuleFile(abs); rule {
 		return "", quickSlow
 	}
-	rel, in := workspace.Under(ws.Root, abs)
-	switch {
-	case !in && op == seccomp.OpRename && s.refUpdate(abs):
+	v := ws.Locate(abs, reachOf(op, op == seccomp.OpRename))
+	switch v.Class {
+	case workspace.Gated:
+		return v.Rel, quickGated
+	case workspace.Root:
+		return "", quickNotGated
+	case workspace.Outside:
 		// A linked worktree's HEAD and branches lie outside its root.
-		return "", quickSlow
-	case !in || rel == ".":
+		if op == seccomp.OpRename && s.refUpdate(abs) {
+			return "", quickSlow
+		}
 		return "", quickNotGated
-	case rel != ".git" && !strings.HasPrefix(rel, ".git/"):
-		return rel, quickGated
-	case op == seccomp.OpRename || op == seccomp.OpRmdir:
-		return "", quickSlow
-	}
-	// Inside .git the rule's answer is fixed (it never asks git), so it
-	// cannot block.
-	if s.classify(rel, op == seccomp.OpMkdir) == workspace.GitDir {
-		return "", quickNotGated
+	case workspace.GitDir:
+		// The rule's answer inside .git is fixed (it never asks git), so
+		// it cannot block; a rename there may land a commit.
+		if op != seccomp.OpRename && op != seccomp.OpRmdir {
+			return "", quickNotGated
+		}
 	}
 	return "", quickSlow
 }

@@ -22,23 +22,40 @@ const (
 	whyUndecided = "inside the workspace: the rule's globs and git's ignore rules decide"
 )
 
+// Reach is how much a mutation of a path changes.
+type Reach uint8
+
+const (
+	// ReachFile is a mutation of the path alone: a file's content, name or
+	// metadata, a link, an empty directory's metadata.
+	ReachFile Reach = iota
+	// ReachDir is the creation of a directory: ignore rules match the path
+	// as a directory ("build/" only matches what git knows to be one). A
+	// directory inside the root that holds the state directory is
+	// StateDir, as for a tree; the root itself is Root, since a mkdir -p
+	// passes through it.
+	ReachDir
+	// ReachTree is a rename or removal of a directory, a mutation of
+	// everything beneath it: a directory that holds the state directory is
+	// StateDir.
+	ReachTree
+)
+
 // ClassifyPath is the one classifier of an absolute path: Outside, the
 // state directory, not gated (the root, git's directory, the operator's
 // file, excluded, ignored by git) or Gated with its workspace-relative
-// path. tree is for a mutation of abs and everything beneath it (a
-// directory rename or removal, a new directory): a directory that holds
-// the state directory is StateDir, and ignore rules match abs as a
-// directory.
+// path, for a mutation of the given reach. A ReachDir or ReachTree path is
+// Gated when anything beneath it may be.
 //
 // abs is clean, absolute and has its directories' symlinks resolved, as
 // the seccomp gate reports a path and ResolvePath returns one; the
 // comparison with the root and the state directory is lexical.
-func (r *Rule) ClassifyPath(abs string, tree bool) Verdict {
-	v := r.ws.Locate(abs, tree)
+func (r *Rule) ClassifyPath(abs string, reach Reach) Verdict {
+	v := r.ws.Locate(abs, reach)
 	if v.Class != Gated {
 		return v
 	}
-	x := r.lookup(tree, v.Rel)
+	x := r.lookup(reach != ReachFile, v.Rel)
 	return Verdict{Class: x.class, Rel: v.Rel, Why: x.why}
 }
 
@@ -47,9 +64,9 @@ func (r *Rule) ClassifyPath(abs string, tree bool) Verdict {
 // does; Gated means only that abs lies elsewhere in the workspace, where
 // the rule's globs and git's ignore rules decide. It does no system call
 // and allocates nothing, for a caller that must answer at once.
-func (w *Workspace) Locate(abs string, tree bool) Verdict {
+func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 	if rel, in := Under(w.Root, abs); in {
-		c, why := w.place(tree, rel)
+		c, why := w.place(reach, rel)
 		return Verdict{Class: c, Rel: rel, Why: why}
 	}
 	// A linked worktree's state directory lies in the main checkout's git
@@ -57,21 +74,23 @@ func (w *Workspace) Locate(abs string, tree bool) Verdict {
 	if _, in := Under(w.StateDir, abs); in {
 		return Verdict{Class: StateDir, Why: whyState}
 	}
-	if _, holds := Under(abs, w.StateDir); holds && tree {
+	if _, above := Under(abs, w.StateDir); above && reach == ReachTree {
 		return Verdict{Class: StateDir, Why: whyHolds}
 	}
 	return Verdict{Class: Outside, Why: whyOutside}
 }
 
-// place is where rel, a clean workspace-relative path, lies: the state
-// directory (or, for a tree, a directory holding it), the root, the
-// operator's file, git's directory, or elsewhere (Gated).
-func (w *Workspace) place(tree bool, rel string) (Class, string) {
+// place is where rel, a clean workspace-relative path, lies for a
+// mutation of the given reach: the state directory (or a directory holding
+// it), the root, the operator's file, git's directory, or elsewhere
+// (Gated).
+func (w *Workspace) place(reach Reach, rel string) (Class, string) {
 	if state, ok := Under(w.Root, w.StateDir); ok {
 		if inside(state, rel) {
 			return StateDir, whyState
 		}
-		if tree && inside(rel, state) {
+		holds := reach == ReachTree || (reach == ReachDir && rel != ".")
+		if holds && inside(rel, state) {
 			return StateDir, whyHolds
 		}
 	}

@@ -59,7 +59,7 @@ func TestClassifyPath(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     string // {repo}, {wt} and {other} are replaced; relative to {repo} (or {wt})
-		tree   bool
+		reach  workspace.Reach
 		linked bool // classify by the linked worktree's rule, from its root
 		want   workspace.Class
 		rel    string
@@ -69,13 +69,14 @@ func TestClassifyPath(t *testing.T) {
 		{name: "new file", in: "src/new/b.go", want: workspace.Gated, rel: "src/new/b.go"},
 		{name: "deep 250-byte path", in: deep, want: workspace.Gated, rel: deep},
 		{name: "dot-dot inside", in: "src/../src/a.go", want: workspace.Gated, rel: "src/a.go"},
-		{name: "trailing slash", in: "src/", tree: true, want: workspace.Gated, rel: "src"},
+		{name: "trailing slash", in: "src/", reach: workspace.ReachTree, want: workspace.Gated, rel: "src"},
 		{name: "final link is the file it names", in: "src/link.go", want: workspace.Gated, rel: "src/a.go"},
 		{name: "link from outside into the tree", in: "{other}/in/b.go", want: workspace.Gated, rel: "src/b.go"},
 		{name: "dot-dot after a link in", in: "{other}/in/../c.go", want: workspace.Gated, rel: "c.go"},
 		{name: "root", in: "{repo}", want: workspace.Root, rel: "."},
 		{name: "root with trailing slash", in: "{repo}/", want: workspace.Root, rel: "."},
-		{name: "root as a tree holds the state dir", in: ".", tree: true, want: workspace.StateDir, rel: "."},
+		{name: "root as a tree holds the state dir", in: ".", reach: workspace.ReachTree, want: workspace.StateDir, rel: "."},
+		{name: "root as a new directory (mkdir -p)", in: "{repo}", reach: workspace.ReachDir, want: workspace.Root, rel: "."},
 		{name: "outside", in: "{other}/x.go", want: workspace.Outside},
 		{name: "sibling sharing the prefix", in: "{repo}x/a.go", want: workspace.Outside},
 		{name: "dot-dot out", in: "../x.go", want: workspace.Outside},
@@ -86,17 +87,21 @@ func TestClassifyPath(t *testing.T) {
 		{name: "state dir", in: ".git/leasegate/ledger.db", want: workspace.StateDir, rel: ".git/leasegate/ledger.db"},
 		{name: "state dir through a link inside", in: "statelink/x", want: workspace.StateDir, rel: ".git/leasegate/x"},
 		{name: "state dir through a link outside", in: "{other}/state/x", want: workspace.StateDir, rel: ".git/leasegate/x"},
-		{name: "git dir holding the state dir", in: ".git", tree: true, want: workspace.StateDir, rel: ".git"},
+		{name: "git dir holding the state dir", in: ".git", reach: workspace.ReachTree, want: workspace.StateDir, rel: ".git"},
+		{name: "git dir as a new directory holds the state dir", in: ".git", reach: workspace.ReachDir, want: workspace.StateDir, rel: ".git"},
 		{name: "git dir", in: ".git/config", want: workspace.GitDir, rel: ".git/config"},
 		{name: "sibling of the state dir", in: ".git/leasegatex", want: workspace.GitDir, rel: ".git/leasegatex"},
 		{name: "operator file", in: workspace.ConfigFile, want: workspace.Operator, rel: workspace.ConfigFile},
 		{name: "git-ignored", in: "build/x.o", want: workspace.Ignored, rel: "build/x.o"},
-		{name: "git-ignored directory", in: "build", tree: true, want: workspace.Ignored, rel: "build"},
+		{name: "git-ignored directory", in: "build", reach: workspace.ReachTree, want: workspace.Ignored, rel: "build"},
+		{name: "git-ignored new directory", in: "build/sub", reach: workspace.ReachDir, want: workspace.Ignored, rel: "build/sub"},
+		{name: "parent of the root holds the state dir", in: "{repo}/..", reach: workspace.ReachTree, want: workspace.StateDir},
+		{name: "parent of the root as a new directory", in: "{repo}/..", reach: workspace.ReachDir, want: workspace.Outside},
 		{name: "excluded by a glob", in: "tmp/x", want: workspace.Excluded, rel: "tmp/x"},
 		{name: "worktree file", in: "src/a.go", linked: true, want: workspace.Gated, rel: "src/a.go"},
 		{name: "worktree root", in: "{wt}", linked: true, want: workspace.Root, rel: "."},
 		{name: "worktree state dir outside its root", in: "{repo}/.git/worktrees/wt/leasegate/x", linked: true, want: workspace.StateDir},
-		{name: "main git dir holds the worktree's state", in: "{repo}/.git", tree: true, linked: true, want: workspace.StateDir},
+		{name: "main git dir holds the worktree's state", in: "{repo}/.git", reach: workspace.ReachTree, linked: true, want: workspace.StateDir},
 		{name: "main git dir file", in: "{repo}/.git/config", linked: true, want: workspace.Outside},
 		{name: "worktree .git file", in: ".git", linked: true, want: workspace.GitDir, rel: ".git"},
 	}
@@ -108,11 +113,11 @@ func TestClassifyPath(t *testing.T) {
 			}
 			in := strings.NewReplacer("{repo}", f.repo, "{wt}", f.wt, "{other}", f.other).Replace(tt.in)
 			abs := workspace.ResolvePath(cwd, in)
-			got := rule.ClassifyPath(abs, tt.tree)
+			got := rule.ClassifyPath(abs, tt.reach)
 			if got.Class != tt.want || got.Rel != tt.rel || got.Why == "" {
-				t.Fatalf("ClassifyPath(%q (%s), %v) = %+v, want %v %q", in, abs, tt.tree, got, tt.want, tt.rel)
+				t.Fatalf("ClassifyPath(%q (%s), %v) = %+v, want %v %q", in, abs, tt.reach, got, tt.want, tt.rel)
 			}
-			if again := rule.ClassifyPath(abs, tt.tree); again != got {
+			if again := rule.ClassifyPath(abs, tt.reach); again != got {
 				t.Errorf("ClassifyPath(%q) again = %+v, first %+v", abs, again, got)
 			}
 		})
@@ -125,9 +130,9 @@ func TestLocate(t *testing.T) {
 	f := mustClassifyFixture(t)
 	ws := mustFind(t, f.repo)
 	for _, rel := range []string{".", "src/a.go", ".git/config", ".git/leasegate/x", workspace.ConfigFile, "build/x.o", "tmp/x", "../out"} {
-		for _, tree := range []bool{false, true} {
+		for _, reach := range []workspace.Reach{workspace.ReachFile, workspace.ReachDir, workspace.ReachTree} {
 			abs := filepath.Join(f.repo, rel)
-			full, loc := f.main.ClassifyPath(abs, tree), ws.Locate(abs, tree)
+			full, loc := f.main.ClassifyPath(abs, reach), ws.Locate(abs, reach)
 			want := full
 			switch full.Class {
 			case workspace.Ignored, workspace.Excluded:
@@ -136,7 +141,7 @@ func TestLocate(t *testing.T) {
 				want.Why = loc.Why
 			}
 			if loc != want {
-				t.Errorf("Locate(%q, %v) = %+v, ClassifyPath says %+v", abs, tree, loc, full)
+				t.Errorf("Locate(%q, %v) = %+v, ClassifyPath says %+v", abs, reach, loc, full)
 			}
 		}
 	}

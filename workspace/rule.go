@@ -128,7 +128,11 @@ func (r *Rule) decide(gen uint64, tree bool, rel string) ruling {
 // fixed applies the rules that need neither git nor include globs: where
 // rel lies (Workspace.Locate), then the exclude globs.
 func (r *Rule) fixed(tree bool, rel string) (ruling, bool) {
-	if c, why := r.ws.place(tree, rel); c != Gated {
+	reach := ReachFile
+	if tree {
+		reach = ReachTree
+	}
+	if c, why := r.ws.place(reach, rel); c != Gated {
 		return ruling{class: c, why: why}, true
 	}
 	if g, ok := r.excluded(tree, rel); ok {

@@ -160,10 +160,10 @@ func TestClassifyWorktree(t *testing.T) {
 	if _, inside := w.Rel(inState); inside {
 		t.Errorf("Rel(%q) inside = true, want false", inState)
 	}
-	if v := r.ClassifyPath(inState, false); v.Class != workspace.StateDir {
+	if v := r.ClassifyPath(inState, workspace.ReachFile); v.Class != workspace.StateDir {
 		t.Errorf("ClassifyPath(%q) = %+v, want %v", inState, v, workspace.StateDir)
 	}
-	if v := r.ClassifyPath(filepath.Join(wt, "a.go"), false); v.Class != workspace.Gated {
+	if v := r.ClassifyPath(filepath.Join(wt, "a.go"), workspace.ReachFile); v.Class != workspace.Gated {
 		t.Errorf("ClassifyPath(a workspace file) = %+v, want %v", v, workspace.Gated)
 	}
 }

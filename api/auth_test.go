@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -62,13 +62,13 @@ func TestTCPClient(t *testing.T) {
 	if h, err := good.Health(ctx); err != nil || !h.OK || h.API != "v1" {
 		t.Fatalf("Health() over TCP = %+v, %v", h, err)
 	}
-	if r, err := good.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+	if r, err := good.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Mutate over TCP = %s, %v; want granted", r.Outcome, err)
 	}
 	bad := newClient(t, api.ClientConfig{BaseURL: base, Token: "wrong"})
-	r, err := bad.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
+	r, err := bad.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
 	var de *gate.DeniedError
-	if !errors.As(err, &de) || de.Reason != api.CodeUnauthorized || r.Outcome == coordinator.Granted {
+	if !errors.As(err, &de) || de.Reason != api.CodeUnauthorized || r.Outcome == leasegate.Granted {
 		t.Fatalf("Mutate with a wrong token = %s, %v; want UNAUTHORIZED", r.Outcome, err)
 	}
 	if s.holds(t, "bob", "b.txt") {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -102,13 +103,13 @@ func BenchmarkCoordinatorPairs(b *testing.B) {
 // it.
 func leasePair(ctx context.Context, cl *api.Client, worker, i int) error {
 	owner := gate.Owner{Name: fmt.Sprintf("w%d", worker)}
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: owner,
-		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("w%d/f%d", worker, i)}}}, "", "")
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: owner,
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("w%d/f%d", worker, i)}}})
 	if err != nil {
 		return err
 	}
 	l := res.Leases[0]
-	_, err = cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: owner, LeaseID: l.ID, Token: l.FencingToken}, "", "")
+	_, err = cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: owner, LeaseID: l.ID, Token: l.FencingToken})
 	return err
 }
 
@@ -156,7 +157,7 @@ func BenchmarkTransportFloor(b *testing.B) {
 		b.Run(fmt.Sprintf("stream/clients=%d", clients), func(b *testing.B) {
 			cls := clientsFor(b, startCoordinator(b), clients, false)
 			for w, cl := range cls {
-				if err := cl.Register(context.Background(), coordinator.Registration{Owner: gate.Owner{Name: fmt.Sprintf("w%d", w)}}); err != nil {
+				if err := cl.Register(context.Background(), leasegate.Registration{Owner: gate.Owner{Name: fmt.Sprintf("w%d", w)}}); err != nil {
 					b.Fatal(err)
 				}
 			}

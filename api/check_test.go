@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -21,14 +21,14 @@ func TestCheckOverTheSocket(t *testing.T) {
 	s := serve(t)
 	ctx := context.Background()
 	admin := newClient(t, api.ClientConfig{Socket: s.sock, NoStream: true})
-	if r, err := admin.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt", "c.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+	if r, err := admin.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt", "c.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Mutate(alice, a.txt c.txt) = %s, %v", r.Outcome, err)
 	}
 	start, err := liveness.ProcessStart(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
+	if err := admin.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {

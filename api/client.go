@@ -16,8 +16,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/unixsock"
 )
@@ -52,6 +52,8 @@ type Client struct {
 	// frames carries the hot-path calls over StreamProtocol.
 	frames *streamDialer
 }
+
+var _ leasegate.Service = (*Client)(nil)
 
 // NewClient returns a client for the coordinator at cfg.Socket or
 // cfg.BaseURL.
@@ -201,9 +203,9 @@ func (c *Client) decodeAnswer(status int, data []byte, out any) error {
 // they are in the form the server writes.
 func decodeOK(data []byte, out any) error {
 	switch out := out.(type) {
-	case *coordinator.Result:
+	case *leasegate.Result:
 		return decodeResult(data, out)
-	case *coordinator.LeaseResult:
+	case *leasegate.LeaseResult:
 		return decodeLeaseResult(data, out)
 	}
 	return json.Unmarshal(data, out)
@@ -234,20 +236,20 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 }
 
 // Status returns the coordinator's status.
-func (c *Client) Status(ctx context.Context) (coordinator.Status, error) {
-	var s coordinator.Status
+func (c *Client) Status(ctx context.Context) (leasegate.Status, error) {
+	var s leasegate.Status
 	return s, c.do(ctx, http.MethodGet, "/v1/status", nil, &s)
 }
 
 // Check returns what stands in the way of writing paths and who the
 // caller is, in one request, over the stream when it is open.
-func (c *Client) Check(ctx context.Context, paths []string) (coordinator.CheckView, error) {
-	var v coordinator.CheckView
-	return v, c.post(ctx, "/v1/check", coordinator.CheckRequest{Paths: paths}, &v)
+func (c *Client) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
+	var v leasegate.CheckView
+	return v, c.post(ctx, "/v1/check", CheckRequest{Paths: paths}, &v)
 }
 
 // Register records an owner and the windows it names.
-func (c *Client) Register(ctx context.Context, r coordinator.Registration) error {
+func (c *Client) Register(ctx context.Context, r leasegate.Registration) error {
 	return c.do(ctx, http.MethodPost, "/v1/owners", r, nil)
 }
 
@@ -261,46 +263,61 @@ func (c *Client) Activity(ctx context.Context, name string) error {
 	return c.post(ctx, "/v1/owners/"+url.PathEscape(name)+"/activity", nil, nil)
 }
 
-// Stop opens the owner's stop-idle window.
-func (c *Client) Stop(ctx context.Context, name, reason string) (StopResponse, error) {
+// Stop opens the owner's stop-idle window and returns when its leases
+// will be released if it stays idle.
+func (c *Client) Stop(ctx context.Context, name, reason string) (time.Time, error) {
 	var r StopResponse
-	return r, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/stop", StopRequest{Reason: reason}, &r)
+	return r.ReleaseAt, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/stop", StopRequest{Reason: reason}, &r)
 }
 
-// End releases an ended worker's auto leases.
-func (c *Client) End(ctx context.Context, name, reason string) (EndResponse, error) {
+// End releases an ended worker's auto leases and returns how many.
+func (c *Client) End(ctx context.Context, name, reason string) (int, error) {
 	var r EndResponse
-	return r, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/end", StopRequest{Reason: reason}, &r)
+	return r.Released, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/end", StopRequest{Reason: reason}, &r)
 }
 
-// Committed releases the owner's leases on files of HEAD that are clean.
-func (c *Client) Committed(ctx context.Context, name string) ([]gate.Lease, error) {
+// ReleaseCommitted releases the owner's leases on files of HEAD that are
+// clean.
+func (c *Client) ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error) {
 	var r LeasesResponse
 	return r.Leases, c.do(ctx, http.MethodPost, "/v1/owners/"+url.PathEscape(name)+"/committed", nil, &r)
 }
 
 // Mutate gates one mutation (one request; see Gate for the whole protocol).
-func (c *Client) Mutate(ctx context.Context, req coordinator.MutateRequest) (coordinator.Result, error) {
-	var r coordinator.Result
+func (c *Client) Mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
+	var r leasegate.Result
 	return r, c.post(ctx, "/v1/mutations", req, &r)
 }
 
-// WaitContention long-polls a contention for at most wait.
-func (c *Client) WaitContention(ctx context.Context, id string, wait time.Duration) (coordinator.Result, error) {
-	var r coordinator.Result
-	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/wait?timeout="+wait.String(), nil, &r)
+// WaitContention long-polls a contention for at most pollWait, or until
+// ctx ends if that is sooner.
+func (c *Client) WaitContention(ctx context.Context, id string) (leasegate.Result, error) {
+	var r leasegate.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/wait?timeout="+longPoll(ctx).String(), nil, &r)
 }
 
 // Withdraw withdraws a waiting contention: its write will not be made.
-func (c *Client) Withdraw(ctx context.Context, id, reason string) (coordinator.Result, error) {
-	var r coordinator.Result
+func (c *Client) Withdraw(ctx context.Context, id, reason string) (leasegate.Result, error) {
+	var r leasegate.Result
 	return r, c.do(ctx, http.MethodPost, "/v1/contentions/"+url.PathEscape(id)+"/withdraw", WithdrawRequest{Reason: reason}, &r)
 }
 
-// WaitBlocker long-polls a blocker's resolution for at most wait.
-func (c *Client) WaitBlocker(ctx context.Context, id string, wait time.Duration) (coordinator.Result, error) {
-	var r coordinator.Result
-	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/wait?timeout="+wait.String(), nil, &r)
+// WaitBlocker long-polls a blocker's resolution for at most pollWait, or
+// until ctx ends if that is sooner.
+func (c *Client) WaitBlocker(ctx context.Context, id string) (leasegate.Result, error) {
+	var r leasegate.Result
+	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/wait?timeout="+longPoll(ctx).String(), nil, &r)
+}
+
+// longPoll is how long one wait call asks the coordinator to hold it:
+// pollWait, or until ctx's deadline when that comes sooner, so that a
+// caller's deadline is answered rather than cut off a poll later.
+func longPoll(ctx context.Context) time.Duration {
+	d := pollWait
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	return max(d, time.Millisecond)
 }
 
 // Blockers lists open blockers (all of them with all).
@@ -322,29 +339,27 @@ func (c *Client) Blocker(ctx context.Context, id string) (blocker.Report, error)
 }
 
 // Resolve carries out an operator's instruction on a blocker.
-func (c *Client) Resolve(ctx context.Context, id string, req ResolveRequest) (coordinator.ResolveResult, error) {
-	var r coordinator.ResolveResult
-	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/resolve", req, &r)
+func (c *Client) Resolve(ctx context.Context, id string, a blocker.Action, by, note string) (leasegate.ResolveResult, error) {
+	var r leasegate.ResolveResult
+	return r, c.do(ctx, http.MethodPost, "/v1/blockers/"+url.PathEscape(id)+"/resolve", ResolveRequest{Action: a, By: by, Note: note}, &r)
 }
 
-// Lease performs an explicit lease operation. For eviction, who names the
-// admin for the record, and admin is the admin token, which only TCP needs:
-// on the unix socket the coordinator knows an operator by its process.
-func (c *Client) Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error) {
-	var r coordinator.LeaseResult
-	switch {
-	case admin != "":
-		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin-Token", admin, "X-Leasegate-Admin", who)
-	case who != "":
-		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin", who)
+// Lease performs an explicit lease operation. For an eviction, req.Admin
+// names the admin for the record; the coordinator accepts it from an
+// operator's process on the unix socket, and on TCP from a client whose
+// token is the admin token.
+func (c *Client) Lease(ctx context.Context, req leasegate.LeaseRequest) (leasegate.LeaseResult, error) {
+	var r leasegate.LeaseResult
+	if req.Admin != "" {
+		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin", req.Admin)
 	}
 	return r, c.post(ctx, "/v1/leases", req, &r)
 }
 
 // Whoami returns who the coordinator takes this process to be: the owners
 // it acts as (from its ancestry), or an operator.
-func (c *Client) Whoami(ctx context.Context) (coordinator.CallerView, error) {
-	var v coordinator.CallerView
+func (c *Client) Whoami(ctx context.Context) (leasegate.CallerView, error) {
+	var v leasegate.CallerView
 	return v, c.do(ctx, http.MethodGet, "/v1/whoami", nil, &v)
 }
 
@@ -381,7 +396,7 @@ func (c *Client) History(ctx context.Context, id gate.LeaseID, path string, limi
 }
 
 // ReportUngated reports a write that no sidecar gated.
-func (c *Client) ReportUngated(ctx context.Context, w coordinator.UngatedWrite) error {
+func (c *Client) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
 	return c.do(ctx, http.MethodPost, "/v1/ungated", w, nil)
 }
 

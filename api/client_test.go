@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
@@ -23,8 +24,8 @@ import (
 func TestClientNothingListening(t *testing.T) {
 	cl := newClient(t, api.ClientConfig{Socket: filepath.Join(socketDir(t), "none.sock")})
 	ctx := context.Background()
-	r, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
-	if !isUnavailable(err) || r.Outcome == coordinator.Granted {
+	r, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	if !isUnavailable(err) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Mutate() with nothing listening = %s, %v; want ErrUnavailable", r.Outcome, err)
 	}
 	if _, err := cl.Health(ctx); !isUnavailable(err) {
@@ -77,8 +78,8 @@ func TestClientGarbageIsUnavailable(t *testing.T) {
 			})
 			cl := newClient(t, api.ClientConfig{Socket: sock})
 			ctx := context.Background()
-			r, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
-			if !isUnavailable(err) || r.Outcome == coordinator.Granted {
+			r, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+			if !isUnavailable(err) || r.Outcome == leasegate.Granted {
 				t.Fatalf("Mutate() against %s = %s, %v; want ErrUnavailable", tt.name, r.Outcome, err)
 			}
 			if _, err := cl.Health(ctx); !isUnavailable(err) {
@@ -135,8 +136,8 @@ func TestGateWaitsWhileUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	log := newUnavailableLog()
-	r, err := cl.Gate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
-	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == coordinator.Granted {
+	r, err := cl.Gate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
+	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Gate() while unavailable = %s, %v; want ctx's deadline error", r.Outcome, err)
 	}
 	got := log.got()
@@ -172,8 +173,8 @@ func TestGateResumesWhenCoordinatorArrives(t *testing.T) {
 		}
 		s.serveOn(t, ln, false)
 	}()
-	r, err := cl.Gate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
-	if err != nil || r.Outcome != coordinator.Granted {
+	r, err := cl.Gate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
+	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Gate() after the coordinator arrived = %s, %v; want granted", r.Outcome, err)
 	}
 	if len(log.got()) == 0 {
@@ -205,16 +206,16 @@ func TestGateGrantedAfterRelease(t *testing.T) {
 	s.mutate(t, "alice", "a.txt")
 	var st stages
 	obs := api.Observer{
-		Contended: func(r coordinator.Result) {
+		Contended: func(r leasegate.Result) {
 			st.contended.Add(1)
 			if _, err := s.client.End(context.Background(), "alice", "worker exited"); err != nil {
 				t.Errorf("End(alice) = %v", err)
 			}
 		},
-		Blocked: func(coordinator.Result) bool { st.blocked.Add(1); return false },
+		Blocked: func(leasegate.Result) bool { st.blocked.Add(1); return false },
 	}
-	r, err := s.client.Gate(bounded(t), coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
-	if err != nil || r.Outcome != coordinator.Granted {
+	r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Gate() = %s, %v; want granted after the release", r.Outcome, err)
 	}
 	if c, b := st.contended.Load(), st.blocked.Load(); c != 1 || b != 0 {
@@ -232,11 +233,11 @@ func TestGateBlockedWhenObserverDoesNotHold(t *testing.T) {
 	s.mutate(t, "alice", "a.txt")
 	var st stages
 	obs := api.Observer{
-		Contended: func(coordinator.Result) { st.contended.Add(1) },
-		Blocked:   func(coordinator.Result) bool { st.blocked.Add(1); return false },
+		Contended: func(leasegate.Result) { st.contended.Add(1) },
+		Blocked:   func(leasegate.Result) bool { st.blocked.Add(1); return false },
 	}
-	r, err := s.client.Gate(bounded(t), coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
-	if err != nil || r.Outcome != coordinator.Blocked || r.Blocker == nil || r.Blocker.Holder.Owner.Name != "alice" {
+	r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+	if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil || r.Blocker.Holder.Owner.Name != "alice" {
 		t.Fatalf("Gate() = %+v, %v; want blocked on alice with a report", r, err)
 	}
 	if c, b := st.contended.Load(), st.blocked.Load(); c != 1 || b != 1 {
@@ -254,11 +255,11 @@ func TestGateHoldsForOperator(t *testing.T) {
 		name    string
 		action  blocker.Action
 		release bool
-		want    coordinator.Outcome
+		want    leasegate.Outcome
 	}{
-		{name: "deny", action: blocker.ActionDeny, want: coordinator.Denied},
-		{name: "abort", action: blocker.ActionAbort, want: coordinator.Aborted},
-		{name: "retry after release", action: blocker.ActionRetry, release: true, want: coordinator.Granted},
+		{name: "deny", action: blocker.ActionDeny, want: leasegate.Denied},
+		{name: "abort", action: blocker.ActionAbort, want: leasegate.Aborted},
+		{name: "retry after release", action: blocker.ActionRetry, release: true, want: leasegate.Granted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,7 +267,7 @@ func TestGateHoldsForOperator(t *testing.T) {
 			s.mutate(t, "alice", "a.txt")
 			var wg sync.WaitGroup
 			defer wg.Wait()
-			obs := api.Observer{Blocked: func(r coordinator.Result) bool {
+			obs := api.Observer{Blocked: func(r leasegate.Result) bool {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -274,7 +275,7 @@ func TestGateHoldsForOperator(t *testing.T) {
 				}()
 				return true
 			}}
-			r, err := s.client.Gate(bounded(t), coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+			r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
 			if err != nil || r.Outcome != tt.want {
 				t.Fatalf("Gate() held for the operator = %s, %v; want %s", r.Outcome, err, tt.want)
 			}
@@ -291,7 +292,7 @@ func (s *testServer) operator(t *testing.T, id string, a blocker.Action, release
 			t.Errorf("End(alice) = %v", err)
 		}
 	}
-	if _, err := s.client.Resolve(ctx, id, api.ResolveRequest{Action: a, By: "operator"}); err != nil {
+	if _, err := s.client.Resolve(ctx, id, a, "operator", ""); err != nil {
 		t.Errorf("Resolve(%s) = %v", a, err)
 	}
 }
@@ -319,15 +320,15 @@ func TestGateNeverGrantsOnFailedCoordinator(t *testing.T) {
 	s := serve(t, func(c *coordinator.Config) { c.Ledger = brokenLedger{c.Ledger, broken} })
 	broken.Store(true)
 	ctx := context.Background()
-	r, err := s.client.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
-	if !isUnavailable(err) || r.Outcome == coordinator.Granted {
+	r, err := s.client.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	if !isUnavailable(err) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Mutate() on a failed ledger = %s, %v; want ErrUnavailable", r.Outcome, err)
 	}
 	broken.Store(false)
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	r, err = s.client.Gate(short, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}}, api.Observer{})
-	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == coordinator.Granted {
+	r, err = s.client.Gate(short, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}}, api.Observer{})
+	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Gate() on a failed coordinator = %s, %v; want ctx's deadline error", r.Outcome, err)
 	}
 }

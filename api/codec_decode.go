@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/jsonenc"
 )
@@ -17,13 +17,13 @@ import (
 // encoding/json gives for a zero value.
 
 // decodeResult decodes a Mutate answer into out, a zero value.
-func decodeResult(data []byte, out *coordinator.Result) error {
+func decodeResult(data []byte, out *leasegate.Result) error {
 	s := newScan(data)
-	var r coordinator.Result
+	var r leasegate.Result
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "outcome":
-			r.Outcome = coordinator.Outcome(s.word())
+			r.Outcome = leasegate.Outcome(s.word())
 		case "reason":
 			r.Reason = gate.Reason(s.word())
 		case "message":
@@ -40,9 +40,9 @@ func decodeResult(data []byte, out *coordinator.Result) error {
 }
 
 // decodeLeaseResult decodes a lease answer into out, a zero value.
-func decodeLeaseResult(data []byte, out *coordinator.LeaseResult) error {
+func decodeLeaseResult(data []byte, out *leasegate.LeaseResult) error {
 	s := newScan(data)
-	var r coordinator.LeaseResult
+	var r leasegate.LeaseResult
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "decision":
@@ -208,9 +208,9 @@ func files(s *scan) []gate.File {
 
 // decodeLeaseRequest decodes a lease request strictly (as decodeJSON
 // does: unknown fields and trailing data are errors).
-func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
+func decodeLeaseRequest(body []byte, out *leasegate.LeaseRequest) error {
 	s := newScan(body)
-	var r coordinator.LeaseRequest
+	var r leasegate.LeaseRequest
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "op":
@@ -235,9 +235,9 @@ func decodeLeaseRequest(body []byte, out *coordinator.LeaseRequest) error {
 }
 
 // decodeMutateRequest decodes a mutation request strictly.
-func decodeMutateRequest(body []byte, out *coordinator.MutateRequest) error {
+func decodeMutateRequest(body []byte, out *leasegate.MutateRequest) error {
 	s := newScan(body)
-	var r coordinator.MutateRequest
+	var r leasegate.MutateRequest
 	s.object(func(k []byte) {
 		switch string(k) {
 		case "owner":
@@ -283,6 +283,6 @@ var knownWords = jsonenc.NewWords(
 	string(gate.OpAcquire), string(gate.OpRenew), string(gate.OpRelease),
 	string(gate.OpValidate), string(gate.OpCheckin), string(gate.OpEvict),
 	string(gate.ReasonOK), string(gate.ReasonHeldByOther),
-	string(coordinator.Granted), string(coordinator.Contended), string(coordinator.Blocked),
-	string(coordinator.Denied), string(coordinator.Aborted),
+	string(leasegate.Granted), string(leasegate.Contended), string(leasegate.Blocked),
+	string(leasegate.Denied), string(leasegate.Aborted),
 )

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/jsonenc"
 )
@@ -27,9 +27,9 @@ func appendAnswerBody(dst []byte, v any) ([]byte, error) {
 	}
 	b, err := dst, jsonenc.ErrSlowPath
 	switch v := v.(type) {
-	case coordinator.LeaseResult:
+	case leasegate.LeaseResult:
 		b, err = appendLeaseResult(b, v)
-	case coordinator.Result:
+	case leasegate.Result:
 		if v.Contention == nil && v.Blocker == nil {
 			b, err = appendResult(b, v)
 		}
@@ -52,9 +52,9 @@ func marshalRequest(v any) ([]byte, error) {
 	var b []byte
 	var err error
 	switch v := v.(type) {
-	case coordinator.LeaseRequest:
+	case leasegate.LeaseRequest:
 		b, err = appendLeaseRequest(make([]byte, 0, 256), v)
-	case coordinator.MutateRequest:
+	case leasegate.MutateRequest:
 		b, err = appendMutateRequest(make([]byte, 0, 256), v)
 	default:
 		return json.Marshal(v)
@@ -65,7 +65,7 @@ func marshalRequest(v any) ([]byte, error) {
 	return b, err
 }
 
-func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
+func appendLeaseRequest(b []byte, r leasegate.LeaseRequest) ([]byte, error) {
 	b = append(b, `{"op":`...)
 	b, err := jsonenc.String(b, string(r.Op))
 	b = append(b, `,"owner":`...)
@@ -93,7 +93,7 @@ func appendLeaseRequest(b []byte, r coordinator.LeaseRequest) ([]byte, error) {
 	return append(b, '}'), err
 }
 
-func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) {
+func appendMutateRequest(b []byte, r leasegate.MutateRequest) ([]byte, error) {
 	b = append(b, `{"owner":`...)
 	b, err := jsonenc.String(b, r.Owner)
 	b = append(b, `,"op":`...)
@@ -126,7 +126,7 @@ func appendMutateRequest(b []byte, r coordinator.MutateRequest) ([]byte, error) 
 	return append(b, '}'), err
 }
 
-func appendLeaseResult(b []byte, r coordinator.LeaseResult) ([]byte, error) {
+func appendLeaseResult(b []byte, r leasegate.LeaseResult) ([]byte, error) {
 	b = append(b, `{"decision":`...)
 	b, err := appendDecision(b, r.Decision)
 	if err == nil && len(r.Leases) > 0 {
@@ -136,7 +136,7 @@ func appendLeaseResult(b []byte, r coordinator.LeaseResult) ([]byte, error) {
 	return append(b, '}'), err
 }
 
-func appendResult(b []byte, r coordinator.Result) ([]byte, error) {
+func appendResult(b []byte, r leasegate.Result) ([]byte, error) {
 	b = append(b, `{"outcome":`...)
 	b, err := jsonenc.String(b, string(r.Outcome))
 	b = append(b, `,"reason":`...)

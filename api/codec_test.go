@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/jsonenc/jsontest"
 )
@@ -30,10 +30,10 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{gate.Scope{}, "type paths files"},
 		{gate.File{}, "path dev ino"},
 		{gate.Decision{}, "granted reason message holder conflicts lease covered remaining_ns -"},
-		{coordinator.LeaseResult{}, "decision leases"},
-		{coordinator.Result{}, "outcome reason message leases holder contention blocker"},
-		{coordinator.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},
-		{coordinator.MutateRequest{}, "owner op paths files try retry_after"},
+		{leasegate.LeaseResult{}, "decision leases"},
+		{leasegate.Result{}, "outcome reason message leases holder contention blocker"},
+		{leasegate.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},
+		{leasegate.MutateRequest{}, "owner op paths files try retry_after"},
 	}
 	for _, tt := range tests {
 		if got := jsontest.FieldNames(tt.v); got != tt.want {
@@ -62,17 +62,17 @@ func (g gen) leasePtr() *gate.Lease {
 	return &l
 }
 
-func (g gen) leaseResult() coordinator.LeaseResult {
-	return coordinator.LeaseResult{Leases: g.leases(), Decision: gate.Decision{Granted: g.R.IntN(2) == 0,
+func (g gen) leaseResult() leasegate.LeaseResult {
+	return leasegate.LeaseResult{Leases: g.leases(), Decision: gate.Decision{Granted: g.R.IntN(2) == 0,
 		Reason: gate.Reason(g.Str()), Message: g.Str(), Holder: g.leasePtr(), Conflicts: g.leases(),
 		Lease: g.leasePtr(), Covered: g.leases(), Remaining: time.Duration(g.R.Int64N(1e12) - 1e11)}}
 }
 
-func (g gen) result() coordinator.Result {
-	r := coordinator.Result{Outcome: coordinator.Outcome(g.Str()), Reason: gate.Reason(g.Str()), Message: g.Str(),
+func (g gen) result() leasegate.Result {
+	r := leasegate.Result{Outcome: leasegate.Outcome(g.Str()), Reason: gate.Reason(g.Str()), Message: g.Str(),
 		Leases: g.leases(), Holder: g.leasePtr()}
 	if g.R.IntN(8) == 0 {
-		r.Contention = &coordinator.ContentionView{ID: g.Str(), Holder: g.Lease(), RetryAt: g.Time()}
+		r.Contention = &leasegate.ContentionView{ID: g.Str(), Holder: g.Lease(), RetryAt: g.Time()}
 	}
 	return r
 }
@@ -94,8 +94,8 @@ func TestCodecEncodesLikeEncodingJSON(t *testing.T) {
 	}
 }
 
-func (g gen) leaseRequest() coordinator.LeaseRequest {
-	r := coordinator.LeaseRequest{Op: gate.Op(g.Str()), Owner: g.Lease().Owner, LeaseID: gate.LeaseID(g.Str()),
+func (g gen) leaseRequest() leasegate.LeaseRequest {
+	r := leasegate.LeaseRequest{Op: gate.Op(g.Str()), Owner: g.Lease().Owner, LeaseID: gate.LeaseID(g.Str()),
 		Reason: g.Str(), Admin: g.Str()}
 	switch g.R.IntN(4) {
 	case 0:
@@ -109,8 +109,8 @@ func (g gen) leaseRequest() coordinator.LeaseRequest {
 	return r
 }
 
-func (g gen) mutateRequest() coordinator.MutateRequest {
-	r := coordinator.MutateRequest{Owner: g.Str(), Op: g.Str(), Try: g.R.IntN(2) == 0}
+func (g gen) mutateRequest() leasegate.MutateRequest {
+	r := leasegate.MutateRequest{Owner: g.Str(), Op: g.Str(), Try: g.R.IntN(2) == 0}
 	if g.R.IntN(2) == 0 {
 		r.RetryAfter = gate.Window{After: time.Duration(g.R.Int64()), From: gate.WindowSource(g.Str())}
 	}
@@ -183,12 +183,12 @@ func variations(data []byte) [][]byte {
 
 func checkDecode(t *testing.T, in []byte) {
 	t.Helper()
-	var fastLR, slowLR coordinator.LeaseResult
+	var fastLR, slowLR leasegate.LeaseResult
 	errF, errS := decodeLeaseResult(in, &fastLR), json.Unmarshal(in, &slowLR)
 	if (errF != nil) != (errS != nil) || !reflect.DeepEqual(fastLR, slowLR) {
 		t.Fatalf("decodeLeaseResult(%s)\n= %+v, %v\nwant %+v, %v", in, fastLR, errF, slowLR, errS)
 	}
-	var fastR, slowR coordinator.Result
+	var fastR, slowR leasegate.Result
 	errF, errS = decodeResult(in, &fastR), json.Unmarshal(in, &slowR)
 	if (errF != nil) != (errS != nil) || !reflect.DeepEqual(fastR, slowR) {
 		t.Fatalf("decodeResult(%s)\n= %+v, %v\nwant %+v, %v", in, fastR, errF, slowR, errS)
@@ -223,12 +223,12 @@ func TestCodecDecodesRequestsStrictly(t *testing.T) {
 		`[]`,
 	}
 	for _, in := range tests {
-		var fastL, slowL coordinator.LeaseRequest
+		var fastL, slowL leasegate.LeaseRequest
 		errF, errS := decodeLeaseRequest([]byte(in), &fastL), decodeJSON(strings.NewReader(in), &slowL)
 		if !sameError(errF, errS) || !reflect.DeepEqual(fastL, slowL) {
 			t.Errorf("decodeLeaseRequest(%s) = %+v, %v; want %+v, %v", in, fastL, errF, slowL, errS)
 		}
-		var fastM, slowM coordinator.MutateRequest
+		var fastM, slowM leasegate.MutateRequest
 		errF, errS = decodeMutateRequest([]byte(in), &fastM), decodeJSON(strings.NewReader(in), &slowM)
 		if !sameError(errF, errS) || !reflect.DeepEqual(fastM, slowM) {
 			t.Errorf("decodeMutateRequest(%s) = %+v, %v; want %+v, %v", in, fastM, errF, slowM, errS)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -65,9 +65,9 @@ func errorBody(err error) (int, ErrorBody) {
 		b.Error.Code, b.Error.Message = CodeNotOpen, err.Error()
 	case errors.Is(err, blocker.ErrUnknownAction):
 		b.Error.Code, b.Error.Message = gate.ReasonInputInvalid, err.Error()
-	case errors.Is(err, coordinator.ErrLedgerDegraded):
+	case errors.Is(err, leasegate.ErrLedgerDegraded):
 		b.Error.Code, b.Error.Message = CodeLedgerDegraded, err.Error()
-	case errors.Is(err, coordinator.ErrFailed), errors.Is(err, coordinator.ErrRaced), errors.Is(err, coordinator.ErrNoSession):
+	case errors.Is(err, leasegate.ErrFailed), errors.Is(err, leasegate.ErrRaced), errors.Is(err, leasegate.ErrNoSession):
 		b.Error.Code, b.Error.Message = CodeUnavailable, err.Error()
 	default:
 		b.Error.Code, b.Error.Message = CodeInternal, err.Error()

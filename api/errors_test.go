@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
@@ -30,19 +31,19 @@ func newFixture(t *testing.T, s *testServer) fixture {
 	s.mutate(t, "alice", "held.txt")
 	f := fixture{docs: s.checkout(t, "carol", 0, "docs/**"), evicted: s.checkout(t, "carol", 0, "evict/**"),
 		done: s.checkout(t, "carol", 0, "done/**"), expired: s.checkout(t, "carol", time.Minute, "exp/**")}
-	evict := coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: f.evicted.ID, Reason: "stale"}
-	if _, err := s.client.Lease(ctx, evict, adminToken, "root"); err != nil {
+	evict := leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: f.evicted.ID, Reason: "stale", Admin: "root"}
+	if _, err := s.client.Lease(ctx, evict); err != nil {
 		t.Fatalf("evict = %v", err)
 	}
-	if _, err := s.client.Lease(ctx, holderOp(gate.OpRelease, f.done, "carol", 0), "", ""); err != nil {
+	if _, err := s.client.Lease(ctx, holderOp(gate.OpRelease, f.done, "carol", 0)); err != nil {
 		t.Fatalf("release = %v", err)
 	}
 	s.clock.jump(2 * time.Minute)
 	return f
 }
 
-func holderOp(op gate.Op, l gate.Lease, owner string, tokenDelta uint64) coordinator.LeaseRequest {
-	return coordinator.LeaseRequest{Op: op, Owner: gate.Owner{Name: owner}, LeaseID: l.ID, Token: l.FencingToken + tokenDelta}
+func holderOp(op gate.Op, l gate.Lease, owner string, tokenDelta uint64) leasegate.LeaseRequest {
+	return leasegate.LeaseRequest{Op: op, Owner: gate.Owner{Name: owner}, LeaseID: l.ID, Token: l.FencingToken + tokenDelta}
 }
 
 // TestErrorCodesRoundTrip: every denial crosses the socket with its code,
@@ -67,18 +68,18 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 
 func errorCodesOver(t *testing.T, f fixture, cl *api.Client) {
 	ctx := context.Background()
-	lease := func(req coordinator.LeaseRequest, admin string) func() error {
-		return func() error { _, err := cl.Lease(ctx, req, admin, "root"); return err }
+	lease := func(req leasegate.LeaseRequest) func() error {
+		return func() error { _, err := cl.Lease(ctx, req); return err }
 	}
 	mutate := func(owner string, paths ...string) func() error {
 		return func() error {
-			_, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
+			_, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: owner, Op: "write", Paths: paths})
 			return err
 		}
 	}
 	acquire := func(owner string, ttl time.Duration, paths ...string) func() error {
-		return lease(coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner}, TTL: ttl,
-			Scope: gate.Scope{Type: gate.ScopeSparse, Paths: paths}}, "")
+		return lease(leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner}, TTL: ttl,
+			Scope: gate.Scope{Type: gate.ScopeSparse, Paths: paths}})
 	}
 	tests := []struct {
 		name       string
@@ -91,15 +92,15 @@ func errorCodesOver(t *testing.T, f fixture, cl *api.Client) {
 	}{
 		{name: "held by other", call: acquire("dave", 0, "held.txt"), is: gate.ErrHeldByOther, code: gate.ReasonHeldByOther, status: http.StatusConflict, holder: "alice"},
 		{name: "scope overlap", call: acquire("carol", 0, "docs/api/**"), is: gate.ErrScopeOverlap, code: gate.ReasonScopeOverlap, status: http.StatusConflict, holder: "carol"},
-		{name: "token invalid", call: lease(holderOp(gate.OpRelease, f.docs, "carol", 1), ""), is: gate.ErrTokenInvalid, code: gate.ReasonTokenInvalid, status: http.StatusForbidden},
-		{name: "owner mismatch", call: lease(holderOp(gate.OpRelease, f.docs, "bob", 0), ""), is: gate.ErrOwnerMismatch, code: gate.ReasonOwnerMismatch, status: http.StatusForbidden},
+		{name: "token invalid", call: lease(holderOp(gate.OpRelease, f.docs, "carol", 1)), is: gate.ErrTokenInvalid, code: gate.ReasonTokenInvalid, status: http.StatusForbidden},
+		{name: "owner mismatch", call: lease(holderOp(gate.OpRelease, f.docs, "bob", 0)), is: gate.ErrOwnerMismatch, code: gate.ReasonOwnerMismatch, status: http.StatusForbidden},
 		{name: "ttl out of bounds", call: acquire("dave", time.Second, "ttl/**"), is: gate.ErrTTLOutOfBounds, code: gate.ReasonTTLOutOfBounds, status: http.StatusBadRequest},
 		{name: "lease not found", call: func() error { _, err := cl.GetLease(ctx, "01J00000000000000000000000"); return err }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "heartbeat of an unknown owner", call: func() error { return cl.Heartbeat(ctx, "mallory") }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "owner not found", call: mutate("mallory", "a.txt"), is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
-		{name: "expired", call: lease(holderOp(gate.OpCheckin, f.expired, "carol", 0), ""), is: gate.ErrExpired, code: gate.ReasonExpired, status: http.StatusGone},
-		{name: "evicted", call: lease(holderOp(gate.OpCheckin, f.evicted, "carol", 0), ""), is: gate.ErrEvicted, code: gate.ReasonEvicted, status: http.StatusGone, msgContain: "stale"},
-		{name: "terminal", call: lease(holderOp(gate.OpRelease, f.done, "carol", 0), ""), is: gate.ErrTerminal, code: gate.ReasonTerminal, status: http.StatusGone},
+		{name: "expired", call: lease(holderOp(gate.OpCheckin, f.expired, "carol", 0)), is: gate.ErrExpired, code: gate.ReasonExpired, status: http.StatusGone},
+		{name: "evicted", call: lease(holderOp(gate.OpCheckin, f.evicted, "carol", 0)), is: gate.ErrEvicted, code: gate.ReasonEvicted, status: http.StatusGone, msgContain: "stale"},
+		{name: "terminal", call: lease(holderOp(gate.OpRelease, f.done, "carol", 0)), is: gate.ErrTerminal, code: gate.ReasonTerminal, status: http.StatusGone},
 		{name: "input invalid", call: mutate("alice"), is: gate.ErrInputInvalid, code: gate.ReasonInputInvalid, status: http.StatusBadRequest},
 		{name: "outside workspace", call: mutate("alice", "../outside.txt"), is: gate.ErrOutside, code: gate.ReasonOutsideWorkspace, status: http.StatusBadRequest},
 		{name: "budget exceeded", call: mutate("alice", manyPaths(gate.MaxPaths+1, 8)...), is: gate.ErrBudget, code: gate.ReasonBudgetExceeded, status: http.StatusRequestEntityTooLarge},
@@ -151,20 +152,22 @@ func TestBlockerNotOpenRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	s.mutate(t, "alice", "held.txt")
 	r := s.mutate(t, "bob", "held.txt")
-	res, err := s.client.WaitContention(ctx, r.Contention.ID, 10*time.Second)
-	if err != nil || res.Outcome != coordinator.Blocked {
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := s.client.WaitContention(wctx, r.Contention.ID)
+	if err != nil || res.Outcome != leasegate.Blocked {
 		t.Fatalf("WaitContention = %s, %v; want blocked", res.Outcome, err)
 	}
 	id := res.Blocker.ID
-	if _, err := s.client.Resolve(ctx, id, api.ResolveRequest{Action: blocker.ActionDeny}); err != nil {
+	if _, err := s.client.Resolve(ctx, id, blocker.ActionDeny, "", ""); err != nil {
 		t.Fatalf("Resolve(deny) = %v", err)
 	}
-	_, err = s.client.Resolve(ctx, id, api.ResolveRequest{Action: blocker.ActionDeny})
+	_, err = s.client.Resolve(ctx, id, blocker.ActionDeny, "", "")
 	checkAPIError(t, err, nil, api.CodeNotOpen, http.StatusConflict, "", "")
 	if !errors.Is(err, blocker.ErrNotOpen) {
 		t.Fatalf("errors.Is(%v, blocker.ErrNotOpen) = false", err)
 	}
-	_, err = s.client.Resolve(ctx, "01J00000000000000000000000", api.ResolveRequest{Action: blocker.ActionDeny})
+	_, err = s.client.Resolve(ctx, "01J00000000000000000000000", blocker.ActionDeny, "", "")
 	checkAPIError(t, err, gate.ErrNotFound, gate.ReasonNotFound, http.StatusNotFound, "", "")
 }
 
@@ -184,8 +187,8 @@ func TestServerFailuresAreUnavailable(t *testing.T) {
 	if resp.StatusCode != http.StatusInternalServerError || body.Error.Code != api.CodeInternal {
 		t.Fatalf("commit release without a workspace: %d %s, want 500 %s", resp.StatusCode, body.Error.Code, api.CodeInternal)
 	}
-	if _, err := s.client.Committed(context.Background(), "alice"); !isUnavailable(err) {
-		t.Fatalf("Committed() on a 500 = %v, want ErrUnavailable", err)
+	if _, err := s.client.ReleaseCommitted(context.Background(), "alice"); !isUnavailable(err) {
+		t.Fatalf("ReleaseCommitted() on a 500 = %v, want ErrUnavailable", err)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -108,23 +108,23 @@ func TestEventsFollowDeliversNotices(t *testing.T) {
 	l := s.checkout(t, "carol", 0, "docs/**")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	notices := make(chan coordinator.Notice, 1)
+	notices := make(chan leasegate.Notice, 1)
 	ended := make(chan error, 1)
 	go func() {
 		ended <- s.client.Events(ctx, 0, true, func(e gate.Event) error {
 			if e.Type == gate.EventNotice {
-				notices <- coordinator.NoticeOf(e)
+				notices <- leasegate.NoticeOf(e)
 			}
 			return nil
 		})
 	}()
-	evict := coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: l.ID, Reason: "reassigned"}
-	if _, err := s.client.Lease(context.Background(), evict, adminToken, "root"); err != nil {
+	evict := leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: l.ID, Reason: "reassigned", Admin: "root"}
+	if _, err := s.client.Lease(context.Background(), evict); err != nil {
 		t.Fatalf("evict = %v", err)
 	}
 	select {
 	case n := <-notices:
-		if n.Owner != "carol" || n.Kind != coordinator.NoticeEvicted || n.LeaseID != l.ID {
+		if n.Owner != "carol" || n.Kind != leasegate.NoticeEvicted || n.LeaseID != l.ID {
 			t.Fatalf("notice %+v, want carol's eviction of %s", n, l.ID)
 		}
 	case <-time.After(10 * time.Second):

@@ -7,10 +7,16 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
+
+// CheckRequest asks what stands in the way of writing some paths: the
+// body of POST /v1/check.
+type CheckRequest struct {
+	Paths []string `json:"paths"` // workspace-relative paths or globs
+}
 
 // StopRequest is the body of POST /v1/owners/{name}/stop and /end.
 type StopRequest struct {
@@ -46,20 +52,20 @@ type HistoryResponse struct {
 
 func (s *Server) health(*http.Request) (any, error) { return s.Info, nil }
 
-func (s *Server) status(*http.Request) (any, error) { return s.c.Status(), nil }
+func (s *Server) status(r *http.Request) (any, error) { return s.c.Status(r.Context()) }
 
-func (s *Server) whoami(r *http.Request) (any, error) { return s.c.Whoami(r.Context()), nil }
+func (s *Server) whoami(r *http.Request) (any, error) { return s.c.Whoami(r.Context()) }
 
 func (s *Server) check(r *http.Request) (any, error) {
-	var req coordinator.CheckRequest
+	var req CheckRequest
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
-	return s.c.Check(r.Context(), req)
+	return s.c.Check(r.Context(), req.Paths)
 }
 
 func (s *Server) register(r *http.Request) (any, error) {
-	var reg coordinator.Registration
+	var reg leasegate.Registration
 	if err := decode(r, &reg); err != nil {
 		return nil, err
 	}
@@ -71,7 +77,7 @@ func (s *Server) heartbeat(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Heartbeat(name)
+	return struct{}{}, s.c.Heartbeat(r.Context(), name)
 }
 
 func (s *Server) activity(r *http.Request) (any, error) {
@@ -79,8 +85,7 @@ func (s *Server) activity(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.c.Activity(name)
-	return struct{}{}, nil
+	return struct{}{}, s.c.Activity(r.Context(), name)
 }
 
 func (s *Server) stop(r *http.Request) (any, error) {
@@ -123,7 +128,7 @@ func (s *Server) committed(r *http.Request) (any, error) {
 }
 
 func (s *Server) mutate(r *http.Request) (any, error) {
-	var req coordinator.MutateRequest
+	var req leasegate.MutateRequest
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -187,9 +192,10 @@ func waitCtx(r *http.Request) (context.Context, context.CancelFunc, error) {
 
 func (s *Server) blockers(r *http.Request) (any, error) {
 	all, _ := strconv.ParseBool(r.URL.Query().Get("all"))
+	bs, err := s.c.Blockers(r.Context(), all)
 	return struct {
 		Blockers []blocker.Report `json:"blockers"`
-	}{s.c.Blockers(all)}, nil
+	}{bs}, err
 }
 
 func (s *Server) blocker(r *http.Request) (any, error) {
@@ -197,11 +203,7 @@ func (s *Server) blocker(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, ok := s.c.Blocker(id)
-	if !ok {
-		return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker " + id}
-	}
-	return rep, nil
+	return s.c.Blocker(r.Context(), id)
 }
 
 func (s *Server) resolve(r *http.Request) (any, error) {
@@ -220,13 +222,13 @@ func (s *Server) resolve(r *http.Request) (any, error) {
 }
 
 func (s *Server) lease(r *http.Request) (any, error) {
-	var req coordinator.LeaseRequest
+	var req leasegate.LeaseRequest
 	if err := decode(r, &req); err != nil {
 		return nil, err
 	}
 	if req.Op == gate.OpEvict {
 		req.Admin = s.adminOf(r)
-		if _, unix := coordinator.PeerOf(r.Context()); !unix && req.Admin == "" && r.Header.Get("X-Leasegate-Admin-Token") != "" {
+		if _, unix := leasegate.PeerOf(r.Context()); !unix && req.Admin == "" && r.Header.Get("X-Leasegate-Admin-Token") != "" {
 			return nil, &gate.DeniedError{Reason: CodeUnauthorized, Message: "wrong admin token"}
 		}
 	}
@@ -238,11 +240,7 @@ func (s *Server) lease(r *http.Request) (any, error) {
 }
 
 func (s *Server) leases(r *http.Request) (any, error) {
-	p := r.URL.Query().Get("path")
-	if p == "" {
-		return LeasesResponse{Leases: s.c.Status().Leases}, nil
-	}
-	ls, err := s.c.Covering(p)
+	ls, err := s.c.Leases(r.Context(), r.URL.Query().Get("path"))
 	return LeasesResponse{Leases: ls}, err
 }
 
@@ -251,11 +249,7 @@ func (s *Server) getLease(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, ok := s.c.Get(gate.LeaseID(id))
-	if !ok {
-		return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no lease " + id}
-	}
-	return l, nil
+	return s.c.GetLease(r.Context(), gate.LeaseID(id))
 }
 
 func (s *Server) history(r *http.Request) (any, error) {
@@ -282,7 +276,7 @@ func (s *Server) history(r *http.Request) (any, error) {
 }
 
 func (s *Server) ungated(r *http.Request) (any, error) {
-	var w coordinator.UngatedWrite
+	var w leasegate.UngatedWrite
 	if err := decode(r, &w); err != nil {
 		return nil, err
 	}
@@ -299,39 +293,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "after: want a sequence number"})
 		return
 	}
-	var live <-chan gate.Event
-	if follow {
-		live = s.c.Subscribe(r.Context(), 1024)
-	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
+	flush := func() {}
+	if f, ok := w.(http.Flusher); ok {
+		flush = f.Flush
+	}
+	if follow {
+		w.WriteHeader(http.StatusOK)
+		flush() // a follower learns at once that its stream is open
+	}
 	enc := json.NewEncoder(w)
-	flush := func() {
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-	}
 	last := after
-	if err := s.c.Events(r.Context(), after, func(e gate.Event) error {
+	err = s.c.Events(r.Context(), after, follow, func(e gate.Event) error {
 		last = e.Seq
-		return enc.Encode(e)
-	}); err != nil {
-		// A gone reader, or a ledger that cannot be read: either way the
-		// stream ends here rather than go on with a gap in it.
-		if r.Context().Err() == nil {
-			s.log.Warn("events: backlog ended", "after", last, "error", err)
+		if err := enc.Encode(e); err != nil {
+			return err
 		}
-		return
-	}
-	flush()
-	if live == nil {
-		return // no follow: the backlog is the whole answer
-	}
-	for e := range live {
-		if e.Seq > last {
-			if enc.Encode(e) != nil {
-				return
-			}
+		if follow {
 			flush()
 		}
+		return nil
+	})
+	if err != nil && r.Context().Err() == nil {
+		// A gone reader, a ledger that cannot be read or a follower too
+		// slow: either way the stream ends here rather than go on with a
+		// gap in it.
+		s.log.Warn("events: stream ended", "after", last, "error", err)
 	}
 }

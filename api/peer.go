@@ -4,7 +4,7 @@ import (
 	"context"
 	"net"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // connContext is the http.Server's ConnContext: it asks the kernel who is
@@ -18,5 +18,5 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	if _, ok := c.(*net.UnixConn); !ok {
 		return ctx
 	}
-	return coordinator.WithPeer(ctx, connPeer(c.(*net.UnixConn)))
+	return leasegate.WithPeer(ctx, connPeer(c.(*net.UnixConn)))
 }

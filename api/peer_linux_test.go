@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // TestConnContextCarriesTheKernelsPeer: a request on a unix socket carries
@@ -23,7 +23,7 @@ func TestConnContextCarriesTheKernelsPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{ConnContext: connContext, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := coordinator.PeerOf(r.Context())
+		p, ok := leasegate.PeerOf(r.Context())
 		answer := fmt.Sprintf("%v %d %d %d", ok, p.PID, p.UID, p.GID)
 		if r.URL.Path == "/hijack" {
 			conn, brw, _ := w.(http.Hijacker).Hijack()

@@ -5,19 +5,19 @@ import (
 	"errors"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 )
 
 // Observer hears the stages of a gated mutation. Any field may be nil.
 type Observer struct {
 	// Contended is called once when the mutation is denied and its one
 	// retry is scheduled (the contention heartbeat).
-	Contended func(coordinator.Result)
+	Contended func(leasegate.Result)
 	// Blocked is called when the retry found the path still held and a
 	// blocker report is open. Returning false stops waiting and returns the
 	// Blocked result (hooks do this); true holds for an operator (run does).
-	Blocked func(coordinator.Result) bool
+	Blocked func(leasegate.Result) bool
 	// Unavailable is called each time the coordinator cannot be reached;
 	// the mutation waits and tries again, it never proceeds ungated.
 	Unavailable func(err error, attempt int)
@@ -31,12 +31,12 @@ const pollWait = 30 * time.Second
 // not to hold. It fails closed: while the coordinator is unreachable it
 // waits and retries until ctx ends, and then returns ctx's error, never a
 // grant.
-func (c *Client) Gate(ctx context.Context, req coordinator.MutateRequest, obs Observer) (coordinator.Result, error) {
-	r, err := retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.Mutate(ctx, req) })
+func (c *Client) Gate(ctx context.Context, req leasegate.MutateRequest, obs Observer) (leasegate.Result, error) {
+	r, err := retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.Mutate(ctx, req) })
 	if err != nil {
 		return r, err
 	}
-	if r.Outcome == coordinator.Contended {
+	if r.Outcome == leasegate.Contended {
 		if obs.Contended != nil {
 			obs.Contended(r)
 		}
@@ -44,7 +44,7 @@ func (c *Client) Gate(ctx context.Context, req coordinator.MutateRequest, obs Ob
 			return r, err
 		}
 	}
-	if r.Outcome == coordinator.Blocked {
+	if r.Outcome == leasegate.Blocked {
 		if obs.Blocked != nil && !obs.Blocked(r) {
 			return r, nil
 		}
@@ -53,19 +53,19 @@ func (c *Client) Gate(ctx context.Context, req coordinator.MutateRequest, obs Ob
 	return r, nil
 }
 
-func (c *Client) awaitContention(ctx context.Context, req coordinator.MutateRequest, r coordinator.Result, obs Observer) (coordinator.Result, error) {
-	for r.Outcome == coordinator.Contended {
+func (c *Client) awaitContention(ctx context.Context, req leasegate.MutateRequest, r leasegate.Result, obs Observer) (leasegate.Result, error) {
+	for r.Outcome == leasegate.Contended {
 		id := r.Contention.ID
 		var err error
-		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitContention(ctx, id, pollWait) })
+		r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.WaitContention(ctx, id) })
 		if ctx.Err() != nil {
 			c.withdrawGone(ctx, id)
 			return r, ctx.Err()
 		}
-		if errors.Is(err, errNotFound) || (err == nil && r.Outcome == coordinator.Withdrawn) {
+		if errors.Is(err, errNotFound) || (err == nil && r.Outcome == leasegate.Withdrawn) {
 			// The coordinator restarted and forgot the contention, or
 			// another waiter of the same write withdrew it: ask again.
-			r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.Mutate(ctx, req) })
+			r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.Mutate(ctx, req) })
 		}
 		if err != nil {
 			return r, err
@@ -92,12 +92,12 @@ func (c *Client) withdrawGone(ctx context.Context, id string) {
 	}
 }
 
-func (c *Client) awaitBlocker(ctx context.Context, r coordinator.Result, obs Observer) (coordinator.Result, error) {
+func (c *Client) awaitBlocker(ctx context.Context, r leasegate.Result, obs Observer) (leasegate.Result, error) {
 	id := r.Blocker.ID
 	con := r.Contention
-	for r.Outcome == coordinator.Blocked {
+	for r.Outcome == leasegate.Blocked {
 		var err error
-		r, err = retryUnavailable(ctx, obs, func() (coordinator.Result, error) { return c.WaitBlocker(ctx, id, pollWait) })
+		r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.WaitBlocker(ctx, id) })
 		if ctx.Err() != nil && con != nil {
 			c.withdrawGone(ctx, con.ID) // the blocker closes: no one is halted on it
 			return r, ctx.Err()
@@ -113,7 +113,7 @@ var errNotFound = &codeIs{code: "LEASE_NOT_FOUND"}
 
 // retryUnavailable repeats fn while the coordinator is unavailable, with
 // backoff up to 5 s, until ctx ends.
-func retryUnavailable(ctx context.Context, obs Observer, fn func() (coordinator.Result, error)) (coordinator.Result, error) {
+func retryUnavailable(ctx context.Context, obs Observer, fn func() (leasegate.Result, error)) (leasegate.Result, error) {
 	wait := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		r, err := fn()
@@ -127,7 +127,7 @@ func retryUnavailable(ctx context.Context, obs Observer, fn func() (coordinator.
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return coordinator.Result{}, ctx.Err()
+			return leasegate.Result{}, ctx.Err()
 		case <-t.C:
 		}
 		wait = min(2*wait, 5*time.Second)

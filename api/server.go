@@ -16,7 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -26,9 +26,9 @@ const MaxBody = 1 << 20
 // MaxWait bounds one long-poll; clients poll again.
 const MaxWait = 60 * time.Second
 
-// Server serves the coordinator's API.
+// Server serves a coordinator's API.
 type Server struct {
-	c          *coordinator.Coordinator
+	c          leasegate.Service
 	adminToken string
 	log        hclog.Logger
 	mux        *http.ServeMux
@@ -46,9 +46,9 @@ type Health struct {
 	Log       string `json:"log,omitempty"` // where the coordinator's log goes: a file, or what its stderr is
 }
 
-// NewServer builds the API over c. adminToken guards eviction on every
-// listener and every request on TCP listeners.
-func NewServer(c *coordinator.Coordinator, adminToken string, info Health, log hclog.Logger) *Server {
+// NewServer builds the API over c, the coordinator. adminToken guards
+// eviction on every listener and every request on TCP listeners.
+func NewServer(c leasegate.Service, adminToken string, info Health, log hclog.Logger) *Server {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
@@ -192,9 +192,9 @@ func decode(r *http.Request, v any) error {
 // hot-path requests without reflection when they are in canonical form.
 func decodeBody(data []byte, v any) error {
 	switch v := v.(type) {
-	case *coordinator.MutateRequest:
+	case *leasegate.MutateRequest:
 		return decodeMutateRequest(data, v)
-	case *coordinator.LeaseRequest:
+	case *leasegate.LeaseRequest:
 		return decodeLeaseRequest(data, v)
 	}
 	return decodeJSON(bytes.NewReader(data), v)
@@ -252,7 +252,7 @@ func limitParam(r *http.Request) (int, error) {
 // for "operator") is passed on and no token is needed or looked at. On TCP
 // the admin token is the credential.
 func (s *Server) adminOf(r *http.Request) string {
-	if _, ok := coordinator.PeerOf(r.Context()); ok {
+	if _, ok := leasegate.PeerOf(r.Context()); ok {
 		who := r.Header.Get("X-Leasegate-Admin")
 		if gate.ValidID(who) != nil {
 			return ""

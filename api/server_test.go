@@ -15,6 +15,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -104,7 +105,7 @@ func serve(t *testing.T, edits ...func(*coordinator.Config)) *testServer {
 	s.listen(t, "unix", s.sock, false)
 	s.client = newClient(t, api.ClientConfig{Socket: s.sock})
 	for _, name := range []string{"alice", "bob"} {
-		if err := s.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
+		if err := s.client.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 			t.Fatalf("Register(%s) = %v", name, err)
 		}
 	}
@@ -160,9 +161,9 @@ func rawClient(t *testing.T, sock string) *http.Client {
 }
 
 // mutate gates a write through the client and fails the test on an error.
-func (s *testServer) mutate(t *testing.T, owner string, paths ...string) coordinator.Result {
+func (s *testServer) mutate(t *testing.T, owner string, paths ...string) leasegate.Result {
 	t.Helper()
-	r, err := s.client.Mutate(context.Background(), coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
+	r, err := s.client.Mutate(context.Background(), leasegate.MutateRequest{Owner: owner, Op: "write", Paths: paths})
 	if err != nil {
 		t.Fatalf("Mutate(%s, %q) = %v", owner, paths, err)
 	}
@@ -172,8 +173,8 @@ func (s *testServer) mutate(t *testing.T, owner string, paths ...string) coordin
 // checkout acquires a check-out lease through the client.
 func (s *testServer) checkout(t *testing.T, owner string, ttl time.Duration, paths ...string) gate.Lease {
 	t.Helper()
-	res, err := s.client.Lease(context.Background(), coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
-		Scope: gate.Scope{Type: gate.ScopeSparse, Paths: paths}, TTL: ttl}, "", "")
+	res, err := s.client.Lease(context.Background(), leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
+		Scope: gate.Scope{Type: gate.ScopeSparse, Paths: paths}, TTL: ttl})
 	if err != nil || len(res.Leases) != 1 {
 		t.Fatalf("Lease(acquire %s %q) = %d leases, %v; want 1", owner, paths, len(res.Leases), err)
 	}

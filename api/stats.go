@@ -4,15 +4,15 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // stats answers GET /v1/stats: the figures only the coordinator's process
 // has (commit latency, journal headroom, goroutines).
-func (s *Server) stats(*http.Request) (any, error) { return s.c.Stats(), nil }
+func (s *Server) stats(r *http.Request) (any, error) { return s.c.Stats(r.Context()) }
 
 // Stats returns the coordinator's own figures.
-func (c *Client) Stats(ctx context.Context) (coordinator.Stats, error) {
-	var st coordinator.Stats
+func (c *Client) Stats(ctx context.Context) (leasegate.Stats, error) {
+	var st leasegate.Stats
 	return st, c.do(ctx, http.MethodGet, "/v1/stats", nil, &st)
 }

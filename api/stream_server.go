@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -203,7 +203,7 @@ func (s *Server) call(ctx context.Context, admin, target string, body []byte) (a
 	if method == http.MethodPost {
 		switch path {
 		case "/v1/mutations":
-			var req coordinator.MutateRequest
+			var req leasegate.MutateRequest
 			if err := decodeBody(body, &req); err != nil {
 				return nil, err
 			}
@@ -211,21 +211,21 @@ func (s *Server) call(ctx context.Context, admin, target string, body []byte) (a
 		case "/v1/leases":
 			return s.streamLease(ctx, admin, body)
 		case "/v1/check":
-			var req coordinator.CheckRequest
+			var req CheckRequest
 			if err := decodeBody(body, &req); err != nil {
 				return nil, err
 			}
-			return s.c.Check(ctx, req)
+			return s.c.Check(ctx, req.Paths)
 		}
 		if name, what, ok := ownerPath(path); ok {
-			return s.ownerCall(name, what)
+			return s.ownerCall(ctx, name, what)
 		}
 	}
 	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no stream endpoint %s (the stream carries %s)", target, strings.Join(StreamTargets, ", "))}
 }
 
 func (s *Server) streamLease(ctx context.Context, admin string, body []byte) (any, error) {
-	var req coordinator.LeaseRequest
+	var req leasegate.LeaseRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
@@ -256,16 +256,15 @@ func ownerPath(path string) (name, what string, ok bool) {
 	return name, rest[i+1:], true
 }
 
-func (s *Server) ownerCall(name, what string) (any, error) {
+func (s *Server) ownerCall(ctx context.Context, name, what string) (any, error) {
 	if err := gate.ValidID(name); err != nil {
 		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "name: " + err.Error()}
 	}
 	switch what {
 	case "heartbeat":
-		return struct{}{}, s.c.Heartbeat(name)
+		return struct{}{}, s.c.Heartbeat(ctx, name)
 	case "activity":
-		s.c.Activity(name)
-		return struct{}{}, nil
+		return struct{}{}, s.c.Activity(ctx, name)
 	}
 	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no stream endpoint POST /v1/owners/{name}/" + what}
 }

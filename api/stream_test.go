@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -101,7 +102,7 @@ func upgrade(t *testing.T, network, addr string, header ...string) (net.Conn, *b
 }
 
 func mutateBody(owner string, paths ...string) string {
-	b, _ := json.Marshal(coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
+	b, _ := json.Marshal(leasegate.MutateRequest{Owner: owner, Op: "write", Paths: paths})
 	return string(b)
 }
 
@@ -131,8 +132,8 @@ func TestStreamPipelined(t *testing.T) {
 	seen := map[uint64]bool{}
 	for range n {
 		a := readAnswer(t, br)
-		var r coordinator.Result
-		if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.status != http.StatusOK || r.Outcome != coordinator.Granted {
+		var r leasegate.Result
+		if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.status != http.StatusOK || r.Outcome != leasegate.Granted {
 			t.Fatalf("answer %d = %d %s, want 200 granted", a.id, a.status, a.body)
 		}
 		want := fmt.Sprintf("p/%d.txt", a.id-1)
@@ -281,7 +282,7 @@ func TestStreamPipelinedLeases(t *testing.T) {
 	write(t, conn, frames...)
 	for seen := map[uint64]bool{}; len(seen) < n; {
 		a := readAnswer(t, br)
-		var r coordinator.LeaseResult
+		var r leasegate.LeaseResult
 		if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.status != http.StatusOK || !r.Decision.Granted {
 			t.Fatalf("answer %d = %d %s, want 200 granted", a.id, a.status, a.body)
 		}
@@ -391,12 +392,12 @@ func TestStreamServerGoneMidRequest(t *testing.T) {
 	}
 	hl.held.Store(true)
 	type result struct {
-		r   coordinator.Result
+		r   leasegate.Result
 		err error
 	}
 	res := make(chan result, 1)
 	go func() {
-		r, err := cl.Mutate(context.Background(), coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"gone.txt"}})
+		r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"gone.txt"}})
 		res <- result{r, err}
 	}()
 	<-hl.entered
@@ -406,7 +407,7 @@ func TestStreamServerGoneMidRequest(t *testing.T) {
 		t.Fatalf("Serve() = %v", err)
 	}
 	got := <-res
-	if !isUnavailable(got.err) || got.r.Outcome == coordinator.Granted {
+	if !isUnavailable(got.err) || got.r.Outcome == leasegate.Granted {
 		t.Fatalf("Mutate() while its server went away = %s, %v; want ErrUnavailable", got.r.Outcome, got.err)
 	}
 	close(hl.release)
@@ -460,7 +461,7 @@ func TestClientUsesStream(t *testing.T) {
 			sock, c := serveCounting(t, "unix", filepath.Join(socketDir(t), "count.sock"), s.srv.Handler(false))
 			cl := newClient(t, api.ClientConfig{Socket: sock, NoStream: tt.noStream})
 			for i := range 3 {
-				if r, err := cl.Mutate(context.Background(), coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{fmt.Sprintf("u%d.txt", i)}}); err != nil || r.Outcome != coordinator.Granted {
+				if r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{fmt.Sprintf("u%d.txt", i)}}); err != nil || r.Outcome != leasegate.Granted {
 					t.Fatalf("Mutate() = %s, %v", r.Outcome, err)
 				}
 			}
@@ -490,7 +491,7 @@ func TestClientFallsBackToHTTP(t *testing.T) {
 	cl := newClient(t, api.ClientConfig{Socket: sock})
 	ctx := context.Background()
 	for i := range 3 {
-		if r, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{fmt.Sprintf("old%d.txt", i)}}); err != nil || r.Outcome != coordinator.Granted {
+		if r, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{fmt.Sprintf("old%d.txt", i)}}); err != nil || r.Outcome != leasegate.Granted {
 			t.Fatalf("Mutate() against a coordinator without the stream = %s, %v", r.Outcome, err)
 		}
 	}
@@ -536,16 +537,16 @@ func TestStreamTCPAuth(t *testing.T) {
 	}
 	ctx := context.Background()
 	good := newClient(t, api.ClientConfig{BaseURL: "http://" + addr, Token: adminToken})
-	if r, err := good.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"tcp.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+	if r, err := good.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"tcp.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Mutate() over a TCP stream = %s, %v", r.Outcome, err)
 	}
 	if post := c.count("POST /v1/mutations"); post != 0 {
 		t.Fatalf("the TCP client sent %d HTTP mutations, want 0 (the stream)", post)
 	}
 	bad := newClient(t, api.ClientConfig{BaseURL: "http://" + addr, Token: "wrong"})
-	r, err := bad.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
+	r, err := bad.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
 	var de *gate.DeniedError
-	if !errors.As(err, &de) || de.Reason != api.CodeUnauthorized || r.Outcome == coordinator.Granted {
+	if !errors.As(err, &de) || de.Reason != api.CodeUnauthorized || r.Outcome == leasegate.Granted {
 		t.Fatalf("Mutate() with a wrong token = %s, %v; want UNAUTHORIZED", r.Outcome, err)
 	}
 	if s.holds(t, "bob", "b.txt") {
@@ -581,8 +582,8 @@ func TestStreamGarbageIsUnavailable(t *testing.T) {
 				fakeStream(w, tt.answer)
 			})
 			cl := newClient(t, api.ClientConfig{Socket: sock})
-			r, err := cl.Mutate(context.Background(), coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
-			if !isUnavailable(err) || r.Outcome == coordinator.Granted {
+			r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+			if !isUnavailable(err) || r.Outcome == leasegate.Granted {
 				t.Fatalf("Mutate() against a stream answering %s = %s, %v; want ErrUnavailable", tt.name, r.Outcome, err)
 			}
 		})
@@ -630,8 +631,8 @@ func TestClientSharesOneStream(t *testing.T) {
 		wg.Go(func() {
 			for i := range 10 {
 				p := fmt.Sprintf("g%d/%d.txt", g, i)
-				r, err := cl.Mutate(context.Background(), coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{p}})
-				if err != nil || r.Outcome != coordinator.Granted || r.Leases[0].Scope.Paths[0] != p {
+				r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{p}})
+				if err != nil || r.Outcome != leasegate.Granted || r.Leases[0].Scope.Paths[0] != p {
 					t.Errorf("Mutate(%s) = %+v, %v; want a grant of %s", p, r, err, p)
 					return
 				}
@@ -655,7 +656,7 @@ func TestClientCallsFinishOutOfOrder(t *testing.T) {
 	hl.held.Store(true)
 	slow := make(chan error, 1)
 	go func() {
-		_, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"slow.txt"}})
+		_, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"slow.txt"}})
 		slow <- err
 	}()
 	<-hl.entered
@@ -713,7 +714,7 @@ func TestClientAbandonedCalls(t *testing.T) {
 			} else if err := recv(t, a); err != nil {
 				t.Fatalf("Mutate(a) after b gave up = %v", err)
 			}
-			if r, err := cl.Mutate(context.Background(), coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+			if r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 				t.Fatalf("Mutate(c) afterwards = %s, %v", r.Outcome, err)
 			}
 			if up, post := c.count("GET /v1/stream"), c.count("POST /v1/mutations"); up != 1 || post != 0 {
@@ -739,7 +740,7 @@ func recv(t *testing.T, ch <-chan error) error {
 func goMutate(cl *api.Client, ctx context.Context, path string) <-chan error {
 	ch := make(chan error, 1)
 	go func() {
-		_, err := cl.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{path}})
+		_, err := cl.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{path}})
 		ch <- err
 	}()
 	return ch

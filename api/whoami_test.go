@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -29,7 +29,7 @@ func TestWhoamiOverTheSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cl.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
+	if err := cl.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, noStream := range []bool{true, false} {
@@ -37,7 +37,7 @@ func TestWhoamiOverTheSocket(t *testing.T) {
 		if v, err := c.Whoami(ctx); err != nil || v.Operator || !slices.Equal(v.Owners, []string{"self"}) || v.RootPID != os.Getpid() {
 			t.Errorf("Whoami() as self's root = %+v, %v; want owner self", v, err)
 		}
-		_, err := c.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"x.txt"}})
+		_, err := c.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"x.txt"}})
 		if !errors.Is(err, gate.ErrOwnerMismatch) {
 			t.Errorf("Mutate as alice from self's root (stream %v) = %v, want OWNER_MISMATCH", !noStream, err)
 		}

@@ -47,7 +47,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	res, err := s.svc.Resolve(r.Context(), id, api.ResolveRequest{Action: req.Action, By: s.operator, Note: req.Note})
+	res, err := s.svc.Resolve(r.Context(), id, req.Action, s.operator, req.Note)
 	if err != nil {
 		http.Error(w, "resolve "+id+": "+err.Error(), resolveStatus(err))
 		return

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 var (
@@ -49,7 +49,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // constHistogram is h as a Prometheus histogram of desc.
-func constHistogram(desc *prometheus.Desc, h coordinator.Histogram) prometheus.Metric {
+func constHistogram(desc *prometheus.Desc, h leasegate.Histogram) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(h.Bounds))
 	for i, b := range h.Bounds {
 		if i < len(h.Counts) {

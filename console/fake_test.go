@@ -6,16 +6,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
 // fakeService is the far side of the API for handler tests: a fixed
 // status and the events a test feeds it.
 type fakeService struct {
-	status coordinator.Status
+	status leasegate.Status
 	feed   chan gate.Event
 
 	mu       sync.Mutex
@@ -26,8 +26,8 @@ func newFake() *fakeService {
 	l := gate.Lease{ID: "L1", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindAuto,
 		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"src/a.go"}}, AcquiredAt: time.Unix(1e9, 0).UTC()}
 	return &fakeService{
-		status: coordinator.Status{LastSeq: 7, Leases: []gate.Lease{l},
-			Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Liveness: gate.Liveness{Status: gate.Alive, Evidence: []string{"pidfd: pid 1 running"}}}}},
+		status: leasegate.Status{LastSeq: 7, Leases: []gate.Lease{l},
+			Owners: []leasegate.OwnerView{{Owner: gate.Owner{Name: "alice"}, Liveness: gate.Liveness{Status: gate.Alive, Evidence: []string{"pidfd: pid 1 running"}}}}},
 		feed: make(chan gate.Event, 16),
 	}
 }
@@ -36,13 +36,13 @@ func (f *fakeService) Health(context.Context) (api.Health, error) {
 	return api.Health{OK: true, PID: os.Getpid()}, nil
 }
 
-func (f *fakeService) Stats(context.Context) (coordinator.Stats, error) {
-	return coordinator.Stats{CommitLatency: coordinator.Histogram{Bounds: []float64{0.001, 0.01}, Counts: []uint64{2, 3}, Count: 3, Sum: 0.012},
-		CommitBatch:     coordinator.Histogram{Bounds: []float64{1, 8}, Counts: []uint64{1, 2}, Count: 2, Sum: 7},
+func (f *fakeService) Stats(context.Context) (leasegate.Stats, error) {
+	return leasegate.Stats{CommitLatency: leasegate.Histogram{Bounds: []float64{0.001, 0.01}, Counts: []uint64{2, 3}, Count: 3, Sum: 0.012},
+		CommitBatch:     leasegate.Histogram{Bounds: []float64{1, 8}, Counts: []uint64{1, 2}, Count: 2, Sum: 7},
 		CommittedEvents: 9, JournalHeadroom: 4096, Goroutines: 12}, nil
 }
 
-func (f *fakeService) Status(context.Context) (coordinator.Status, error) { return f.status, nil }
+func (f *fakeService) Status(context.Context) (leasegate.Status, error) { return f.status, nil }
 
 func (f *fakeService) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {
 	for {
@@ -64,11 +64,11 @@ func (f *fakeService) History(_ context.Context, _ gate.LeaseID, p string, _ int
 	return []gate.Event{{Seq: 1, Type: gate.EventGranted, Path: p}}, nil
 }
 
-func (f *fakeService) Resolve(_ context.Context, id string, req api.ResolveRequest) (coordinator.ResolveResult, error) {
+func (f *fakeService) Resolve(_ context.Context, id string, a blocker.Action, by, note string) (leasegate.ResolveResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.resolved = append(f.resolved, req)
-	return coordinator.ResolveResult{Blocker: blocker.Report{ID: id}, Outcome: coordinator.Denied, Message: "denied"}, nil
+	f.resolved = append(f.resolved, api.ResolveRequest{Action: a, By: by, Note: note})
+	return leasegate.ResolveResult{Blocker: blocker.Report{ID: id}, Outcome: leasegate.Denied, Message: "denied"}, nil
 }
 
 func (f *fakeService) resolutions() []api.ResolveRequest {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -83,7 +83,7 @@ func (s *Server) sendState(sse *stream, r *http.Request) error {
 
 // partial marks a status whose leases were left out.
 type partial struct {
-	coordinator.Status
+	leasegate.Status
 	Partial bool `json:"partial"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -49,14 +50,14 @@ func BenchmarkLeasePairs(b *testing.B) {
 					defer wg.Done()
 					o := gate.Owner{Name: fmt.Sprint("w", w)}
 					for i := next.Add(1); int(i) <= b.N; i = next.Add(1) {
-						res, err := c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: o,
+						res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o,
 							Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("w%d/f%d", w, i)}}})
 						if err != nil {
 							b.Error(err)
 							return
 						}
 						l := res.Leases[0]
-						if _, err := c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+						if _, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
 							b.Error(err)
 							return
 						}

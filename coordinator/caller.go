@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -40,25 +41,25 @@ type caller struct {
 // per connection, outside c.mu; the match against owners' roots takes
 // c.mu briefly.
 func (c *Coordinator) callerOf(ctx context.Context) caller {
-	pc := peerConnOf(ctx)
+	pc := leasegate.ConnectionOf(ctx)
 	if pc == nil {
 		return caller{trusted: true}
 	}
-	if pc.peer.PID <= 0 {
+	if pc.Peer.PID <= 0 {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return c.unseenCaller(pc.peer)
+		return c.unseenCaller(pc.Peer)
 	}
-	chain, err := pc.ancestry()
+	chain, err := ancestry(pc)
 	if err != nil {
-		return caller{peer: pc.peer, unknown: err}
+		return caller{peer: pc.Peer, unknown: err}
 	}
 	c.mu.Lock()
 	cl := c.matchRoots(chain)
 	c.mu.Unlock()
-	cl.peer = pc.peer
+	cl.peer = pc.Peer
 	if len(cl.owners) == 0 {
-		cl.operator, cl.unknown = operatorUID(pc.peer)
+		cl.operator, cl.unknown = operatorUID(pc.Peer)
 	}
 	return cl
 }
@@ -160,7 +161,7 @@ func stamp(evs []gate.Event, by *gate.Operator) {
 // is an operator's act, every other operation acts as lr.Owner. An
 // operator identified by its peer needs no admin token; it is recorded as
 // the admin named in the request, or "operator".
-func (cl caller) mayLease(lr *LeaseRequest) error {
+func (cl caller) mayLease(lr *leasegate.LeaseRequest) error {
 	if lr.Op != gate.OpEvict {
 		return cl.actAs(lr.Owner.Name)
 	}
@@ -186,26 +187,15 @@ func (c *Coordinator) mayRegister(cl caller, name string) error {
 	return nil
 }
 
-// CallerView is who the coordinator takes a caller to be: the answer of
-// GET /v1/whoami, by which a process (a git hook, say) learns the owner it
-// acts as by the same rule every owner check uses.
-type CallerView struct {
-	Peer         *gate.Peer `json:"peer,omitempty"`         // nil for a caller without one (TCP)
-	Owners       []string   `json:"owners,omitempty"`       // the owners it acts as, nearest first
-	RootPID      int        `json:"root_pid,omitempty"`     // the nearest owner's root process
-	Operator     bool       `json:"operator,omitempty"`     // outside every owner's tree, as the coordinator's user
-	Unidentified string     `json:"unidentified,omitempty"` // why it is no one, when it is
-}
-
 // Whoami says who the caller of ctx is.
-func (c *Coordinator) Whoami(ctx context.Context) CallerView {
+func (c *Coordinator) Whoami(ctx context.Context) (leasegate.CallerView, error) {
 	cl := c.callerOf(ctx)
-	v := CallerView{Owners: cl.owners, RootPID: cl.root, Operator: cl.operator || cl.trusted}
+	v := leasegate.CallerView{Owners: cl.owners, RootPID: cl.root, Operator: cl.operator || cl.trusted}
 	if !cl.trusted {
 		v.Peer = &cl.peer
 	}
 	if cl.unknown != nil {
 		v.Unidentified = cl.unknown.Error()
 	}
-	return v
+	return v, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -26,7 +27,7 @@ func BenchmarkMutateIdentity(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	peer := coordinator.WithPeer(context.Background(), gate.Peer{PID: os.Getpid(), UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
+	peer := leasegate.WithPeer(context.Background(), gate.Peer{PID: os.Getpid(), UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
 	coordinator.PrimePeer(peer)
 	for _, held := range []bool{true, false} {
 		for _, tc := range []struct {
@@ -37,10 +38,10 @@ func BenchmarkMutateIdentity(b *testing.B) {
 				c, stop := benchCoordinator(b)
 				defer stop()
 				w := gate.Owner{Name: "w", PID: os.Getpid(), StartTime: start}
-				if err := c.Register(context.Background(), coordinator.Registration{Owner: w}); err != nil {
+				if err := c.Register(context.Background(), leasegate.Registration{Owner: w}); err != nil {
 					b.Fatal(err)
 				}
-				req := coordinator.MutateRequest{Owner: "w", Op: "write", Paths: []string{"held.txt"}}
+				req := leasegate.MutateRequest{Owner: "w", Op: "write", Paths: []string{"held.txt"}}
 				if _, err := c.Mutate(tc.ctx, req); err != nil {
 					b.Fatal(err)
 				}
@@ -49,7 +50,7 @@ func BenchmarkMutateIdentity(b *testing.B) {
 					if !held {
 						req.Paths[0] = fmt.Sprintf("f%d.txt", i)
 					}
-					if r, err := c.Mutate(tc.ctx, req); err != nil || r.Outcome != coordinator.Granted {
+					if r, err := c.Mutate(tc.ctx, req); err != nil || r.Outcome != leasegate.Granted {
 						b.Fatalf("Mutate = %s, %v", r.Outcome, err)
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -17,7 +18,7 @@ import (
 // this user, as the API server would make it. Made outside any synctest
 // bubble, whose fake clock would skew the /proc create times read.
 func peerCtx(pid int) context.Context {
-	ctx := coordinator.WithPeer(context.Background(), gate.Peer{PID: pid, UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
+	ctx := leasegate.WithPeer(context.Background(), gate.Peer{PID: pid, UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
 	coordinator.PrimePeer(ctx)
 	return ctx
 }
@@ -36,15 +37,15 @@ func TestCallerActsOnlyAsItsOwner(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "worker", PID: os.Getpid(), StartTime: start}}); err != nil {
+		if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "worker", PID: os.Getpid(), StartTime: start}}); err != nil {
 			t.Fatalf("Register(worker) = %v", err)
 		}
 		alices := e.checkout("alice", 0, "a.txt")
 		release := func(ctx context.Context, as string, l gate.Lease) error {
-			_, err := e.c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: as}, LeaseID: l.ID, Token: l.FencingToken})
+			_, err := e.c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: as}, LeaseID: l.ID, Token: l.FencingToken})
 			return err
 		}
-		evict := coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: alices.ID, Reason: "stale", Admin: "root"}
+		evict := leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: alices.ID, Reason: "stale", Admin: "root"}
 		if err := release(inside, "alice", alices); !errors.Is(err, gate.ErrOwnerMismatch) || !strings.Contains(err.Error(), "runs under owner worker") {
 			t.Errorf("release --as alice from inside worker's tree = %v, want OWNER_MISMATCH naming worker", err)
 		}
@@ -54,13 +55,13 @@ func TestCallerActsOnlyAsItsOwner(t *testing.T) {
 		if _, err := e.c.Resolve(inside, "B1", "deny", "root", ""); !errors.Is(err, gate.ErrAdminRequired) {
 			t.Errorf("resolve from inside worker's tree = %v, want ADMIN_REQUIRED", err)
 		}
-		if err := e.c.Register(inside, coordinator.Registration{Owner: gate.Owner{Name: "alice"}}); !errors.Is(err, gate.ErrOwnerMismatch) {
+		if err := e.c.Register(inside, leasegate.Registration{Owner: gate.Owner{Name: "alice"}}); !errors.Is(err, gate.ErrOwnerMismatch) {
 			t.Errorf("Register(alice) from inside worker's tree = %v, want OWNER_MISMATCH", err)
 		}
-		if err := e.c.Register(inside, coordinator.Registration{Owner: gate.Owner{Name: "fresh"}}); err != nil {
+		if err := e.c.Register(inside, leasegate.Registration{Owner: gate.Owner{Name: "fresh"}}); err != nil {
 			t.Errorf("Register(fresh) from inside worker's tree = %v, want a name no one used allowed", err)
 		}
-		res, err := e.c.Lease(inside, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "worker"}, Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"w.txt"}}})
+		res, err := e.c.Lease(inside, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "worker"}, Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"w.txt"}}})
 		if err != nil {
 			t.Fatalf("acquire as worker from its own tree = %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -14,35 +15,16 @@ import (
 // a task, and a glob covers a tree.
 const MaxCheckPaths = 256
 
-// CheckRequest asks what stands in the way of writing some paths: the
-// body of POST /v1/check.
-type CheckRequest struct {
-	Paths []string `json:"paths"` // workspace-relative paths or globs
-}
-
-// CheckView is what the coordinator knows of some paths, found through
-// the lease table's path index rather than by building the whole status:
-// the active leases overlapping them, their holders' liveness, the
-// contentions and open blockers on them, and who the caller is (as
-// whoami says), all of one moment.
-type CheckView struct {
-	Now         time.Time                `json:"now"`
-	Caller      CallerView               `json:"caller"`
-	Leases      []gate.Lease             `json:"leases"`
-	Liveness    map[string]gate.Liveness `json:"liveness"` // of each holder of Leases, by owner name
-	Contentions []ContentionView         `json:"contentions"`
-	Blockers    []blocker.Report         `json:"blockers"`
-}
-
-// Check answers a CheckRequest. Its cost grows with the leases, contentions
+// Check answers what stands in the way of writing paths. Its cost grows with the leases, contentions
 // and blockers on the asked paths, not with everything the coordinator
 // holds, so an agent may ask before every edit.
-func (c *Coordinator) Check(ctx context.Context, req CheckRequest) (CheckView, error) {
-	scope, err := checkScope(req.Paths)
+func (c *Coordinator) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
+	scope, err := checkScope(paths)
 	if err != nil {
-		return CheckView{}, err
+		return leasegate.CheckView{}, err
 	}
-	v := CheckView{Caller: c.Whoami(ctx)}
+	caller, _ := c.Whoami(ctx) // never fails in process
+	v := leasegate.CheckView{Caller: caller}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v.Now = c.clock.Now()
@@ -79,10 +61,10 @@ func checkScope(paths []string) (gate.Scope, error) {
 
 // contentionsOn returns the waiting contentions on paths overlapping s,
 // sorted by id. Call with c.mu held.
-func (c *Coordinator) contentionsOn(s gate.Scope) []ContentionView {
-	out := []ContentionView{}
+func (c *Coordinator) contentionsOn(s gate.Scope) []leasegate.ContentionView {
+	out := []leasegate.ContentionView{}
 	for _, con := range c.contentions {
-		if con.view.Outcome == Contended && overlapsScope(con.view.Paths, s) {
+		if con.view.Outcome == leasegate.Contended && overlapsScope(con.view.Paths, s) {
 			out = append(out, con.view)
 		}
 	}

@@ -27,7 +27,7 @@ func TestCheckAnswersOnlyTheAskedPaths(t *testing.T) {
 		if err != nil || r.Blocker == nil {
 			t.Fatalf("WaitContention after the retry = %s, %v; want a blocker", r.Outcome, err)
 		}
-		v, err := e.c.Check(e.ctx, coordinator.CheckRequest{Paths: []string{"src/*.go", "README.md"}})
+		v, err := e.c.Check(e.ctx, []string{"src/*.go", "README.md"})
 		if err != nil {
 			t.Fatalf("Check(src/*.go, README.md) = %v", err)
 		}
@@ -43,7 +43,7 @@ func TestCheckAnswersOnlyTheAskedPaths(t *testing.T) {
 		if !v.Now.Equal(e.at(retryAt)) || !v.Caller.Operator {
 			t.Errorf("Check now %s, caller %+v; want %s and the in-process caller (trusted)", v.Now, v.Caller, e.at(retryAt))
 		}
-		v, err = e.c.Check(e.ctx, coordinator.CheckRequest{Paths: []string{"docs/guide.md"}})
+		v, err = e.c.Check(e.ctx, []string{"docs/guide.md"})
 		if err != nil || !slices.Equal(holdersOf(v.Leases), []string{"carol"}) || len(v.Blockers) != 0 || len(v.Contentions) != 0 {
 			t.Errorf("Check(docs/guide.md) = %+v, %v; want carol's check-out alone", v, err)
 		}
@@ -55,11 +55,11 @@ func TestCheckContention(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		con := contend(t, e)
-		v, err := e.c.Check(e.ctx, coordinator.CheckRequest{Paths: []string{"src/a.go"}})
+		v, err := e.c.Check(e.ctx, []string{"src/a.go"})
 		if err != nil || len(v.Contentions) != 1 || v.Contentions[0].ID != con.ID || !v.Contentions[0].RetryAt.Equal(con.RetryAt) {
 			t.Fatalf("Check(src/a.go) contentions = %+v, %v; want %s retrying at %s", v.Contentions, err, con.ID, con.RetryAt)
 		}
-		if v, _ := e.c.Check(e.ctx, coordinator.CheckRequest{Paths: []string{"src/b.go"}}); len(v.Contentions) != 0 || len(v.Leases) != 0 {
+		if v, _ := e.c.Check(e.ctx, []string{"src/b.go"}); len(v.Contentions) != 0 || len(v.Leases) != 0 {
 			t.Fatalf("Check(src/b.go) = %+v, want nothing on it", v)
 		}
 	})
@@ -84,7 +84,7 @@ func TestCheckBadInput(t *testing.T) {
 			{"dot-dot", []string{"../etc/passwd"}, gate.ReasonOutsideWorkspace},
 		}
 		for _, tt := range tests {
-			_, err := e.c.Check(e.ctx, coordinator.CheckRequest{Paths: tt.paths})
+			_, err := e.c.Check(e.ctx, tt.paths)
 			var d *gate.DeniedError
 			if !errors.As(err, &d) || d.Reason != tt.want {
 				t.Errorf("Check(%s) = %v, want %s", tt.name, err, tt.want)

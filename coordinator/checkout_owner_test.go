@@ -4,7 +4,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -17,14 +17,14 @@ func TestCheckoutOutlivesItsNamesProcess(t *testing.T) {
 		e.mutate("alice", "auto.txt")
 		co := e.checkout("alice", 0, "g.txt")
 		e.live.set("alice", gate.Dead, "pid 1234 not found")
-		if r := e.mutate("bob", "g.txt"); r.Outcome == coordinator.Granted {
+		if r := e.mutate("bob", "g.txt"); r.Outcome == leasegate.Granted {
 			t.Fatalf("Mutate(bob, g.txt) = granted, want alice's check-out to hold")
 		}
 		e.c.CheckLiveness(e.ctx)
-		if l, ok := e.c.Get(co.ID); !ok || l.State != gate.StateActive {
+		if l, ok := leaseOf(e.c, co.ID); !ok || l.State != gate.StateActive {
 			t.Errorf("alice's check-out = %+v, want active", l)
 		}
-		if r := e.mutate("bob", "auto.txt"); r.Outcome != coordinator.Granted {
+		if r := e.mutate("bob", "auto.txt"); r.Outcome != leasegate.Granted {
 			t.Errorf("Mutate(bob, auto.txt) = %s, want granted once the dead process's auto lease is reclaimed", r.Outcome)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -67,7 +68,7 @@ func TestCheckoutReminderOnceAndExpiry(t *testing.T) {
 func checkExpiry(t *testing.T, e *env, l gate.Lease, exp time.Time) {
 	t.Helper()
 	e.advanceTo(exp.Sub(e.start))
-	_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpCheckin, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
+	_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpCheckin, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
 	if !errors.Is(err, gate.ErrExpired) {
 		t.Fatalf("checkin at expires_at = %v, want ErrExpired", err)
 	}
@@ -85,7 +86,7 @@ func checkExpiry(t *testing.T, e *env, l gate.Lease, exp time.Time) {
 		t.Fatalf("lease %s after the sweep, want expired", got)
 	}
 	synctest.Wait()
-	if ns := e.notices.of(coordinator.NoticeExpired); len(ns) != 1 || ns[0].LeaseID != l.ID || ns[0].Owner != "carol" {
+	if ns := e.notices.of(leasegate.NoticeExpired); len(ns) != 1 || ns[0].LeaseID != l.ID || ns[0].Owner != "carol" {
 		t.Fatalf("expiry notices %+v, want one to carol about %s", ns, l.ID)
 	}
 }
@@ -99,12 +100,12 @@ func checkReminders(t *testing.T, e *env, id gate.LeaseID, n int) {
 	}
 	notices := 0
 	for _, ev := range e.events(gate.EventNotice) {
-		if ev.Reason == string(coordinator.NoticeReminder) && ev.LeaseID == id && ev.Actor == "carol" {
+		if ev.Reason == string(leasegate.NoticeReminder) && ev.LeaseID == id && ev.Actor == "carol" {
 			notices++
 		}
 	}
 	synctest.Wait()
-	delivered := e.notices.of(coordinator.NoticeReminder)
+	delivered := e.notices.of(leasegate.NoticeReminder)
 	if notices != n || len(delivered) != n {
 		t.Fatalf("%d reminder notices in the ledger and %d delivered at %s, want %d", notices, len(delivered), e.now(), n)
 	}
@@ -120,7 +121,7 @@ func TestCheckoutEvictionNeedsAdmin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		l := e.checkout("carol", 0, "docs/**")
-		evict := coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: l.ID, Reason: "carol is on leave"}
+		evict := leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: l.ID, Reason: "carol is on leave"}
 		if _, err := e.c.Lease(e.ctx, evict); !errors.Is(err, gate.ErrAdminRequired) {
 			t.Fatalf("Lease(evict) without admin = %v, want ErrAdminRequired", err)
 		}
@@ -138,13 +139,13 @@ func TestCheckoutEvictionNeedsAdmin(t *testing.T) {
 			t.Fatalf("lease.evicted events %+v, want one by root with the reason", evs)
 		}
 		synctest.Wait()
-		if ns := e.notices.of(coordinator.NoticeEvicted); len(ns) != 1 || ns[0].Owner != "carol" || ns[0].LeaseID != l.ID {
+		if ns := e.notices.of(leasegate.NoticeEvicted); len(ns) != 1 || ns[0].Owner != "carol" || ns[0].LeaseID != l.ID {
 			t.Fatalf("eviction notices %+v, want one to carol about %s", ns, l.ID)
 		}
 		if n := len(e.events(gate.EventNotice)); n != 1 {
 			t.Fatalf("%d notice events in the ledger, want the eviction notice", n)
 		}
-		_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpCheckin, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
+		_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpCheckin, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
 		if !errors.Is(err, gate.ErrEvicted) {
 			t.Fatalf("checkin of an evicted lease = %v, want ErrEvicted", err)
 		}
@@ -177,7 +178,7 @@ func TestCheckoutHolderOpsFailClosed(t *testing.T) {
 		l := e.checkout("carol", 0, "docs/**")
 		for _, op := range ops {
 			for _, c := range calls {
-				_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: op, Owner: gate.Owner{Name: c.owner}, LeaseID: c.id(l), Token: c.token(l), TTL: 72 * time.Hour})
+				_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: op, Owner: gate.Owner{Name: c.owner}, LeaseID: c.id(l), Token: c.token(l), TTL: 72 * time.Hour})
 				if !errors.Is(err, c.want) {
 					t.Errorf("Lease(%s, %s) = %v, want %v", op, c.name, err, c.want)
 				}
@@ -190,7 +191,7 @@ func TestCheckoutHolderOpsFailClosed(t *testing.T) {
 			t.Fatalf("%d lease events from refused calls, want 0", n)
 		}
 		e.advanceTo(time.Hour)
-		own := coordinator.LeaseRequest{Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken}
+		own := leasegate.LeaseRequest{Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken}
 		own.Op, own.TTL = gate.OpRenew, 72*time.Hour
 		if _, err := e.c.Lease(e.ctx, own); err != nil || !e.lease(l.ID).ExpiresAt.Equal(e.at(73*time.Hour)) {
 			t.Fatalf("renew by the holder = %v, expires %s; want %s", err, e.lease(l.ID).ExpiresAt, e.at(73*time.Hour))
@@ -222,13 +223,13 @@ func TestCheckoutScopes(t *testing.T) {
 			{owner: "carol", path: "docs/api/**", want: gate.ErrScopeOverlap},
 		}
 		for _, tt := range tests {
-			_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: tt.owner},
+			_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: tt.owner},
 				Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{tt.path}}})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Lease(acquire %s %s) = %v, want %v", tt.owner, tt.path, err, tt.want)
 			}
 		}
-		if r := e.mutate("bob", "docs/guide.md"); r.Outcome != coordinator.Contended || r.Holder.Owner.Name != "carol" {
+		if r := e.mutate("bob", "docs/guide.md"); r.Outcome != leasegate.Contended || r.Holder.Owner.Name != "carol" {
 			t.Fatalf("Mutate(bob, docs/guide.md) = %s, want contended on carol's check-out", r.Outcome)
 		}
 	})
@@ -250,7 +251,7 @@ func TestCoversTree(t *testing.T) {
 			t.Fatal("CoversTree(lib) true for a check-out: a check-out gates no process, its tree must stay watched")
 		}
 		e.register("cat")
-		if _, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "cat", Op: "mkdir", Paths: []string{"vendor/**"}, Try: true}); err != nil {
+		if _, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "cat", Op: "mkdir", Paths: []string{"vendor/**"}, Try: true}); err != nil {
 			t.Fatal(err)
 		}
 		for dir, want := range map[string]bool{"vendor": true, "vendor/x/y": true, "vendorx": false, "docs": false} {

@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/etcdtest"
@@ -83,14 +84,14 @@ func pairs(b *testing.B, ledgers []store.Ledger, clients int) {
 		c := coords[w%len(coords)]
 		o := gate.Owner{Name: fmt.Sprint("w", w)}
 		t0 := time.Now()
-		res, err := c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: o,
+		res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o,
 			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("w%d/f%d", w, i)}}})
 		if err != nil {
 			return err
 		}
 		lat[w] = append(lat[w], time.Since(t0))
 		l := res.Leases[0]
-		_, err = c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken})
+		_, err = c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken})
 		return err
 	})
 }

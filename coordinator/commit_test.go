@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -54,7 +55,7 @@ func TestReleaseCommitted(t *testing.T) {
 		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
 		e.mutate("alice", "a.txt", "b.txt", "uncommitted.txt")
 		e.mutate("bob", "c.txt")
-		if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
+		if _, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
 			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"d.txt"}}}); err != nil {
 			t.Fatalf("Lease(acquire alice d.txt) = %v", err)
 		}

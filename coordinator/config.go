@@ -8,6 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/store"
@@ -58,7 +59,7 @@ type Config struct {
 	KeepEnded int
 	// Notify, if set, receives every notice for an owner (reminder,
 	// eviction, reclaim, blocker). It must not block for long.
-	Notify func(Notice)
+	Notify func(leasegate.Notice)
 	// Clock is the time source; nil means the real clock.
 	Clock clock.Clock
 	// Logger; nil means no logging.

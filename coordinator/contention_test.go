@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -38,13 +38,13 @@ type heartbeat struct {
 
 // contend runs the protocol up to bob's joined second request and checks
 // the heartbeat; it returns the contention.
-func contend(t *testing.T, e *env) coordinator.ContentionView {
+func contend(t *testing.T, e *env) leasegate.ContentionView {
 	t.Helper()
 	e.live.set("alice", gate.Alive, "pid 4242 running, started 2030-01-02T03:04:05Z")
 	held := e.mutate("alice", "src/a.go")
 	e.advanceTo(deniedAt)
 	r := e.mutate("bob", "src/a.go")
-	if r.Outcome != coordinator.Contended || r.Reason != gate.ReasonHeldByOther || r.Contention == nil {
+	if r.Outcome != leasegate.Contended || r.Reason != gate.ReasonHeldByOther || r.Contention == nil {
 		t.Fatalf("Mutate(bob, src/a.go) = %s %s, want contended on LEASE_HELD_BY_OTHER", r.Outcome, r.Reason)
 	}
 	con := *r.Contention
@@ -57,7 +57,7 @@ func contend(t *testing.T, e *env) coordinator.ContentionView {
 	checkHeartbeat(t, e, con, held.Leases)
 	e.advanceTo(joinedAt)
 	again := e.mutate("bob", "src/a.go")
-	if again.Outcome != coordinator.Contended || again.Contention.ID != con.ID || !again.Contention.RetryAt.Equal(con.RetryAt) {
+	if again.Outcome != leasegate.Contended || again.Contention.ID != con.ID || !again.Contention.RetryAt.Equal(con.RetryAt) {
 		t.Fatalf("repeated Mutate = %s in contention %s retrying at %s; want it to join %s at %s",
 			again.Outcome, again.Contention.ID, again.Contention.RetryAt, con.ID, con.RetryAt)
 	}
@@ -69,7 +69,7 @@ func contend(t *testing.T, e *env) coordinator.ContentionView {
 
 // checkHeartbeat checks the one contention.heartbeat event: file,
 // requester, holder, holder age and retry_at.
-func checkHeartbeat(t *testing.T, e *env, con coordinator.ContentionView, held []gate.Lease) {
+func checkHeartbeat(t *testing.T, e *env, con leasegate.ContentionView, held []gate.Lease) {
 	t.Helper()
 	hbs := e.events(gate.EventContention)
 	if len(hbs) != 1 {
@@ -108,7 +108,7 @@ func TestContentionWaitsExactly180s(t *testing.T) {
 		con := contend(t, e)
 		e.advanceTo(retryAt - time.Millisecond)
 		r, err := e.c.WaitContention(cancelled(), con.ID)
-		if err != nil || r.Outcome != coordinator.Contended {
+		if err != nil || r.Outcome != leasegate.Contended {
 			t.Fatalf("WaitContention 1ms before the retry = %s, %v; want contended", r.Outcome, err)
 		}
 		if n := len(e.events(gate.EventRetry)) + len(e.events(gate.EventBlockerOpened)) + len(e.events(gate.EventContentionWoken)); n != 0 {
@@ -117,7 +117,7 @@ func TestContentionWaitsExactly180s(t *testing.T) {
 		if got := e.held("bob", gate.KindAuto); len(got) != 0 {
 			t.Fatalf("bob holds %q before his retry, want nothing", got)
 		}
-		if s := e.c.Status(); len(s.Contentions) != 1 || s.Contentions[0].ID != con.ID {
+		if s := mustStatus(e.t, e.c); len(s.Contentions) != 1 || s.Contentions[0].ID != con.ID {
 			t.Fatalf("status contentions %+v, want the pending %s", s.Contentions, con.ID)
 		}
 	})
@@ -136,7 +136,7 @@ func TestReleaseWakesWaiter(t *testing.T) {
 		}
 		synctest.Wait()
 		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != coordinator.Granted {
+		if err != nil || r.Outcome != leasegate.Granted {
 			t.Fatalf("WaitContention after the release = %s, %v; want granted", r.Outcome, err)
 		}
 		if got, want := e.held("bob", gate.KindAuto), []string{"src/a.go", "src/a_test.go"}; !slices.Equal(got, want) {
@@ -178,15 +178,15 @@ func TestContentionBlockerAfterRetry(t *testing.T) {
 		con := contend(t, e)
 		e.advanceTo(retryAt)
 		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != coordinator.Blocked || r.Blocker == nil {
+		if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
 			t.Fatalf("WaitContention after the retry = %s, %v; want blocked with a report", r.Outcome, err)
 		}
 		rep := *r.Blocker
 		checkReport(t, e, rep)
-		if got, ok := e.c.Blocker(rep.ID); !ok || got.Status != blocker.StatusOpen {
+		if got, ok := blockerOf(e.c, rep.ID); !ok || got.Status != blocker.StatusOpen {
 			t.Fatalf("Blocker(%s) = %s (found %t), want open in the book", rep.ID, got.Status, ok)
 		}
-		if open := e.c.Blockers(false); len(open) != 1 || open[0].ID != rep.ID {
+		if open := mustBlockers(e.t, e.c, false); len(open) != 1 || open[0].ID != rep.ID {
 			t.Fatalf("open blockers %v, want just %s", open, rep.ID)
 		}
 		checkReportFiles(t, e.blockerDir, rep)
@@ -200,7 +200,7 @@ func TestContentionBlockerAfterRetry(t *testing.T) {
 		if got := e.held("bob", gate.KindAuto); len(got) != 0 {
 			t.Fatalf("blocked bob holds %q, want nothing", got)
 		}
-		if w, _ := e.c.WaitBlocker(cancelled(), rep.ID); w.Outcome != coordinator.Blocked {
+		if w, _ := e.c.WaitBlocker(cancelled(), rep.ID); w.Outcome != leasegate.Blocked {
 			t.Fatalf("WaitBlocker with no resolution = %s, want blocked", w.Outcome)
 		}
 	})

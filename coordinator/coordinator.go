@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/scheduler"
@@ -42,15 +43,17 @@ type Coordinator struct {
 	contentions map[string]*contention // by contention id
 	byKey       map[string]*contention // waiting contentions by mutation key
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
-	ungated     []UngatedWrite
+	ungated     []leasegate.UngatedWrite
 	ended       *recentEnds // paths of leases ended within ungatedGrace
 	lastLoss    time.Time   // when the watcher's last lost events were recorded
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
-	pidNS       PidNS         // the coordinator's own pid namespace
-	kick        chan struct{} // asks the liveness loop for a check now
-	served      atomic.Uint64 // the ledger session the table was loaded under (session.go)
+	pidNS       leasegate.PidNS // the coordinator's own pid namespace
+	kick        chan struct{}   // asks the liveness loop for a check now
+	served      atomic.Uint64   // the ledger session the table was loaded under (session.go)
 }
+
+var _ leasegate.Service = (*Coordinator)(nil)
 
 // Open replays the ledger into a fresh lease table and blocker book and
 // returns a coordinator ready to Run. A ledger that does not replay (an
@@ -209,7 +212,7 @@ func (c *Coordinator) published(evs []gate.Event) {
 	c.hub.publish(evs)
 	for _, e := range evs {
 		if e.Type == gate.EventNotice && c.cfg.Notify != nil {
-			c.cfg.Notify(noticeOf(e))
+			c.cfg.Notify(leasegate.NoticeOf(e))
 		}
 	}
 }

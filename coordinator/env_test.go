@@ -13,6 +13,8 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -55,20 +57,20 @@ func (p *fakeProber) set(name string, st gate.LivenessStatus, evidence ...string
 // noticeLog collects what the coordinator hands to Config.Notify.
 type noticeLog struct {
 	mu  sync.Mutex
-	got []coordinator.Notice
+	got []leasegate.Notice
 }
 
-func (n *noticeLog) add(x coordinator.Notice) {
+func (n *noticeLog) add(x leasegate.Notice) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.got = append(n.got, x)
 }
 
 // of returns the notices of one kind, in delivery order.
-func (n *noticeLog) of(kind coordinator.NoticeKind) []coordinator.Notice {
+func (n *noticeLog) of(kind leasegate.NoticeKind) []leasegate.Notice {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []coordinator.Notice
+	var out []leasegate.Notice
 	for _, x := range n.got {
 		if x.Kind == kind {
 			out = append(out, x)
@@ -155,7 +157,7 @@ func (e *env) reopen() {
 
 func (e *env) register(name string) {
 	e.t.Helper()
-	if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
+	if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 		e.t.Fatalf("Register(%s) = %v", name, err)
 	}
 }
@@ -180,9 +182,9 @@ func (e *env) advanceTo(at time.Duration) {
 }
 
 // mutate gates a write of paths by owner and fails the test on an error.
-func (e *env) mutate(owner string, paths ...string) coordinator.Result {
+func (e *env) mutate(owner string, paths ...string) leasegate.Result {
 	e.t.Helper()
-	r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: owner, Op: "write", Paths: paths})
+	r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: owner, Op: "write", Paths: paths})
 	if err != nil {
 		e.t.Fatalf("Mutate(%s, %q) = %v", owner, paths, err)
 	}
@@ -192,7 +194,7 @@ func (e *env) mutate(owner string, paths ...string) coordinator.Result {
 // checkout acquires a check-out lease for owner on paths (sparse scope).
 func (e *env) checkout(owner string, ttl time.Duration, paths ...string) gate.Lease {
 	e.t.Helper()
-	res, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
+	res, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
 		Scope: gate.Scope{Type: gate.ScopeSparse, Paths: paths}, TTL: ttl})
 	if err != nil || len(res.Leases) != 1 {
 		e.t.Fatalf("Lease(acquire %s %q) = %d leases, %v; want 1 lease", owner, paths, len(res.Leases), err)
@@ -219,7 +221,7 @@ func (e *env) events(typ gate.EventType) []gate.Event {
 // held returns the paths of owner's active leases of kind, sorted.
 func (e *env) held(owner string, kind gate.Kind) []string {
 	var out []string
-	for _, l := range e.c.Status().Leases {
+	for _, l := range mustStatus(e.t, e.c).Leases {
 		if l.Owner.Name == owner && l.Kind == kind {
 			out = append(out, l.Scope.Paths...)
 		}
@@ -231,7 +233,7 @@ func (e *env) held(owner string, kind gate.Kind) []string {
 // lease returns a lease by id, failing the test when it is unknown.
 func (e *env) lease(id gate.LeaseID) gate.Lease {
 	e.t.Helper()
-	l, ok := e.c.Get(id)
+	l, ok := leaseOf(e.c, id)
 	if !ok {
 		e.t.Fatalf("Get(%s): no such lease", id)
 	}
@@ -257,4 +259,47 @@ func (w tWriter) Write(p []byte) (int, error) {
 	w.t.Helper()
 	w.t.Log(strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
+}
+
+// mustStatus returns c's status, failing the test on an error.
+func mustStatus(tb testing.TB, c *coordinator.Coordinator) leasegate.Status {
+	tb.Helper()
+	s, err := c.Status(context.Background())
+	if err != nil {
+		tb.Fatalf("Status() = %v", err)
+	}
+	return s
+}
+
+// mustBlockers returns c's open blocker reports (all of them with all),
+// failing the test on an error.
+func mustBlockers(tb testing.TB, c *coordinator.Coordinator, all bool) []blocker.Report {
+	tb.Helper()
+	bs, err := c.Blockers(context.Background(), all)
+	if err != nil {
+		tb.Fatalf("Blockers(%t) = %v", all, err)
+	}
+	return bs
+}
+
+// blockerOf returns a blocker report and whether c knows it.
+func blockerOf(c *coordinator.Coordinator, id string) (blocker.Report, bool) {
+	r, err := c.Blocker(context.Background(), id)
+	return r, err == nil
+}
+
+// leaseOf returns a lease and whether c knows it.
+func leaseOf(c *coordinator.Coordinator, id gate.LeaseID) (gate.Lease, bool) {
+	l, err := c.GetLease(context.Background(), id)
+	return l, err == nil
+}
+
+// mustStats returns c's figures, failing the test on an error.
+func mustStats(tb testing.TB, c *coordinator.Coordinator) leasegate.Stats {
+	tb.Helper()
+	st, err := c.Stats(context.Background())
+	if err != nil {
+		tb.Fatalf("Stats() = %v", err)
+	}
+	return st
 }

@@ -1,12 +1,16 @@
 package coordinator
 
-import "context"
+import (
+	"context"
+
+	"github.com/leasegate/leasegate"
+)
 
 // PrimePeer reads the ancestry of ctx's peer now. Tests call it outside a
 // synctest bubble: inside, the fake clock skews the create times gopsutil
 // derives from the uptime.
 func PrimePeer(ctx context.Context) {
-	if pc := peerConnOf(ctx); pc != nil {
-		_, _ = pc.ancestry()
+	if pc := leasegate.ConnectionOf(ctx); pc != nil {
+		_, _ = ancestry(pc)
 	}
 }

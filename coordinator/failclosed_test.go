@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
@@ -61,8 +62,8 @@ func TestLedgerFailureFailsClosed(t *testing.T) {
 				e := startEnv(t, func(c *coordinator.Config) { c.Ledger = kind.wrap(c.Ledger, fail) })
 				e.mutate("alice", "a.txt")
 				fail.Store(true)
-				r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
-				if !errors.Is(err, coordinator.ErrFailed) || !errors.Is(err, errDisk) || r.Outcome == coordinator.Granted {
+				r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
+				if !errors.Is(err, leasegate.ErrFailed) || !errors.Is(err, errDisk) || r.Outcome == leasegate.Granted {
 					t.Fatalf("Mutate while the ledger fails = %s, %v; want an error wrapping ErrFailed and the cause", r.Outcome, err)
 				}
 				fail.Store(false)
@@ -74,7 +75,7 @@ func TestLedgerFailureFailsClosed(t *testing.T) {
 				if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"a.txt"}) {
 					t.Fatalf("after a restart alice holds %q, want a.txt", got)
 				}
-				if r := e.mutate("bob", "b.txt"); r.Outcome != coordinator.Granted {
+				if r := e.mutate("bob", "b.txt"); r.Outcome != leasegate.Granted {
 					t.Fatalf("Mutate after the restart = %s, want granted", r.Outcome)
 				}
 			})
@@ -88,36 +89,36 @@ func checkFailedClosed(t *testing.T, e *env) {
 	t.Helper()
 	calls := []struct {
 		name string
-		call func() (coordinator.Outcome, error)
+		call func() (leasegate.Outcome, error)
 	}{
-		{name: "write of a free file", call: func() (coordinator.Outcome, error) {
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}})
+		{name: "write of a free file", call: func() (leasegate.Outcome, error) {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}})
 			return r.Outcome, err
 		}},
-		{name: "write the table shows held", call: func() (coordinator.Outcome, error) {
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
+		{name: "write the table shows held", call: func() (leasegate.Outcome, error) {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}})
 			return r.Outcome, err
 		}},
-		{name: "write of an own file", call: func() (coordinator.Outcome, error) {
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+		{name: "write of an own file", call: func() (leasegate.Outcome, error) {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
 			return r.Outcome, err
 		}},
-		{name: "contended write", call: func() (coordinator.Outcome, error) {
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}})
+		{name: "contended write", call: func() (leasegate.Outcome, error) {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}})
 			return r.Outcome, err
 		}},
-		{name: "check-out", call: func() (coordinator.Outcome, error) {
-			_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "carol"},
+		{name: "check-out", call: func() (leasegate.Outcome, error) {
+			_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "carol"},
 				Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**"}}})
 			return "", err
 		}},
-		{name: "register", call: func() (coordinator.Outcome, error) {
-			return "", e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "dave"}})
+		{name: "register", call: func() (leasegate.Outcome, error) {
+			return "", e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "dave"}})
 		}},
 	}
 	for _, c := range calls {
 		out, err := c.call()
-		if !errors.Is(err, coordinator.ErrFailed) || out == coordinator.Granted {
+		if !errors.Is(err, leasegate.ErrFailed) || out == leasegate.Granted {
 			t.Errorf("%s after a ledger failure = %q, %v; want ErrFailed and no grant", c.name, out, err)
 		}
 	}

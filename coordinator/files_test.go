@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -17,8 +17,8 @@ func TestMutateCoversEveryNameAfterReplay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		file := gate.File{Path: "f.txt", Dev: 2049, Ino: 77}
-		r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"f.txt"}, Files: []gate.File{file}})
-		if err != nil || r.Outcome != coordinator.Granted {
+		r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"f.txt"}, Files: []gate.File{file}})
+		if err != nil || r.Outcome != leasegate.Granted {
 			t.Fatalf("Mutate(alice, f.txt) = %v, %v; want granted", r.Outcome, err)
 		}
 		grants := e.events(gate.EventGranted)
@@ -30,8 +30,8 @@ func TestMutateCoversEveryNameAfterReplay(t *testing.T) {
 			if restart {
 				e.reopen()
 			}
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"g.txt"}, Files: []gate.File{link}})
-			if err != nil || r.Outcome != coordinator.Contended || r.Holder.Owner.Name != "alice" {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"g.txt"}, Files: []gate.File{link}})
+			if err != nil || r.Outcome != leasegate.Contended || r.Holder.Owner.Name != "alice" {
 				t.Fatalf("restart %v: Mutate(bob, g.txt) = %+v, %v; want contended by alice", restart, r, err)
 			}
 			if !strings.Contains(r.Message, "g.txt (the same file as f.txt) is held by alice") {

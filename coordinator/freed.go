@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -11,10 +12,6 @@ import (
 // freedKeyPrefix keys the check of a blocker whose holder's lease ended
 // in the scheduler's retry index.
 const freedKeyPrefix = "freed/"
-
-// NoticeFree tells that the file a halted write waits for is free: an
-// operator's `resolve ID --retry` grants it.
-const NoticeFree NoticeKind = "free"
 
 // freeFor reports whether paths are free for owner now: a grant decided on
 // the table as it is, committing nothing. Call with c.mu held.
@@ -83,7 +80,7 @@ func (c *Coordinator) checkFreed(id string, at time.Time) {
 	}
 	h.freeSince = at
 	rep = c.annotate([]blocker.Report{rep}, now)[0]
-	done, err := c.commit([]gate.Event{notice(rep.Requester.Name, NoticeFree, now,
+	done, err := c.commit([]gate.Event{notice(rep.Requester.Name, leasegate.NoticeFree, now,
 		fmt.Sprintf("%s is free (blocker %s): %s; %s stays halted until then", rep.Path, id, rep.FreeNote(), rep.Requester.Name))})
 	c.mu.Unlock()
 	if err == nil {

@@ -5,7 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -17,14 +17,14 @@ import (
 func TestOwnHeartbeatTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "bad"}, HeartbeatTTL: 2 * coordinator.MaxHeartbeatTTL}); err == nil {
+		if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "bad"}, HeartbeatTTL: 2 * leasegate.MaxHeartbeatTTL}); err == nil {
 			t.Fatal("a heartbeat TTL above the bound was accepted")
 		}
-		if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "cc-s"}, HeartbeatTTL: time.Minute}); err != nil {
+		if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "cc-s"}, HeartbeatTTL: time.Minute}); err != nil {
 			t.Fatal(err)
 		}
 		beat := func(name string) time.Duration {
-			for _, o := range e.c.Status().Owners {
+			for _, o := range mustStatus(e.t, e.c).Owners {
 				if o.Name == name {
 					return o.LastHeartbeat.Sub(e.start)
 				}
@@ -39,7 +39,7 @@ func TestOwnHeartbeatTTL(t *testing.T) {
 			t.Fatalf("after a mutation at 20 s: heartbeats cc-s %s, alice %s; want 20s and 0s (only an owner with its own TTL beats by calls)", got, alice)
 		}
 		e.advanceTo(50 * time.Second)
-		e.c.Activity("cc-s")
+		e.c.Activity(e.ctx, "cc-s")
 		if got := beat("cc-s"); got != 50*time.Second {
 			t.Fatalf("after activity at 50 s: heartbeat %s, want 50s", got)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/etcdtest"
@@ -63,24 +64,24 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 	ctx := context.Background()
 	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
-	if err := a.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
+	if err := b.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := a.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
 	}
-	if r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true}); err != nil || r.Outcome == coordinator.Granted {
+	if r, err := b.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true}); err != nil || r.Outcome == leasegate.Granted {
 		t.Fatalf("bob's write of alice's file on host-b = %+v, %v, want refused", r, err)
 	}
 	stopA()
 	stoppedAt := time.Now()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
-		if err == nil && r.Outcome == coordinator.Granted {
+		r, err := b.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
+		if err == nil && r.Outcome == leasegate.Granted {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -119,23 +120,23 @@ func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 	defer cluster.Stop()
 	ctx := context.Background()
 	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
-	if err := a.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := a.Mutate(ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != coordinator.Granted {
+	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
 	}
 	stopA()
 	waitNoSession(t, cluster.Endpoints, "/leasegate/hosts/members/host-a/")
 	startedB := time.Now()
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
-	if err := b.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
+	if err := b.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := b.Mutate(ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
-		if err == nil && r.Outcome == coordinator.Granted {
+		r, err := b.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, Try: true})
+		if err == nil && r.Outcome == leasegate.Granted {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -44,7 +44,7 @@ func TestStopIdleReleasesAutoLeases(t *testing.T) {
 		if len(rel) != 1 || rel[0].Reason != "stop-idle" || rel[0].Actor != "alice" || !rel[0].At.Equal(e.at(30*time.Second)) {
 			t.Fatalf("release events %+v, want one stop-idle release by alice at 30 s", rel)
 		}
-		if r := e.mutate("bob", "a.txt"); r.Outcome != coordinator.Granted {
+		if r := e.mutate("bob", "a.txt"); r.Outcome != leasegate.Granted {
 			t.Fatalf("Mutate(bob, a.txt) after alice's stop-idle = %s, want granted", r.Outcome)
 		}
 	})
@@ -59,7 +59,7 @@ func TestActivityCancelsStopIdle(t *testing.T) {
 	}{
 		{name: "mutation", act: func(e *env) { e.mutate("alice", "b.txt") }},
 		{name: "mutation of a held file", act: func(e *env) { e.mutate("alice", "a.txt") }},
-		{name: "activity", act: func(e *env) { e.c.Activity("alice") }},
+		{name: "activity", act: func(e *env) { e.c.Activity(e.ctx, "alice") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestEndReleasesAutoLeasesAndMarksGone(t *testing.T) {
 		if gone := e.events(gate.EventOwnerGone); len(gone) != 1 || gone[0].Actor != "alice" || gone[0].Reason != "worker exited" {
 			t.Fatalf("owner.gone events %+v, want alice's with the reason", gone)
 		}
-		if _, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); !errors.Is(err, gate.ErrNotFound) {
+		if _, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); !errors.Is(err, gate.ErrNotFound) {
 			t.Fatalf("Mutate by an ended owner = %v, want ErrNotFound", err)
 		}
 		e.advanceTo(time.Hour)

@@ -5,34 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
-// LeaseRequest is an explicit lease operation from the CLI or API:
-// acquire (check-out), renew, release, validate, checkin or evict.
-type LeaseRequest struct {
-	Op      gate.Op       `json:"op"`
-	Owner   gate.Owner    `json:"owner"`
-	Scope   gate.Scope    `json:"scope,omitzero"`
-	TTL     time.Duration `json:"ttl,omitempty"`
-	LeaseID gate.LeaseID  `json:"lease_id,omitempty"`
-	Token   uint64        `json:"token,omitempty"`
-	Reason  string        `json:"reason,omitempty"`
-	Admin   string        `json:"-"` // set by the API once the admin token checked out
-}
-
-// LeaseResult is the answer to a LeaseRequest.
-type LeaseResult struct {
-	Decision gate.Decision `json:"decision"`
-	Leases   []gate.Lease  `json:"leases,omitempty"` // granted or acted on, as they now stand
-}
-
 // lease carries out an explicit lease operation through gate.Decide. A
 // denial is returned as a *gate.DeniedError along with the decision.
-func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
+func (c *Coordinator) lease(ctx context.Context, lr leasegate.LeaseRequest) (leasegate.LeaseResult, error) {
 	cl := c.callerOf(ctx)
 	if err := cl.mayLease(&lr); err != nil {
-		return LeaseResult{}, err
+		return leasegate.LeaseResult{}, err
 	}
 	if _, ok := c.shared(); ok && lr.Owner.Host == "" {
 		lr.Owner.Host = c.host() // on a shared table a person's check-out names the machine it was taken on
@@ -42,11 +24,11 @@ func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 	if lr.Op == gate.OpAcquire && lr.Scope.Type != gate.ScopeFull {
 		paths, err := c.cleanPaths(lr.Scope.Paths)
 		if err != nil {
-			return LeaseResult{}, err
+			return leasegate.LeaseResult{}, err
 		}
 		req.Scope.Paths = paths
 		if req.Scope.Files, err = cleanFiles(lr.Scope.Files, paths); err != nil {
-			return LeaseResult{}, err
+			return leasegate.LeaseResult{}, err
 		}
 	}
 	c.mu.Lock()
@@ -54,14 +36,14 @@ func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil {
 		c.mu.Unlock()
-		return LeaseResult{}, err
+		return leasegate.LeaseResult{}, err
 	}
 	if !d.Granted {
 		c.mu.Unlock()
 		if err := durable(ctx, pre); err != nil {
-			return LeaseResult{}, err
+			return leasegate.LeaseResult{}, err
 		}
-		return LeaseResult{Decision: d}, d.Err()
+		return leasegate.LeaseResult{Decision: d}, d.Err()
 	}
 	c.fillIDs(d.Events, now)
 	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
@@ -73,7 +55,7 @@ func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 		done = both(pre, done)
 		c.afterLeaseOp(d)
 	}
-	res := LeaseResult{Decision: d, Leases: c.touched(d)}
+	res := leasegate.LeaseResult{Decision: d, Leases: c.touched(d)}
 	c.mu.Unlock()
 	if err == nil {
 		err = durable(ctx, done)
@@ -82,11 +64,11 @@ func (c *Coordinator) lease(ctx context.Context, lr LeaseRequest) (LeaseResult, 
 }
 
 // leaseNotices tells an evicted owner why. Call with c.mu held.
-func (c *Coordinator) leaseNotices(lr LeaseRequest, d gate.Decision, now time.Time) []gate.Event {
+func (c *Coordinator) leaseNotices(lr leasegate.LeaseRequest, d gate.Decision, now time.Time) []gate.Event {
 	if lr.Op != gate.OpEvict || d.Lease == nil {
 		return nil
 	}
-	return []gate.Event{leaseNotice(*d.Lease, NoticeEvicted, now,
+	return []gate.Event{leaseNotice(*d.Lease, leasegate.NoticeEvicted, now,
 		fmt.Sprintf("lease %s was evicted by %s: %s", d.Lease.ID, lr.Admin, lr.Reason))}
 }
 
@@ -127,15 +109,24 @@ func (c *Coordinator) touched(d gate.Decision) []gate.Lease {
 	return out
 }
 
-// Get returns one lease.
-func (c *Coordinator) Get(id gate.LeaseID) (gate.Lease, bool) {
+// GetLease returns one lease, in any state the table still holds.
+func (c *Coordinator) GetLease(_ context.Context, id gate.LeaseID) (gate.Lease, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.table.Lease(id)
+	if l, ok := c.table.Lease(id); ok {
+		return l, nil
+	}
+	return gate.Lease{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no lease " + string(id)}
 }
 
-// Covering returns the active leases overlapping a path or glob.
-func (c *Coordinator) Covering(p string) ([]gate.Lease, error) {
+// Leases returns the active leases, or with p those overlapping the path
+// or glob p.
+func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) {
+	if p == "" {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return nonNil(c.table.Active()), nil
+	}
 	cp, err := gate.CleanPath(p)
 	if err != nil {
 		return nil, gate.AsDenied(err)

@@ -5,14 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
-
-// ErrLedgerDegraded refuses a write while the ledger's journal runs out of
-// room because it cannot be copied into the ledger file (a full disk).
-// The write is refused before anything is decided, so no acknowledged
-// event can be lost; writes resume by themselves once there is space.
-var ErrLedgerDegraded = errors.New("ledger degraded")
 
 // ledgerReserve is the journal room below which a degraded ledger takes
 // no more writes: room for what was decided before the refusal and is
@@ -43,7 +38,7 @@ func (c *Coordinator) admit() error {
 	if cause == nil {
 		cause = errors.New("the journal's full segment is still being copied into the ledger file")
 	}
-	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", ErrLedgerDegraded, d.Headroom(), cause)
+	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", leasegate.ErrLedgerDegraded, d.Headroom(), cause)
 }
 
 // ledgerWarning is status's line on a degraded ledger, empty while it is

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -26,14 +27,14 @@ func TestDeadHolderReclaimedAtOnce(t *testing.T) {
 		e.advanceTo(5 * time.Second)
 		e.live.set("alice", gate.Dead, deathEvidence)
 		r := e.mutate("bob", "src/a.go")
-		if r.Outcome != coordinator.Granted {
+		if r.Outcome != leasegate.Granted {
 			t.Fatalf("Mutate(bob) over a dead holder = %s, want granted at once", r.Outcome)
 		}
 		if n := len(e.events(gate.EventContention)); n != 0 {
 			t.Fatalf("%d contention heartbeats over a dead holder, want 0", n)
 		}
 		checkReclaimed(t, e, "alice", held.Leases)
-		if _, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"b.txt"}}); !errors.Is(err, gate.ErrNotFound) {
+		if _, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"b.txt"}}); !errors.Is(err, gate.ErrNotFound) {
 			t.Fatalf("Mutate by the reclaimed owner = %v, want ErrNotFound (gone)", err)
 		}
 	})
@@ -68,7 +69,7 @@ func checkReclaimed(t *testing.T, e *env, owner string, want []gate.Lease) {
 		t.Fatalf("owner.gone events %+v, want one for %s with the evidence", gone, owner)
 	}
 	synctest.Wait()
-	if ns := e.notices.of(coordinator.NoticeReclaimed); len(ns) != 1 || ns[0].Owner != owner {
+	if ns := e.notices.of(leasegate.NoticeReclaimed); len(ns) != 1 || ns[0].Owner != owner {
 		t.Fatalf("reclaim notices %+v, want one to %s", ns, owner)
 	}
 }
@@ -120,7 +121,7 @@ func TestLiveOwnersNeverReclaimed(t *testing.T) {
 				e := startEnv(t)
 				e.mutate("alice", "a.txt")
 				e.live.set("alice", st, "verdict "+string(st))
-				if r := e.mutate("bob", "a.txt"); r.Outcome != coordinator.Contended {
+				if r := e.mutate("bob", "a.txt"); r.Outcome != leasegate.Contended {
 					t.Fatalf("Mutate(bob) over a %s holder = %s, want contended", st, r.Outcome)
 				}
 				e.c.CheckLiveness(e.ctx)

@@ -9,84 +9,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
-// Outcome is where a gated mutation stands.
-type Outcome string
-
-const (
-	// Granted: the mutation may proceed; the owner holds the leases.
-	Granted Outcome = "granted"
-	// Contended: another live owner holds a path; the one retry is
-	// scheduled at RetryAt. Wait with WaitContention.
-	Contended Outcome = "contended"
-	// Blocked: the retry found the path still held; a blocker report is
-	// open and the mutation is held for an operator. Wait with WaitBlocker.
-	Blocked Outcome = "blocked"
-	// Denied: refused for good (bad input, or an operator chose --deny):
-	// fail the syscall with EBUSY and let the worker go on.
-	Denied Outcome = "denied"
-	// Aborted: an operator chose --abort, or the requester ended: end the
-	// worker.
-	Aborted Outcome = "aborted"
-	// Withdrawn: the waiter went away before the write was decided (it was
-	// interrupted or killed); nothing was granted.
-	Withdrawn Outcome = "withdrawn"
-)
-
-// MutateRequest asks to mutate paths on behalf of a registered owner.
-type MutateRequest struct {
-	Owner string   `json:"owner"`
-	Op    string   `json:"op"`    // the mutation, for reports: write, create, rename, unlink, ...
-	Paths []string `json:"paths"` // workspace-relative; a directory subtree as "dir/**"
-	// Files are the identities of the paths that name an existing file, as
-	// the requester found them: the grant covers each file under all its
-	// names, and is refused while another owner's lease covers the file.
-	Files []gate.File `json:"files,omitempty"`
-	// Try asks for a grant only: when another owner holds a path the
-	// answer is Denied at once, with no contention heartbeat and no retry.
-	// Sidecars use it to take a new directory's whole subtree when they can.
-	Try bool `json:"try,omitempty"`
-	// RetryAfter is the requester's retry window for this mutation, when
-	// the command asking names one (a hook call's --retry-after); zero
-	// means the window the owner registered, else the coordinator's.
-	RetryAfter gate.Window `json:"retry_after,omitzero"`
-}
-
-// Result is the answer to a gated mutation at some stage of the protocol.
-type Result struct {
-	Outcome    Outcome         `json:"outcome"`
-	Reason     gate.Reason     `json:"reason"`
-	Message    string          `json:"message,omitempty"`
-	Leases     []gate.Lease    `json:"leases,omitempty"`
-	Holder     *gate.Lease     `json:"holder,omitempty"`
-	Contention *ContentionView `json:"contention,omitempty"`
-	Blocker    *blocker.Report `json:"blocker,omitempty"`
-}
-
-// ContentionView is a contention as clients see it.
-type ContentionView struct {
-	ID            string        `json:"id"`
-	Requester     string        `json:"requester"`
-	Paths         []string      `json:"paths"`
-	Holder        gate.Lease    `json:"holder"`
-	HolderAge     time.Duration `json:"holder_age_ns"`
-	FirstDeniedAt time.Time     `json:"first_denied_at"`
-	RetryAt       time.Time     `json:"retry_at"`
-	RetryAfter    gate.Window   `json:"retry_after"` // the requester's window: RetryAt - FirstDeniedAt
-	Outcome       Outcome       `json:"outcome"`
-	BlockerID     string        `json:"blocker_id,omitempty"`
-}
-
 // contention is one denied mutation waiting for its single retry.
 type contention struct {
 	decidedAt time.Time // zero while waiting; then pruned by the sweep after keepDecided
-	view      ContentionView
-	req       MutateRequest
-	result    Result
+	view      leasegate.ContentionView
+	req       leasegate.MutateRequest
+	result    leasegate.Result
 	done      chan struct{}         // closed when the retry has been decided
 	waitsOn   map[gate.LeaseID]bool // the leases in the way: one ending wakes it
 	waiters   int                   // requests waiting on it now (WaitContention)
@@ -98,7 +31,7 @@ type hold struct {
 	resolvedAt time.Time // zero while held
 	freeSince  time.Time // when the file it waits for was found free; zero while held
 	con        *contention
-	result     Result
+	result     leasegate.Result
 	done       chan struct{} // closed once resolved
 }
 
@@ -116,26 +49,26 @@ type heartbeatData struct {
 
 // mutate gates one mutation: grant (acquiring free paths transparently),
 // or start the contention protocol and answer Contended.
-func (c *Coordinator) mutate(ctx context.Context, req MutateRequest) (Result, error) {
+func (c *Coordinator) mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
 	if err := gate.ValidRetryAfter(req.RetryAfter.After, false); err != nil {
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
 	}
 	paths, err := c.cleanPaths(req.Paths)
 	if err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	req.Paths = paths
 	if req.Files, err = cleanFiles(req.Files, paths); err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	if err := c.callerOf(ctx).actAs(req.Owner); err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	c.mu.Lock()
 	o := c.owners[req.Owner]
 	if o == nil || o.gone {
 		c.mu.Unlock()
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + req.Owner}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + req.Owner}
 	}
 	now := c.clock.Now()
 	c.activity(req.Owner, now)
@@ -147,7 +80,7 @@ func (c *Coordinator) mutate(ctx context.Context, req MutateRequest) (Result, er
 	con, done := c.contend(req, d, now)
 	c.mu.Unlock()
 	if err := durable(ctx, done); err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	return con, nil
 }
@@ -287,17 +220,17 @@ func (c *Coordinator) fillIDs(evs []gate.Event, now time.Time) {
 
 // settle turns a decision that needs no contention into a Result, after
 // its events are durable.
-func (c *Coordinator) settle(ctx context.Context, d gate.Decision, done <-chan error, err error) (Result, error) {
+func (c *Coordinator) settle(ctx context.Context, d gate.Decision, done <-chan error, err error) (leasegate.Result, error) {
 	if err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	if err := durable(ctx, done); err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	if !d.Granted {
-		return Result{Outcome: Denied, Reason: d.Reason, Message: d.Message, Holder: d.Holder}, nil
+		return leasegate.Result{Outcome: leasegate.Denied, Reason: d.Reason, Message: d.Message, Holder: d.Holder}, nil
 	}
-	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, nil
+	return leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, nil
 }
 
 func grantedLeases(d gate.Decision) []gate.Lease {
@@ -321,7 +254,7 @@ func mutationKey(owner string, paths []string) string {
 // after the denial at now. A mutation
 // already waiting joins its pending contention: no second retry. Call with
 // c.mu held.
-func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time) (Result, <-chan error) {
+func (c *Coordinator) contend(req leasegate.MutateRequest, d gate.Decision, now time.Time) (leasegate.Result, <-chan error) {
 	key := mutationKey(req.Owner, req.Paths)
 	if con := c.byKey[key]; con != nil {
 		return con.contended(), closedNil()
@@ -333,8 +266,8 @@ func (c *Coordinator) contend(req MutateRequest, d gate.Decision, now time.Time)
 		w = c.windowsOf(req.Owner).Retry
 	}
 	retryAt, _ := c.sched.ScheduleRetry(id, now, w.After, func(time.Time) { c.retry(id) })
-	con.view = ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
-		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: Contended}
+	con.view = leasegate.ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
+		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: leasegate.Contended}
 	con.holdBy(d)
 	c.contentions[id], c.byKey[key] = con, con
 	file := conflictFile(req.Paths, *d.Holder)
@@ -355,9 +288,9 @@ func failed(err error) <-chan error {
 	return ch
 }
 
-func (con *contention) contended() Result {
+func (con *contention) contended() leasegate.Result {
 	v := con.view
-	return Result{Outcome: Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
+	return leasegate.Result{Outcome: leasegate.Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
 		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
 			v.Holder.Owner.Where(), v.RetryAt.UTC().Format(time.RFC3339))}
 }

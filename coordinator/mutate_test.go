@@ -9,6 +9,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store/bolt"
@@ -22,7 +23,7 @@ func TestMutateGrantsFreeFileWithPair(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		r := e.mutate("alice", "src/a.go")
-		if r.Outcome != coordinator.Granted || r.Reason != gate.ReasonOK {
+		if r.Outcome != leasegate.Granted || r.Reason != gate.ReasonOK {
 			t.Fatalf("Mutate(alice, src/a.go) = %s %s, want granted OK", r.Outcome, r.Reason)
 		}
 		var paths []string
@@ -76,7 +77,7 @@ func TestMutateOwnFileAgain(t *testing.T) {
 		e := startEnv(t)
 		first := e.mutate("alice", "notes.txt")
 		again := e.mutate("alice", "notes.txt")
-		if again.Outcome != coordinator.Granted || len(again.Leases) != 1 || again.Leases[0].ID != first.Leases[0].ID {
+		if again.Outcome != leasegate.Granted || len(again.Leases) != 1 || again.Leases[0].ID != first.Leases[0].ID {
 			t.Fatalf("second Mutate = %s with %v, want granted on lease %s", again.Outcome, again.Leases, first.Leases[0].ID)
 		}
 		if n := len(e.events(gate.EventGranted)); n != 1 {
@@ -91,8 +92,8 @@ func TestMutateTryDeniesWithoutContention(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		e.mutate("alice", "dir/x.txt")
-		r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "mkdir", Paths: []string{"dir/**"}, Try: true})
-		if err != nil || r.Outcome != coordinator.Denied || r.Reason != gate.ReasonHeldByOther || r.Holder == nil || r.Holder.Owner.Name != "alice" {
+		r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "mkdir", Paths: []string{"dir/**"}, Try: true})
+		if err != nil || r.Outcome != leasegate.Denied || r.Reason != gate.ReasonHeldByOther || r.Holder == nil || r.Holder.Owner.Name != "alice" {
 			t.Fatalf("Mutate(try bob dir/**) = %+v, %v; want denied, held by alice", r, err)
 		}
 		e.advanceTo(coordinator.DefaultConfig().Windows.Retry.After * 2)
@@ -119,8 +120,8 @@ func TestMutateRefusesBadRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		for _, tt := range tests {
-			r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: tt.owner, Op: "write", Paths: tt.paths})
-			if !errors.Is(err, tt.want) || r.Outcome == coordinator.Granted {
+			r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: tt.owner, Op: "write", Paths: tt.paths})
+			if !errors.Is(err, tt.want) || r.Outcome == leasegate.Granted {
 				t.Errorf("%s: Mutate(%s, %q) = %s, %v; want %v", tt.name, tt.owner, tt.paths, r.Outcome, err, tt.want)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -30,28 +31,6 @@ type owner struct {
 	quietSince    time.Time         // replayed: when this coordinator began to listen for its heartbeat
 }
 
-// OwnerView is an owner as status shows it.
-type OwnerView struct {
-	gate.Owner
-	RegisteredAt  time.Time `json:"registered_at"`
-	LastHeartbeat time.Time `json:"last_heartbeat,omitzero"`
-	LastActivity  time.Time `json:"last_activity,omitzero"`
-	StoppedAt     time.Time `json:"stopped_at,omitzero"`
-	// StoppedBy says what opened the stop-idle window: "reported" (the
-	// owner said so) or "liveness" (its process was seen stopped).
-	StoppedBy string `json:"stopped_by,omitempty"`
-	// SeenPID is the owner's process as the coordinator's pid namespace
-	// sees it (identified from SO_PEERCRED); 0 when not identified. PID
-	// is what the owner reported.
-	SeenPID  int           `json:"seen_pid,omitempty"`
-	Windows  gate.Windows  `json:"windows"` // in effect, each with where it came from
-	Liveness gate.Liveness `json:"liveness"`
-	Leases   int           `json:"leases"`
-	// HaltedBy is the open blocker the owner's held write waits on: the
-	// owner is halted until an operator resolves it.
-	HaltedBy string `json:"halted_by,omitempty"`
-}
-
 func (c *Coordinator) replayOwner(e gate.Event) {
 	switch e.Type {
 	case gate.EventOwnerRegistered:
@@ -72,7 +51,7 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 // register records an owner (a sidecar or hook session starting work)
 // with the windows it names. A name already registered to a live,
 // different process is refused: two workers must not share an identity.
-func (c *Coordinator) register(ctx context.Context, r Registration) error {
+func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) error {
 	o := r.Owner
 	if err := gate.ValidID(o.Name); err != nil {
 		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}
@@ -116,7 +95,7 @@ func (c *Coordinator) register(ctx context.Context, r Registration) error {
 }
 
 // Heartbeat records that an owner's sidecar is alive.
-func (c *Coordinator) Heartbeat(name string) error {
+func (c *Coordinator) Heartbeat(_ context.Context, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.owners[name]
@@ -169,10 +148,11 @@ func (c *Coordinator) activity(name string, now time.Time) {
 
 // Activity records activity that is not a gated mutation (a new prompt, a
 // tool call) and cancels a pending stop-idle release.
-func (c *Coordinator) Activity(name string) {
+func (c *Coordinator) Activity(_ context.Context, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.activity(name, c.clock.Now())
+	return nil
 }
 
 func (c *Coordinator) stopIdle(name string) {
@@ -375,7 +355,7 @@ func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-ch
 		evs = append(evs, gate.Event{Type: gate.EventReclaimed, At: now, Actor: "liveness", LeaseID: l.ID, Reason: why, Data: data})
 	}
 	evs = append(evs, gate.Event{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, Data: data})
-	evs = append(evs, notice(name, NoticeReclaimed, now, fmt.Sprintf("%d lease(s) of %s reclaimed: %s", len(evs)-1, name, why)))
+	evs = append(evs, notice(name, leasegate.NoticeReclaimed, now, fmt.Sprintf("%d lease(s) of %s reclaimed: %s", len(evs)-1, name, why)))
 	if o := c.owners[name]; o != nil {
 		o.gone = true
 		o.forget()

@@ -1,6 +1,10 @@
 package coordinator
 
-import "os"
+import (
+	"os"
+
+	"github.com/leasegate/leasegate"
+)
 
 // initialPidNS is the host's pid namespace as /proc/self/ns/pid names it
 // (PROC_PID_INIT_INO).
@@ -8,12 +12,12 @@ const initialPidNS = "pid:[4026531836]"
 
 // CurrentPidNS names the calling process's pid namespace (the
 // coordinator's, when it calls it).
-func CurrentPidNS() PidNS {
+func CurrentPidNS() leasegate.PidNS {
 	id, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
-		return PidNS{ID: "unknown", Host: true}
+		return leasegate.PidNS{ID: "unknown", Host: true}
 	}
-	ns := PidNS{ID: id, Host: id == initialPidNS}
+	ns := leasegate.PidNS{ID: id, Host: id == initialPidNS}
 	if !ns.Host {
 		ns.Note = "the coordinator runs in a private pid namespace: processes outside it cannot be seen, so their owners are judged by heartbeat alone, and it ends when the namespace does; start it where it sees every worker (on the host: leasegate serve --workspace DIR)"
 	}

@@ -2,5 +2,7 @@
 
 package coordinator
 
-// ownPidNS: there are no pid namespaces here.
-func CurrentPidNS() PidNS { return PidNS{ID: "none", Host: true} }
+import "github.com/leasegate/leasegate"
+
+// CurrentPidNS: there are no pid namespaces here.
+func CurrentPidNS() leasegate.PidNS { return leasegate.PidNS{ID: "none", Host: true} }

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -57,16 +58,16 @@ func run(t *testing.T) (*coordinator.Coordinator, *prober, context.Context) {
 	go func() { defer close(done); _ = c.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	for _, name := range []string{"alice", "bob"} {
-		if err := c.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: name}}); err != nil {
+		if err := c.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: name}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return c, p, ctx
 }
 
-func mutate(t *testing.T, c *coordinator.Coordinator, ctx context.Context, owner, path string) coordinator.Result {
+func mutate(t *testing.T, c *coordinator.Coordinator, ctx context.Context, owner, path string) leasegate.Result {
 	t.Helper()
-	r, err := c.Mutate(ctx, coordinator.MutateRequest{Owner: owner, Op: "write", Paths: []string{path}})
+	r, err := c.Mutate(ctx, leasegate.MutateRequest{Owner: owner, Op: "write", Paths: []string{path}})
 	if err != nil {
 		t.Fatalf("Mutate(%s, %s): %v", owner, path, err)
 	}
@@ -86,11 +87,11 @@ func TestDefaultsAreTheContract(t *testing.T) {
 func TestContentionBlocksAfterOneRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, _, ctx := run(t)
-		if r := mutate(t, c, ctx, "alice", "src/a.go"); r.Outcome != coordinator.Granted || len(r.Leases) != 2 {
+		if r := mutate(t, c, ctx, "alice", "src/a.go"); r.Outcome != leasegate.Granted || len(r.Leases) != 2 {
 			t.Fatalf("alice's first write = %s with %d leases, want granted with the pair", r.Outcome, len(r.Leases))
 		}
 		r := mutate(t, c, ctx, "bob", "src/a.go")
-		if r.Outcome != coordinator.Contended || r.Contention.RetryAt.Sub(r.Contention.FirstDeniedAt) != 180*time.Second {
+		if r.Outcome != leasegate.Contended || r.Contention.RetryAt.Sub(r.Contention.FirstDeniedAt) != 180*time.Second {
 			t.Fatalf("bob's write = %s, want contended with the retry 180s after the denial", r.Outcome)
 		}
 		if again := mutate(t, c, ctx, "bob", "src/a.go"); again.Contention.ID != r.Contention.ID {
@@ -101,11 +102,11 @@ func TestContentionBlocksAfterOneRetry(t *testing.T) {
 		short, cancel := context.WithTimeout(ctx, time.Microsecond)
 		early, _ := c.WaitContention(short, r.Contention.ID)
 		cancel()
-		if early.Outcome != coordinator.Contended {
+		if early.Outcome != leasegate.Contended {
 			t.Fatalf("1ms before the retry the contention is %s, want still contended", early.Outcome)
 		}
 		res, err := c.WaitContention(ctx, r.Contention.ID)
-		if err != nil || res.Outcome != coordinator.Blocked {
+		if err != nil || res.Outcome != leasegate.Blocked {
 			t.Fatalf("after the retry: %s, %v; want blocked", res.Outcome, err)
 		}
 		if res.Blocker.RetryInterval != 180*time.Second || res.Blocker.Holder.Owner.Name != "alice" {
@@ -121,7 +122,7 @@ func TestContentionBlocksAfterOneRetry(t *testing.T) {
 		if _, err := c.Resolve(ctx, res.Blocker.ID, blocker.ActionDeny, "op", ""); err != nil {
 			t.Fatal(err)
 		}
-		if w, _ := c.WaitBlocker(ctx, res.Blocker.ID); w.Outcome != coordinator.Denied {
+		if w, _ := c.WaitBlocker(ctx, res.Blocker.ID); w.Outcome != leasegate.Denied {
 			t.Fatalf("held mutation after --deny = %s, want denied", w.Outcome)
 		}
 		if _, err := c.Resolve(ctx, res.Blocker.ID, blocker.ActionRetry, "op", ""); !errors.Is(err, blocker.ErrNotOpen) {
@@ -142,7 +143,7 @@ func TestRetryGrantedAfterRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := c.WaitContention(ctx, r.Contention.ID)
-		if err != nil || res.Outcome != coordinator.Granted {
+		if err != nil || res.Outcome != leasegate.Granted {
 			t.Fatalf("retry = %s, %v; want granted", res.Outcome, err)
 		}
 	})
@@ -155,7 +156,7 @@ func TestDeadHolderReclaimed(t *testing.T) {
 		c, p, ctx := run(t)
 		mutate(t, c, ctx, "alice", "a.txt")
 		p.kill("alice")
-		if r := mutate(t, c, ctx, "bob", "a.txt"); r.Outcome != coordinator.Granted {
+		if r := mutate(t, c, ctx, "bob", "a.txt"); r.Outcome != leasegate.Granted {
 			t.Fatalf("bob's write after alice died = %s, want granted", r.Outcome)
 		}
 		evs, _ := c.History(ctx, "", "a.txt", 0)
@@ -178,7 +179,7 @@ func TestStopIdle(t *testing.T) {
 		mutate(t, c, ctx, "alice", "a.txt")
 		time.Sleep(time.Hour)
 		synctest.Wait()
-		if n := len(c.Status().Leases); n != 1 {
+		if n := len(mustStatus(t, c).Leases); n != 1 {
 			t.Fatalf("%d leases after activity cancelled stop-idle, want 1", n)
 		}
 		if _, err := c.Stop(ctx, "alice", "turn ended"); err != nil {
@@ -186,13 +187,13 @@ func TestStopIdle(t *testing.T) {
 		}
 		time.Sleep(30*time.Second - time.Millisecond)
 		synctest.Wait()
-		if n := len(c.Status().Leases); n != 1 {
+		if n := len(mustStatus(t, c).Leases); n != 1 {
 			t.Fatalf("released before 30 s: %d leases", n)
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
 		time.Sleep(10 * time.Millisecond) // the release commits
-		if n := len(c.Status().Leases); n != 0 {
+		if n := len(mustStatus(t, c).Leases); n != 0 {
 			t.Fatalf("%d leases 30 s after the stop, want 0", n)
 		}
 	})
@@ -203,7 +204,7 @@ func TestStopIdle(t *testing.T) {
 func TestCheckoutReminderAndExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, _, ctx := run(t)
-		res, err := c.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "carol"},
+		res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "carol"},
 			Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -223,12 +224,12 @@ func TestCheckoutReminderAndExpiry(t *testing.T) {
 		}
 		time.Sleep(time.Hour - 2*time.Second)
 		synctest.Wait()
-		if l, _ := c.Get(id); l.State != gate.StateActive {
+		if l, _ := leaseOf(c, id); l.State != gate.StateActive {
 			t.Fatalf("lease %s before 72 h", l.State)
 		}
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
-		if l, _ := c.Get(id); l.State != gate.StateExpired {
+		if l, _ := leaseOf(c, id); l.State != gate.StateExpired {
 			t.Fatalf("lease %s after 72 h and a sweep, want expired", l.State)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -26,7 +27,7 @@ func TestEndedLeasesAreBounded(t *testing.T) {
 		if got := len(e.events(gate.EventReleased)); got != len(ids) {
 			t.Fatalf("ledger holds %d releases, want %d", got, len(ids))
 		}
-		_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "alice"}, LeaseID: ids[0], Token: 1})
+		_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "alice"}, LeaseID: ids[0], Token: 1})
 		if !errors.Is(err, gate.ErrNotFound) {
 			t.Fatalf("releasing a forgotten lease again = %v, want %v", err, gate.ErrNotFound)
 		}
@@ -57,7 +58,7 @@ func releaseTen(e *env) []gate.LeaseID {
 	var ids []gate.LeaseID
 	for i := range 10 {
 		l := e.checkout("alice", time.Hour, fmt.Sprintf("f%d", i))
-		_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "alice"}, LeaseID: l.ID, Token: l.FencingToken})
+		_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "alice"}, LeaseID: l.ID, Token: l.FencingToken})
 		if err != nil {
 			e.t.Fatalf("release %s: %v", l.ID, err)
 		}
@@ -73,7 +74,7 @@ func checkRemembered(e *env, ids []gate.LeaseID, keep int) {
 	e.t.Helper()
 	remembered := 0
 	for i, id := range ids {
-		l, ok := e.c.Get(id)
+		l, ok := leaseOf(e.c, id)
 		switch {
 		case ok && l.State != gate.StateReleased:
 			e.t.Fatalf("lease %d is %s, want released", i, l.State)

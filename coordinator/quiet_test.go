@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -36,7 +37,7 @@ func (p quietProber) Evaluate(s liveness.Subject, now time.Time) gate.Liveness {
 func TestRestartDoesNotKeepQuietOwnersLeases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t, func(c *coordinator.Config) { c.Liveness = quietProber{newFakeProber()} })
-		if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "cc-s"}, HeartbeatTTL: time.Minute}); err != nil {
+		if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "cc-s"}, HeartbeatTTL: time.Minute}); err != nil {
 			t.Fatal(err)
 		}
 		e.mutate("cc-s", "a.txt")

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -29,12 +29,12 @@ func TestPathReasonsAgree(t *testing.T) {
 			call func(p string) error
 		}{
 			{name: "Mutate", call: func(p string) error {
-				_, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{p}})
+				_, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{p}})
 				return err
 			}},
-			{name: "Covering", call: func(p string) error { _, err := e.c.Covering(p); return err }},
+			{name: "Leases", call: func(p string) error { _, err := e.c.Leases(e.ctx, p); return err }},
 			{name: "ReportUngated", call: func(p string) error {
-				return e.c.ReportUngated(e.ctx, coordinator.UngatedWrite{Path: p, Op: "write"})
+				return e.c.ReportUngated(e.ctx, leasegate.UngatedWrite{Path: p, Op: "write"})
 			}},
 		}
 		for _, en := range entries {

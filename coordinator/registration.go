@@ -4,36 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
-// Registration is what an owner registers: who it is (its liveness
-// handle) and the windows it names. Windows it leaves zero are the
-// coordinator's (Config.Windows). In JSON the owner's fields sit at the
-// top level, next to "windows".
-type Registration struct {
-	gate.Owner
-	Windows gate.Windows `json:"windows,omitzero"`
-	// TreeEnds says that the owner's whole worker tree ends with the
-	// owner's process (a `leasegate run` sidecar: its reaper kills the
-	// worker's every process when the sidecar dies), so a reclaim after
-	// that process's death leaves no writer behind.
-	TreeEnds bool `json:"tree_ends,omitempty"`
-	// HeartbeatTTL is how long the owner may go without a heartbeat before
-	// it is judged dead, where it is judged by heartbeat (no pid): an agent
-	// hook session whose agent process could not be found beats only with
-	// its hook calls. Zero means the coordinator's TTL; at most
-	// MaxHeartbeatTTL.
-	HeartbeatTTL time.Duration `json:"heartbeat_ttl_ns,omitempty"`
-}
-
-// MaxHeartbeatTTL bounds the heartbeat TTL an owner may name.
-const MaxHeartbeatTTL = time.Hour
-
 // validTTL refuses a heartbeat TTL out of bounds.
 func validTTL(d time.Duration) error {
-	if d < 0 || d > MaxHeartbeatTTL {
-		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("heartbeat ttl %s: want 0 to %s", d, MaxHeartbeatTTL)}
+	if d < 0 || d > leasegate.MaxHeartbeatTTL {
+		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("heartbeat ttl %s: want 0 to %s", d, leasegate.MaxHeartbeatTTL)}
 	}
 	return nil
 }

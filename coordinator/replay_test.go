@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -35,10 +36,10 @@ func history(t *testing.T, e *env) {
 	// it on its own goroutine: let it run before the eviction ends the lease.
 	synctest.Wait()
 	e.checkout("frank", 0, "vendor/**")
-	if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRenew, Owner: docs.Owner, LeaseID: docs.ID, Token: docs.FencingToken, TTL: 100 * time.Hour}); err != nil {
+	if _, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpRenew, Owner: docs.Owner, LeaseID: docs.ID, Token: docs.FencingToken, TTL: 100 * time.Hour}); err != nil {
 		t.Fatalf("renew = %v", err)
 	}
-	if _, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: short.ID, Reason: "stale", Admin: "root"}); err != nil {
+	if _, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: "ops"}, LeaseID: short.ID, Reason: "stale", Admin: "root"}); err != nil {
 		t.Fatalf("evict = %v", err)
 	}
 	e.mutate("bob", "b.txt")
@@ -60,8 +61,8 @@ type snapshot struct {
 
 func snap(t *testing.T, c *coordinator.Coordinator) string {
 	t.Helper()
-	s := c.Status()
-	js, err := json.MarshalIndent(snapshot{Leases: s.Leases, Blockers: c.Blockers(true), Open: c.Blockers(false), LastSeq: s.LastSeq}, "", "  ")
+	s := mustStatus(t, c)
+	js, err := json.MarshalIndent(snapshot{Leases: s.Leases, Blockers: mustBlockers(t, c, true), Open: mustBlockers(t, c, false), LastSeq: s.LastSeq}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestReplayGivesSameState(t *testing.T) {
 		e := startEnv(t)
 		history(t, e)
 		before := snap(t, e.c)
-		if n := len(e.c.Blockers(true)); n != 2 {
+		if n := len(mustBlockers(e.t, e.c, true)); n != 2 {
 			t.Fatalf("%d blockers in the book, want 2", n)
 		}
 		e.reopen()
@@ -123,7 +124,7 @@ func TestStatusLastSeqFollowsLedger(t *testing.T) {
 		if err != nil || len(all) == 0 {
 			t.Fatalf("History() = %d events, %v", len(all), err)
 		}
-		if got, want := e.c.Status().LastSeq, all[len(all)-1].Seq; got != want {
+		if got, want := mustStatus(e.t, e.c).LastSeq, all[len(all)-1].Seq; got != want {
 			t.Fatalf("Status().LastSeq = %d, want %d (the last committed event)", got, want)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -39,9 +40,9 @@ func (c *Coordinator) closeDeadRequesters(now time.Time) []<-chan error {
 		}
 	}
 	for _, con := range c.contentions {
-		if con.view.Outcome == Contended && c.requesterGone(con.req.Owner) {
+		if con.view.Outcome == leasegate.Contended && c.requesterGone(con.req.Owner) {
 			delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
-			c.decided(con, Result{Outcome: Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone: " + c.goneWhy(con.req.Owner)})
+			c.decided(con, leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone: " + c.goneWhy(con.req.Owner)})
 		}
 	}
 	return dones
@@ -67,7 +68,7 @@ func (c *Coordinator) ownerDead(o *owner, v gate.Liveness, now time.Time) <-chan
 // gone, as aborted, and answers its waiters. Call with c.mu held.
 func (c *Coordinator) abortHeld(id string, h *hold, now time.Time) <-chan error {
 	why := fmt.Sprintf("requester %s is gone: %s", h.con.req.Owner, c.goneWhy(h.con.req.Owner))
-	h.result = Result{Outcome: Aborted, Reason: gate.ReasonNotFound, Message: why}
+	h.result = leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonNotFound, Message: why}
 	h.resolvedAt = now
 	close(h.done)
 	ev, err := blocker.ResolvedEvent(id, blocker.ActionAbort, "liveness", now, why)

@@ -6,8 +6,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -15,15 +15,15 @@ const carolGone = "pid 4343 not found on host h"
 
 // contendAsCarol registers carol (a process-backed owner, pid 4343) and
 // has her contend for alice's src/a.go.
-func contendAsCarol(t *testing.T, e *env) coordinator.ContentionView {
+func contendAsCarol(t *testing.T, e *env) leasegate.ContentionView {
 	t.Helper()
-	if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "carol", Host: "h", PID: 4343}}); err != nil {
+	if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "carol", Host: "h", PID: 4343}}); err != nil {
 		t.Fatalf("Register(carol) = %v", err)
 	}
 	e.mutate("alice", "src/a.go")
 	e.advanceTo(deniedAt)
 	r := e.mutate("carol", "src/a.go")
-	if r.Outcome != coordinator.Contended || r.Contention == nil {
+	if r.Outcome != leasegate.Contended || r.Contention == nil {
 		t.Fatalf("Mutate(carol, src/a.go) = %s, want contended", r.Outcome)
 	}
 	return *r.Contention
@@ -39,7 +39,7 @@ func TestDeadRequesterClosesItsBlocker(t *testing.T) {
 		con := contendAsCarol(t, e)
 		e.advanceTo(retryAt)
 		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != coordinator.Blocked || r.Blocker == nil {
+		if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
 			t.Fatalf("WaitContention = %s, %v; want blocked", r.Outcome, err)
 		}
 		id := r.Blocker.ID
@@ -49,12 +49,12 @@ func TestDeadRequesterClosesItsBlocker(t *testing.T) {
 		if len(gone) != 1 || gone[0].Actor != "carol" || !strings.Contains(gone[0].Reason, carolGone) {
 			t.Fatalf("owner.gone events %+v, want carol's with %q", gone, carolGone)
 		}
-		rep, ok := e.c.Blocker(id)
+		rep, ok := blockerOf(e.c, id)
 		if !ok || rep.Status == blocker.StatusOpen || rep.Resolution == nil ||
 			rep.Resolution.Action != blocker.ActionAbort || rep.Resolution.By != "liveness" || !strings.Contains(rep.Resolution.Note, carolGone) {
 			t.Fatalf("blocker %s after carol died: %s %+v, want aborted by liveness with %q", id, rep.Status, rep.Resolution, carolGone)
 		}
-		if w, _ := e.c.WaitBlocker(cancelled(), id); w.Outcome != coordinator.Aborted {
+		if w, _ := e.c.WaitBlocker(cancelled(), id); w.Outcome != leasegate.Aborted {
 			t.Fatalf("WaitBlocker after carol died = %s, want aborted", w.Outcome)
 		}
 		for _, name := range []string{"alice", "bob"} {
@@ -64,7 +64,7 @@ func TestDeadRequesterClosesItsBlocker(t *testing.T) {
 		}
 		e.advanceTo(retryAt + 2*time.Second)
 		if e.c.Busy() {
-			t.Fatalf("Busy() with the holder ended and the requester dead, want idle: %+v", e.c.Status())
+			t.Fatalf("Busy() with the holder ended and the requester dead, want idle: %+v", mustStatus(e.t, e.c))
 		}
 	})
 }
@@ -78,7 +78,7 @@ func TestDeadRequesterEndsItsContention(t *testing.T) {
 		e.live.set("carol", gate.Dead, carolGone)
 		e.advanceTo(deniedAt + time.Second)
 		r, err := e.c.WaitContention(cancelled(), con.ID)
-		if err != nil || r.Outcome != coordinator.Aborted || !strings.Contains(r.Message, carolGone) {
+		if err != nil || r.Outcome != leasegate.Aborted || !strings.Contains(r.Message, carolGone) {
 			t.Fatalf("WaitContention after carol died = %s %q, %v; want aborted with %q", r.Outcome, r.Message, err, carolGone)
 		}
 		e.advanceTo(retryAt + time.Second)

@@ -6,17 +6,10 @@ import (
 
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
-
-// ResolveResult says what an operator's instruction did.
-type ResolveResult struct {
-	Blocker    blocker.Report  `json:"blocker,omitzero"`
-	Contention *ContentionView `json:"contention,omitempty"` // when the id named a waiting contention
-	Outcome    Outcome         `json:"outcome"`              // for the held mutation: granted, blocked (retry still held), denied, aborted
-	Message    string          `json:"message"`
-}
 
 // Resolve carries out an operator's instruction on an open blocker (or,
 // given a contention's id, on a write waiting for its retry: see
@@ -24,55 +17,55 @@ type ResolveResult struct {
 // retry re-decides (granted: the held mutation proceeds; still held: the
 // blocker stays open), deny fails the held mutation with EBUSY and lets the
 // worker go on, abort ends the worker.
-func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, by, note string) (ResolveResult, error) {
+func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, by, note string) (leasegate.ResolveResult, error) {
 	if err := gate.ValidID(id); err != nil {
-		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "blocker id: " + err.Error()}
+		return leasegate.ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "blocker id: " + err.Error()}
 	}
 	cl := c.callerOf(ctx)
 	if err := cl.admin("resolve"); err != nil {
-		return ResolveResult{}, err
+		return leasegate.ResolveResult{}, err
 	}
 	c.mu.Lock()
 	rep, ok := c.book.Get(id)
-	if con := c.contentions[id]; !ok && con != nil && con.view.Outcome == Contended {
+	if con := c.contentions[id]; !ok && con != nil && con.view.Outcome == leasegate.Contended {
 		return c.resolveContention(ctx, con, a, by, note, cl)
 	}
 	if !ok {
 		c.mu.Unlock()
-		return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker or waiting contention " + id}
+		return leasegate.ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker or waiting contention " + id}
 	}
 	if rep.Status != blocker.StatusOpen {
 		c.mu.Unlock()
-		return ResolveResult{}, fmt.Errorf("blocker %s is %s: %w", id, rep.Status, blocker.ErrNotOpen)
+		return leasegate.ResolveResult{}, fmt.Errorf("blocker %s is %s: %w", id, rep.Status, blocker.ErrNotOpen)
 	}
 	now := c.clock.Now()
 	h := c.held[id]
-	var res Result
+	var res leasegate.Result
 	evs := []gate.Event{}
 	pre := closedNil()
 	switch a {
 	case blocker.ActionRetry:
 		r, grants, rd, err := c.retryHeld(rep, now)
-		if err != nil || r.Outcome == Blocked {
+		if err != nil || r.Outcome == leasegate.Blocked {
 			c.mu.Unlock()
 			if err == nil {
 				err = durable(ctx, rd)
 			}
-			return ResolveResult{Blocker: rep, Outcome: Blocked, Message: r.Message}, err
+			return leasegate.ResolveResult{Blocker: rep, Outcome: leasegate.Blocked, Message: r.Message}, err
 		}
 		res, evs, pre = r, grants, rd
 	case blocker.ActionDeny:
-		res = Result{Outcome: Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
+		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
 	case blocker.ActionAbort:
-		res = Result{Outcome: Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
+		res = leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
 	default:
 		c.mu.Unlock()
-		return ResolveResult{}, fmt.Errorf("action %q: %w", a, blocker.ErrUnknownAction)
+		return leasegate.ResolveResult{}, fmt.Errorf("action %q: %w", a, blocker.ErrUnknownAction)
 	}
 	ev, err := blocker.ResolvedEvent(id, a, by, now, note)
 	if err != nil {
 		c.mu.Unlock()
-		return ResolveResult{}, err
+		return leasegate.ResolveResult{}, err
 	}
 	ev.Path, ev.LeaseID, ev.Reason = rep.Path, rep.Holder.LeaseID, resolutionLine(id, a, note)
 	res.Message = withNote(res.Message, note)
@@ -85,40 +78,40 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 		err = durable(ctx, done)
 	}
 	if err != nil {
-		return ResolveResult{}, err
+		return leasegate.ResolveResult{}, err
 	}
 	c.finishHold(h, res)
 	c.mu.Lock()
 	rep, _ = c.book.Get(id)
 	c.mu.Unlock()
 	c.refreshReport(id)
-	return ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(res, h != nil)}, nil
+	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(res, h != nil)}, nil
 }
 
 // retryHeld re-decides a blocked mutation. Call with c.mu held.
-func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (Result, []gate.Event, <-chan error, error) {
+func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (leasegate.Result, []gate.Event, <-chan error, error) {
 	o, ok := c.owners[rep.Requester.Name]
 	if !ok || o.gone {
-		return Result{Outcome: Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
+		return leasegate.Result{Outcome: leasegate.Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
 	}
 	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(rep.Paths), Paths: rep.Paths}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil {
-		return Result{}, nil, nil, err
+		return leasegate.Result{}, nil, nil, err
 	}
 	if !d.Granted {
 		holder := "another owner"
 		if d.Holder != nil {
 			holder = d.Holder.Owner.Name
 		}
-		return Result{Outcome: Blocked, Reason: d.Reason, Holder: d.Holder,
+		return leasegate.Result{Outcome: leasegate.Blocked, Reason: d.Reason, Holder: d.Holder,
 			Message: fmt.Sprintf("%s is still held by %s; blocker %s stays open", rep.Path, holder, rep.ID)}, nil, pre, nil
 	}
 	c.fillIDs(d.Events, now)
-	return Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried blocker " + rep.ID + ": granted"}, d.Events, pre, nil
+	return leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried blocker " + rep.ID + ": granted"}, d.Events, pre, nil
 }
 
-func (c *Coordinator) finishHold(h *hold, r Result) {
+func (c *Coordinator) finishHold(h *hold, r leasegate.Result) {
 	if h == nil {
 		return
 	}
@@ -133,16 +126,16 @@ func (c *Coordinator) finishHold(h *hold, r Result) {
 	}
 }
 
-func resolveMessage(r Result, held bool) string {
+func resolveMessage(r leasegate.Result, held bool) string {
 	if !held {
 		return string(r.Outcome) + " recorded; no held mutation is waiting (its worker is gone or the coordinator restarted)"
 	}
 	switch r.Outcome {
-	case Granted:
+	case leasegate.Granted:
 		return "retry granted: the held write proceeds"
-	case Denied:
+	case leasegate.Denied:
 		return "write denied with EBUSY; the worker resumes"
-	case Aborted:
+	case leasegate.Aborted:
 		return "worker aborted"
 	}
 	return r.Message

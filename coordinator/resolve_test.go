@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -23,7 +23,7 @@ func blocked(t *testing.T, e *env) string {
 	r := e.mutate("bob", "src/a.go")
 	e.advanceTo(3 * time.Minute)
 	res, err := e.c.WaitContention(e.ctx, r.Contention.ID)
-	if err != nil || res.Outcome != coordinator.Blocked {
+	if err != nil || res.Outcome != leasegate.Blocked {
 		t.Fatalf("WaitContention = %s, %v; want blocked", res.Outcome, err)
 	}
 	return res.Blocker.ID
@@ -37,15 +37,15 @@ func TestResolve(t *testing.T) {
 		name       string
 		release    bool // alice's worker ends before the operator answers
 		action     blocker.Action
-		want       coordinator.Outcome // of Resolve and of the held mutation
+		want       leasegate.Outcome // of Resolve and of the held mutation
 		wantStatus blocker.Status
 		bobHolds   []string
 	}{
-		{name: "retry while held", action: blocker.ActionRetry, want: coordinator.Blocked, wantStatus: blocker.StatusOpen},
-		{name: "retry after release", release: true, action: blocker.ActionRetry, want: coordinator.Granted,
+		{name: "retry while held", action: blocker.ActionRetry, want: leasegate.Blocked, wantStatus: blocker.StatusOpen},
+		{name: "retry after release", release: true, action: blocker.ActionRetry, want: leasegate.Granted,
 			wantStatus: blocker.StatusRetried, bobHolds: []string{"src/a.go", "src/a_test.go"}},
-		{name: "deny", action: blocker.ActionDeny, want: coordinator.Denied, wantStatus: blocker.StatusDenied},
-		{name: "abort", action: blocker.ActionAbort, want: coordinator.Aborted, wantStatus: blocker.StatusAborted},
+		{name: "deny", action: blocker.ActionDeny, want: leasegate.Denied, wantStatus: blocker.StatusDenied},
+		{name: "abort", action: blocker.ActionAbort, want: leasegate.Aborted, wantStatus: blocker.StatusAborted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestResolve(t *testing.T) {
 				if got := e.held("bob", gate.KindAuto); !slices.Equal(got, tt.bobHolds) {
 					t.Fatalf("bob holds %q after %s, want %q", got, tt.name, tt.bobHolds)
 				}
-				if rep, _ := e.c.Blocker(id); rep.Status != tt.wantStatus {
+				if rep, _ := blockerOf(e.c, id); rep.Status != tt.wantStatus {
 					t.Fatalf("book has the blocker %s, want %s", rep.Status, tt.wantStatus)
 				}
 				if tt.wantStatus == blocker.StatusOpen {
@@ -106,10 +106,10 @@ func TestResolveRetryKeepsBlockerUntilGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		id := blocked(t, e)
-		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != coordinator.Blocked {
+		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != leasegate.Blocked {
 			t.Fatalf("Resolve(retry) while held = %s, %v; want blocked", res.Outcome, err)
 		}
-		waited := make(chan coordinator.Result, 1)
+		waited := make(chan leasegate.Result, 1)
 		go func() {
 			r, _ := e.c.WaitBlocker(e.ctx, id)
 			waited <- r
@@ -124,10 +124,10 @@ func TestResolveRetryKeepsBlockerUntilGranted(t *testing.T) {
 		if _, err := e.c.End(e.ctx, "alice", "worker exited"); err != nil {
 			t.Fatalf("End(alice) = %v", err)
 		}
-		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != coordinator.Granted {
+		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != leasegate.Granted {
 			t.Fatalf("Resolve(retry) after release = %s, %v; want granted", res.Outcome, err)
 		}
-		if r := <-waited; r.Outcome != coordinator.Granted || len(r.Leases) != 2 {
+		if r := <-waited; r.Outcome != leasegate.Granted || len(r.Leases) != 2 {
 			t.Fatalf("held mutation = %s with %d leases, want granted with 2", r.Outcome, len(r.Leases))
 		}
 	})
@@ -145,7 +145,7 @@ func TestResolveRefusesBadInput(t *testing.T) {
 		if _, err := e.c.Resolve(e.ctx, id, blocker.Action("shrug"), "op", ""); !errors.Is(err, blocker.ErrUnknownAction) {
 			t.Errorf("Resolve(shrug) = %v, want ErrUnknownAction", err)
 		}
-		if rep, _ := e.c.Blocker(id); rep.Status != blocker.StatusOpen {
+		if rep, _ := blockerOf(e.c, id); rep.Status != blocker.StatusOpen {
 			t.Fatalf("blocker %s after refused resolutions, want open", rep.Status)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -13,11 +14,11 @@ import (
 // resolvedContention is the payload of the event that records an
 // operator's act on a waiting contention.
 type resolvedContention struct {
-	Contention string         `json:"contention_id"`
-	Action     blocker.Action `json:"action"`
-	By         string         `json:"by"`
-	Note       string         `json:"note,omitempty"`
-	Result     Outcome        `json:"result"`
+	Contention string            `json:"contention_id"`
+	Action     blocker.Action    `json:"action"`
+	By         string            `json:"by"`
+	Note       string            `json:"note,omitempty"`
+	Result     leasegate.Outcome `json:"result"`
 }
 
 // resolveContention carries out an operator's instruction on a write that
@@ -25,10 +26,10 @@ type resolvedContention struct {
 // write proceeds; still held: it keeps waiting for its retry), deny fails
 // it with EBUSY, abort ends the worker. Each is recorded with the note and
 // the operator. Call with c.mu held; it unlocks it.
-func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a blocker.Action, by, note string, cl caller) (ResolveResult, error) {
+func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a blocker.Action, by, note string, cl caller) (leasegate.ResolveResult, error) {
 	now := c.clock.Now()
 	view := con.view
-	var res Result
+	var res leasegate.Result
 	var evs []gate.Event
 	pre := closedNil()
 	switch a {
@@ -36,7 +37,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 		o := c.owners[con.req.Owner]
 		if o == nil || o.gone {
 			c.mu.Unlock()
-			return ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"}
+			return leasegate.ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"}
 		}
 		req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(con.req.Paths), Paths: con.req.Paths, Files: con.req.Files}}
 		d, rd, err := c.decideReclaiming(req, now)
@@ -50,17 +51,17 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 			}
 			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", conflictFile(con.req.Paths, view.Holder),
 				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
-			return ResolveResult{Contention: &view, Outcome: Contended, Message: msg}, err
+			return leasegate.ResolveResult{Contention: &view, Outcome: leasegate.Contended, Message: msg}, err
 		}
 		c.fillIDs(d.Events, now)
-		res, evs, pre = Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried the write: granted"}, d.Events, rd
+		res, evs, pre = leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried the write: granted"}, d.Events, rd
 	case blocker.ActionDeny:
-		res = Result{Outcome: Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
+		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
 	case blocker.ActionAbort:
-		res = Result{Outcome: Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
+		res = leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
 	default:
 		c.mu.Unlock()
-		return ResolveResult{}, fmt.Errorf("action %q: %w", a, blocker.ErrUnknownAction)
+		return leasegate.ResolveResult{}, fmt.Errorf("action %q: %w", a, blocker.ErrUnknownAction)
 	}
 	res.Message = withNote(res.Message, note)
 	data, _ := json.Marshal(resolvedContention{Contention: view.ID, Action: a, By: by, Note: note, Result: res.Outcome})
@@ -70,18 +71,18 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 	done, err := c.commit(evs)
 	if err != nil {
 		c.mu.Unlock()
-		return ResolveResult{}, err
+		return leasegate.ResolveResult{}, err
 	}
 	c.sched.CancelRetry(view.ID)
 	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
 	con.view.Outcome = res.Outcome // no retry or wake decides it again
 	c.mu.Unlock()
 	if err := durable(ctx, both(pre, done)); err != nil {
-		return ResolveResult{}, err
+		return leasegate.ResolveResult{}, err
 	}
 	c.mu.Lock()
 	c.decided(con, res)
 	view = con.view
 	c.mu.Unlock()
-	return ResolveResult{Contention: &view, Outcome: res.Outcome, Message: res.Message}, nil
+	return leasegate.ResolveResult{Contention: &view, Outcome: res.Outcome, Message: res.Message}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -17,7 +18,7 @@ import (
 func (c *Coordinator) retry(id string) {
 	c.mu.Lock()
 	con := c.contentions[id]
-	if con == nil || con.view.Outcome != Contended {
+	if con == nil || con.view.Outcome != leasegate.Contended {
 		c.mu.Unlock()
 		return
 	}
@@ -25,7 +26,7 @@ func (c *Coordinator) retry(id string) {
 	now := c.clock.Now()
 	o := c.owners[con.req.Owner]
 	if o == nil || o.gone {
-		c.decided(con, Result{Outcome: Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"})
 		c.mu.Unlock()
 		return
 	}
@@ -44,16 +45,16 @@ func (c *Coordinator) retry(id string) {
 	switch {
 	case raced(err) && con.races < raceAttempts:
 		c.retryRaced(con)
-	case errors.Is(err, ErrNoSession):
+	case errors.Is(err, leasegate.ErrNoSession):
 		c.retryOnSession(con)
 	case err != nil:
 		c.log.Error("retry failed", "contention", id, "error", err)
-		c.decided(con, Result{Outcome: Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})
 	case d.Granted:
 		c.log.Info("retry granted", "contention", id, "requester", con.req.Owner)
-		c.decided(con, Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
 	case d.Reason != gate.ReasonHeldByOther:
-		c.decided(con, Result{Outcome: Denied, Reason: d.Reason, Message: d.Message})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Denied, Reason: d.Reason, Message: d.Message})
 	default:
 		c.decided(con, c.held[con.view.BlockerID].result)
 	}
@@ -61,7 +62,7 @@ func (c *Coordinator) retry(id string) {
 
 // decided records a contention's outcome and wakes its waiters. Call with
 // c.mu held.
-func (c *Coordinator) decided(con *contention, r Result) {
+func (c *Coordinator) decided(con *contention, r leasegate.Result) {
 	con.decidedAt = c.clock.Now()
 	con.view.Outcome = r.Outcome
 	con.result = r
@@ -93,8 +94,8 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	evs := []gate.Event{
 		{Type: gate.EventRetry, At: now, Actor: con.req.Owner, Path: rep.Path, LeaseID: h.ID, Reason: string(d.Reason), Data: retryData},
 		opened,
-		notice(con.req.Owner, NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", rep.Path, h.Owner.Name, rep.ID)),
-		leaseNotice(h, NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, heldPath(rep))),
+		notice(con.req.Owner, leasegate.NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", rep.Path, h.Owner.Name, rep.ID)),
+		leaseNotice(h, leasegate.NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, heldPath(rep))),
 	}
 	done, err := c.commit(evs)
 	if err != nil {
@@ -103,7 +104,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	con.view.BlockerID = rep.ID
 	con.holdBy(d)
 	c.held[rep.ID] = &hold{con: con, done: make(chan struct{}),
-		result: Result{Outcome: Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
+		result: leasegate.Result{Outcome: leasegate.Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
 			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Where(), rep.ID)}}
 	c.writeReport(rep)
 	c.log.Warn("blocker opened", "blocker", rep.ID, "file", rep.Path, "requester", con.req.Owner, "holder", h.Owner.Name)
@@ -112,7 +113,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 
 // WaitContention waits until a contention's retry is decided or ctx ends,
 // and returns where it stands (Contended if ctx ended first).
-func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, error) {
+func (c *Coordinator) WaitContention(ctx context.Context, id string) (leasegate.Result, error) {
 	c.mu.Lock()
 	con := c.contentions[id]
 	if con != nil {
@@ -120,7 +121,7 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, er
 	}
 	c.mu.Unlock()
 	if con == nil {
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
 	}
 	peer, gone := watchPeer(ctx)
 	defer peer.Close()
@@ -131,13 +132,13 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, er
 	}
 	c.mu.Lock()
 	con.waiters--
-	if peer != nil && peer.Exited() && con.view.Outcome == Contended && con.waiters == 0 {
+	if peer != nil && peer.Exited() && con.view.Outcome == leasegate.Contended && con.waiters == 0 {
 		done := c.withdraw(con, fmt.Sprintf("its waiter (pid %d) ended before the write was decided", peer.PID), c.clock.Now())
 		c.mu.Unlock()
 		return con.result, <-done
 	}
 	defer c.mu.Unlock()
-	if con.view.Outcome == Contended {
+	if con.view.Outcome == leasegate.Contended {
 		return con.contended(), nil
 	}
 	return con.result, nil
@@ -145,12 +146,12 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (Result, er
 
 // WaitBlocker waits until an operator resolves a blocker or ctx ends, and
 // returns where the held mutation stands (Blocked if ctx ended first).
-func (c *Coordinator) WaitBlocker(ctx context.Context, id string) (Result, error) {
+func (c *Coordinator) WaitBlocker(ctx context.Context, id string) (leasegate.Result, error) {
 	c.mu.Lock()
 	h := c.held[id]
 	c.mu.Unlock()
 	if h == nil {
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no held mutation for blocker " + id}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no held mutation for blocker " + id}
 	}
 	select {
 	case <-h.done:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -27,7 +28,7 @@ type seen struct {
 // registered is the payload of an owner.registered event: the
 // registration and, when there was a peer, what the coordinator saw.
 type registered struct {
-	Registration
+	leasegate.Registration
 	Seen *seen `json:"seen,omitempty"`
 }
 
@@ -38,7 +39,7 @@ type registered struct {
 // or the reported pid is not found among them (it is then judged as
 // reported, and never dead while its heartbeats are fresh).
 func (c *Coordinator) identify(ctx context.Context, o gate.Owner) *seen {
-	p, ok := PeerOf(ctx)
+	p, ok := leasegate.PeerOf(ctx)
 	switch {
 	case !ok:
 		return nil

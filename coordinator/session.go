@@ -2,17 +2,11 @@ package coordinator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-)
 
-// ErrNoSession refuses a decision while this coordinator has no session
-// on the shared ledger, or has a new one but has not yet reloaded its
-// table since it lost the old: another machine may have reclaimed its
-// owners' leases meanwhile, so its table can no longer be trusted. The
-// answer is "unavailable": a worker's write stays held and is retried.
-var ErrNoSession = errors.New("no session on the shared lease table")
+	"github.com/leasegate/leasegate"
+)
 
 // sessionKeeper is a shared ledger whose writer holds a session
 // (store/etcd): Session numbers the current one and fails while there is
@@ -31,10 +25,10 @@ func (c *Coordinator) serving() error {
 	}
 	gen, err := s.Session()
 	if err != nil {
-		return fmt.Errorf("%w: writes are held until a new one is up and the table reloaded: %w", ErrNoSession, err)
+		return fmt.Errorf("%w: writes are held until a new one is up and the table reloaded: %w", leasegate.ErrNoSession, err)
 	}
 	if was := c.served.Load(); gen != was {
-		return fmt.Errorf("%w: the table is being reloaded after session %d was lost", ErrNoSession, was)
+		return fmt.Errorf("%w: the table is being reloaded after session %d was lost", leasegate.ErrNoSession, was)
 	}
 	return nil
 }

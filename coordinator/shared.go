@@ -8,16 +8,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
 )
-
-// ErrRaced is returned when another coordinator sharing the ledger
-// committed first and this one's decision was made without its events:
-// nothing of it was written. Lease and Mutate catch up and decide again by
-// themselves; other callers may simply ask again.
-var ErrRaced = errors.New("another coordinator changed the shared lease table first")
 
 // raceAttempts bounds how often Lease and Mutate decide again after a lost
 // race before they give up with ErrRaced; before each new attempt they
@@ -128,7 +123,9 @@ func (c *Coordinator) afterForeign(evs []gate.Event) {
 }
 
 // raced reports whether err is a lost race on the shared ledger.
-func raced(err error) bool { return errors.Is(err, ErrRaced) || errors.Is(err, store.ErrConflict) }
+func raced(err error) bool {
+	return errors.Is(err, leasegate.ErrRaced) || errors.Is(err, store.ErrConflict)
+}
 
 // again runs op until it does not lose a race on the shared ledger,
 // catching up before each new attempt.
@@ -149,17 +146,17 @@ func again[T any](ctx context.Context, c *Coordinator, op func() (T, error)) (T,
 }
 
 // Lease carries out an explicit lease operation; see lease.
-func (c *Coordinator) Lease(ctx context.Context, lr LeaseRequest) (LeaseResult, error) {
-	return again(ctx, c, func() (LeaseResult, error) { return c.lease(ctx, lr) })
+func (c *Coordinator) Lease(ctx context.Context, lr leasegate.LeaseRequest) (leasegate.LeaseResult, error) {
+	return again(ctx, c, func() (leasegate.LeaseResult, error) { return c.lease(ctx, lr) })
 }
 
 // Mutate gates one mutation; see mutate.
-func (c *Coordinator) Mutate(ctx context.Context, req MutateRequest) (Result, error) {
-	return again(ctx, c, func() (Result, error) { return c.mutate(ctx, req) })
+func (c *Coordinator) Mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
+	return again(ctx, c, func() (leasegate.Result, error) { return c.mutate(ctx, req) })
 }
 
 // Register records an owner; see register.
-func (c *Coordinator) Register(ctx context.Context, r Registration) error {
+func (c *Coordinator) Register(ctx context.Context, r leasegate.Registration) error {
 	_, err := again(ctx, c, func() (struct{}, error) { return struct{}{}, c.register(ctx, r) })
 	return err
 }

@@ -1,10 +1,12 @@
 package coordinator
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/store"
 )
 
@@ -12,49 +14,19 @@ import (
 // latency histogram: from a page-cache fsync to a disk that stalls.
 var commitLatencyBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}
 
-// Histogram is a cumulative histogram: Counts[i] observations were at
-// most Bounds[i]; Count and Sum cover all of them.
-type Histogram struct {
-	Bounds []float64 `json:"bounds"`
-	Counts []uint64  `json:"counts"`
-	Count  uint64    `json:"count"`
-	Sum    float64   `json:"sum"`
-}
-
-// Stats are the figures only the coordinator's process has, for
-// monitoring (GET /v1/stats, `leasegate ui`'s /metrics).
-type Stats struct {
-	// CommitLatency is how long each decision's events took from being
-	// queued for the ledger to being durable (seconds): what a gated
-	// write waits for the ledger.
-	CommitLatency Histogram `json:"commit_latency_seconds"`
-	// CommitBatch is how many events each ledger commit carried: the
-	// group commit's batch size (events per fsync). From the ledger's own
-	// committer when it has one (store.Batcher), else from the writer's
-	// appends.
-	CommitBatch Histogram `json:"commit_batch_events"`
-	// CommittedEvents counts the events made durable.
-	CommittedEvents uint64 `json:"committed_events"`
-	// JournalHeadroom is how many bytes the ledger's journal can still
-	// take before writes are refused; -1 when the ledger does not say.
-	JournalHeadroom int64 `json:"journal_headroom_bytes"`
-	// Goroutines is the coordinator's runtime.NumGoroutine.
-	Goroutines int `json:"goroutines"`
-}
-
 // commitStats accumulates the commit figures. Commit latency is real
 // elapsed time (time.Since on the monotonic clock), not the injected
 // clock: it measures the disk, which a mock clock cannot.
 type commitStats struct {
 	mu      sync.Mutex
-	latency Histogram
+	latency leasegate.Histogram
 	batches store.Batches // the writer's own appends, for a ledger that is no store.Batcher
 	events  uint64
 }
 
 func newCommitStats() *commitStats {
 	b := commitLatencyBounds
-	return &commitStats{latency: Histogram{Bounds: b, Counts: make([]uint64, len(b))}, batches: store.NewBatches()}
+	return &commitStats{latency: leasegate.Histogram{Bounds: b, Counts: make([]uint64, len(b))}, batches: store.NewBatches()}
 }
 
 // observe records one commit of n events queued at start.
@@ -73,8 +45,8 @@ func (s *commitStats) observe(start time.Time, n int) {
 }
 
 // Stats returns the coordinator's own figures.
-func (c *Coordinator) Stats() Stats {
-	st := Stats{JournalHeadroom: -1, Goroutines: runtime.NumGoroutine()}
+func (c *Coordinator) Stats(context.Context) (leasegate.Stats, error) {
+	st := leasegate.Stats{JournalHeadroom: -1, Goroutines: runtime.NumGoroutine()}
 	if d, ok := c.cfg.Ledger.(degradable); ok {
 		st.JournalHeadroom = d.Headroom()
 	}
@@ -89,7 +61,7 @@ func (c *Coordinator) Stats() Stats {
 		b = l.Batches()
 	}
 	st.CommitBatch = batchHistogram(b)
-	return st
+	return st, nil
 }
 
 // observeBatch records one append of n events made by the writer.
@@ -100,6 +72,6 @@ func (s *commitStats) observeBatch(n int) {
 }
 
 // batchHistogram is b as a Histogram of events per commit.
-func batchHistogram(b store.Batches) Histogram {
-	return Histogram{Bounds: b.Bounds, Counts: b.Counts, Count: b.Commits, Sum: float64(b.Events)}
+func batchHistogram(b store.Batches) leasegate.Histogram {
+	return leasegate.Histogram{Bounds: b.Bounds, Counts: b.Counts, Count: b.Commits, Sum: float64(b.Events)}
 }

@@ -10,10 +10,10 @@ import (
 func TestStatsCountCommits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t, slowLiveness)
-		before := e.c.Stats()
+		before := mustStats(e.t, e.c)
 		e.checkout("carol", 0, "docs/**")
 		e.checkout("dave", 0, "src/**")
-		st := e.c.Stats()
+		st := mustStats(e.t, e.c)
 		if got := st.CommitLatency.Count - before.CommitLatency.Count; got < 2 {
 			t.Errorf("commit latency count grew by %d over two check-outs, want at least 2", got)
 		}

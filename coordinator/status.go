@@ -3,9 +3,11 @@ package coordinator
 import (
 	"cmp"
 	"context"
+	"errors"
 	"sort"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -13,51 +15,13 @@ import (
 // maxUngated is how many recent ungated writes status keeps.
 const maxUngated = 100
 
-// UngatedWrite is a change seen on disk that no sidecar gated, reported
-// with the lease it collided with, if any.
-type UngatedWrite struct {
-	Path     string    `json:"path"`
-	At       time.Time `json:"at"`
-	Op       string    `json:"op"`
-	Reporter string    `json:"reporter,omitempty"` // who noticed: watcher, hook session
-	// Rule marks a write of a file that changes the gating rule or what
-	// git runs (workspace.RuleFile), reported by the writer's sidecar:
-	// it is recorded as a rule.changed event, not as an ungated write.
-	Rule  bool        `json:"rule,omitempty"`
-	Lease *gate.Lease `json:"collided_with,omitempty"`
-}
-
-// Status is everything `leasegate status` shows.
-type Status struct {
-	Now         time.Time        `json:"now"`
-	StartedAt   time.Time        `json:"started_at"`
-	LastSeq     uint64           `json:"last_seq"` // of the last event committed to the ledger
-	Owners      []OwnerView      `json:"owners"`
-	Leases      []gate.Lease     `json:"leases"`
-	Contentions []ContentionView `json:"contentions"`
-	Blockers    []blocker.Report `json:"blockers"`
-	Ungated     []UngatedWrite   `json:"ungated"`
-	// RetryAfter and IdleAfter are the coordinator's windows, which apply
-	// to owners that name none; Defaults says where they came from.
-	RetryAfter time.Duration `json:"retry_after_ns"`
-	IdleAfter  time.Duration `json:"idle_after_ns"`
-	Defaults   gate.Windows  `json:"default_windows"`
-	// PidNS is the coordinator's pid namespace: a private one sees only
-	// the workers inside it, which status says.
-	PidNS PidNS `json:"pid_namespace"`
-	// LedgerWarning says why the ledger is degraded (a full disk): its
-	// journal cannot be copied into the ledger file, and writes are
-	// refused before the journal runs out. Empty while it is healthy.
-	LedgerWarning string `json:"ledger_warning,omitempty"`
-}
-
 // Status returns a consistent snapshot of the coordinator's state.
-func (c *Coordinator) Status() Status {
+func (c *Coordinator) Status(context.Context) (leasegate.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	s := Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
-		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]UngatedWrite(nil), c.ungated...),
+	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
+		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]leasegate.UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}
 	for _, l := range s.Leases {
@@ -72,24 +36,24 @@ func (c *Coordinator) Status() Status {
 			continue
 		}
 		v := c.cfg.Liveness.Evaluate(o.subject(), now)
-		s.Owners = append(s.Owners, OwnerView{Owner: o.Owner, SeenPID: o.seenPID(), RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
+		s.Owners = append(s.Owners, leasegate.OwnerView{Owner: o.Owner, SeenPID: o.seenPID(), RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
 			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Windows: c.windowsOf(o.Name),
 			Liveness: v, Leases: counts[o.Name], HaltedBy: halted[o.Name]})
 	}
 	sort.Slice(s.Owners, func(i, j int) bool { return s.Owners[i].Name < s.Owners[j].Name })
 	for _, con := range c.contentions {
-		if con.view.Outcome == Contended {
+		if con.view.Outcome == leasegate.Contended {
 			s.Contentions = append(s.Contentions, con.view)
 		}
 	}
 	sort.Slice(s.Contentions, func(i, j int) bool { return s.Contentions[i].ID < s.Contentions[j].ID })
-	s.emptyNotNil()
-	return s
+	emptyNotNil(&s)
+	return s, nil
 }
 
 // emptyNotNil makes the lists that have nothing empty rather than nil:
 // `[]` in JSON, never `null`.
-func (s *Status) emptyNotNil() {
+func emptyNotNil(s *leasegate.Status) {
 	s.Owners = nonNil(s.Owners)
 	s.Leases = nonNil(s.Leases)
 	s.Contentions = nonNil(s.Contentions)
@@ -106,24 +70,24 @@ func nonNil[T any](l []T) []T {
 }
 
 // Blockers returns blocker reports: open ones, or all with all set.
-func (c *Coordinator) Blockers(all bool) []blocker.Report {
+func (c *Coordinator) Blockers(_ context.Context, all bool) ([]blocker.Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if all {
-		return nonNil(c.annotate(c.book.All(), c.clock.Now()))
+		return nonNil(c.annotate(c.book.All(), c.clock.Now())), nil
 	}
-	return nonNil(c.annotate(c.book.Open(), c.clock.Now()))
+	return nonNil(c.annotate(c.book.Open(), c.clock.Now())), nil
 }
 
 // Blocker returns one blocker report.
-func (c *Coordinator) Blocker(id string) (blocker.Report, bool) {
+func (c *Coordinator) Blocker(_ context.Context, id string) (blocker.Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.book.Get(id)
-	if ok {
-		r = c.annotate([]blocker.Report{r}, c.clock.Now())[0]
+	if !ok {
+		return blocker.Report{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no blocker " + id}
 	}
-	return r, ok
+	return c.annotate([]blocker.Report{r}, c.clock.Now())[0], nil
 }
 
 // History returns the audit trail from the ledger: every event touching
@@ -154,18 +118,57 @@ func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string,
 }
 
 // Events calls fn for every committed event with Seq > after, oldest
-// first, reading the ledger from there (not from its start); it stops at
-// fn's first error.
-func (c *Coordinator) Events(ctx context.Context, after uint64, fn func(gate.Event) error) error {
+// first, reading the ledger from there (not from its start); with follow
+// it goes on with each event as it is committed until ctx ends. It stops
+// at fn's first error, and with ErrFellBehind when a follower falls more
+// than followBuffer events behind.
+func (c *Coordinator) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {
+	var live <-chan gate.Event
+	if follow {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx) // ends the subscription with the call
+		defer cancel()
+		// Subscribed before the backlog is read, so that no event
+		// committed meanwhile falls between the two.
+		live = c.Subscribe(ctx, followBuffer)
+	}
 	if err := c.w.caughtUp(ctx); err != nil {
 		return err
 	}
-	return c.cfg.Ledger.Replay(ctx, after, fn)
+	last := after
+	err := c.cfg.Ledger.Replay(ctx, after, func(e gate.Event) error {
+		last = e.Seq
+		return fn(e)
+	})
+	if err != nil || live == nil {
+		return err
+	}
+	for e := range live {
+		if e.Seq <= last {
+			continue // already passed on from the backlog
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return ErrFellBehind
 }
+
+// followBuffer is how many committed events a follower of Events may lag
+// behind before it is cut off: enough for a burst of decisions, small
+// enough that a stalled reader does not hold the coordinator's memory.
+const followBuffer = 1024
+
+// ErrFellBehind ends Events when its follower fell more than followBuffer
+// events behind; it may follow again from the last event it saw.
+var ErrFellBehind = errors.New("event follower fell behind")
 
 // ReportUngated records a write no sidecar gated. When the path is leased,
 // the collision is recorded in the ledger as well.
-func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {
+func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
 	cp, err := gate.CleanPath(w.Path)
 	if err != nil {
 		return gate.AsDenied(err)
@@ -195,7 +198,7 @@ func (c *Coordinator) ReportUngated(ctx context.Context, w UngatedWrite) error {
 
 // recordUngated keeps an ungated write for status and the ledger. Call
 // with c.mu held.
-func (c *Coordinator) recordUngated(w UngatedWrite, now time.Time) (<-chan error, error) {
+func (c *Coordinator) recordUngated(w leasegate.UngatedWrite, now time.Time) (<-chan error, error) {
 	c.ungated = append(c.ungated, w)
 	if len(c.ungated) > maxUngated {
 		c.ungated = c.ungated[len(c.ungated)-maxUngated:]
@@ -229,7 +232,7 @@ func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error 
 		return nil
 	}
 	c.ended.note(path, now) // one report per path per grace period
-	done, err := c.recordUngated(UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}, now)
+	done, err := c.recordUngated(leasegate.UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}, now)
 	c.mu.Unlock()
 	if err != nil {
 		return err
@@ -265,7 +268,7 @@ func (c *Coordinator) ObserveLoss(ctx context.Context) error {
 		return nil
 	}
 	c.lastLoss = now
-	done, err := c.recordUngated(UngatedWrite{Path: ".", At: now, Op: "overflow", Reporter: "watcher"}, now)
+	done, err := c.recordUngated(leasegate.UngatedWrite{Path: ".", At: now, Op: "overflow", Reporter: "watcher"}, now)
 	c.mu.Unlock()
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -19,7 +20,7 @@ func (c *Coordinator) sweep(time.Time) {
 		case l.Expired(now):
 			evs = append(evs,
 				gate.Event{Type: gate.EventExpired, At: now, Actor: "coordinator", LeaseID: l.ID, Reason: "ttl elapsed"},
-				leaseNotice(l, NoticeExpired, now, fmt.Sprintf("lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339))))
+				leaseNotice(l, leasegate.NoticeExpired, now, fmt.Sprintf("lease %s expired at %s", l.ID, l.ExpiresAt.UTC().Format(time.RFC3339))))
 			c.sched.CancelReminder(string(l.ID))
 		case c.dueReminder(l, now):
 			evs = append(evs, c.reminderEvents(l, now)...)
@@ -46,7 +47,7 @@ func (c *Coordinator) reminderEvents(l gate.Lease, now time.Time) []gate.Event {
 		l.ID, scopeText(l.Scope), l.Remaining(now).Round(time.Second), l.ExpiresAt.UTC().Format(time.RFC3339), l.ID, l.ID)
 	return []gate.Event{
 		{Type: gate.EventReminded, At: now, Actor: "coordinator", LeaseID: l.ID},
-		leaseNotice(l, NoticeReminder, now, msg),
+		leaseNotice(l, leasegate.NoticeReminder, now, msg),
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -64,7 +64,7 @@ func TestObserveChangeOnCheckout(t *testing.T) {
 
 func release(t *testing.T, e *env, l gate.Lease) {
 	t.Helper()
-	_, err := e.c.Lease(e.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
+	_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})
 	if err != nil {
 		t.Fatalf("release %s = %v", l.ID, err)
 	}
@@ -111,7 +111,7 @@ func TestObserveLoss(t *testing.T) {
 				t.Errorf("event %+v, want path \".\", reason overflow, actor watcher", ev)
 			}
 		}
-		st := e.c.Status()
+		st := mustStatus(e.t, e.c)
 		if n := len(st.Ungated); n != 2 || st.Ungated[1].Op != "overflow" || st.Ungated[1].Path != "." {
 			t.Fatalf("status ungated = %+v, want the two overflows", st.Ungated)
 		}

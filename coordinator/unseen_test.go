@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -16,18 +16,18 @@ import (
 func TestUnseenCallerIsJudgedByHeartbeat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		outside := coordinator.WithPeer(e.ctx, gate.Peer{PID: 0, UID: 0})
-		if err := e.c.Register(outside, coordinator.Registration{Owner: gate.Owner{Name: "host", Host: "h", PID: 4242}}); err != nil {
+		outside := leasegate.WithPeer(e.ctx, gate.Peer{PID: 0, UID: 0})
+		if err := e.c.Register(outside, leasegate.Registration{Owner: gate.Owner{Name: "host", Host: "h", PID: 4242}}); err != nil {
 			t.Fatalf("Register from outside the namespace = %v, want nil", err)
 		}
-		if _, err := e.c.Mutate(outside, coordinator.MutateRequest{Owner: "host", Op: "write", Paths: []string{"b.txt"}}); err != nil {
+		if _, err := e.c.Mutate(outside, leasegate.MutateRequest{Owner: "host", Op: "write", Paths: []string{"b.txt"}}); err != nil {
 			t.Fatalf("Mutate as the unseen owner = %v, want granted", err)
 		}
 		e.mutate("alice", "a.txt")
-		if _, err := e.c.Mutate(outside, coordinator.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); !errors.Is(err, gate.ErrOwnerMismatch) {
+		if _, err := e.c.Mutate(outside, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"c.txt"}}); !errors.Is(err, gate.ErrOwnerMismatch) {
 			t.Fatalf("Mutate as alice from outside = %v, want OWNER_MISMATCH", err)
 		}
-		if err := e.c.Register(outside, coordinator.Registration{Owner: gate.Owner{Name: "alice", PID: 7}}); !errors.Is(err, gate.ErrOwnerMismatch) {
+		if err := e.c.Register(outside, leasegate.Registration{Owner: gate.Owner{Name: "alice", PID: 7}}); !errors.Is(err, gate.ErrOwnerMismatch) {
 			t.Fatalf("Register(alice) from outside = %v, want OWNER_MISMATCH", err)
 		}
 	})

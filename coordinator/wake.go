@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -24,7 +25,7 @@ type wokenData struct {
 // Call with c.mu held.
 func (c *Coordinator) wakeWaiters(e gate.Event) {
 	for _, con := range c.byKey {
-		if con.view.Outcome != Contended || !con.waitsOn[e.LeaseID] {
+		if con.view.Outcome != leasegate.Contended || !con.waitsOn[e.LeaseID] {
 			continue
 		}
 		id, ended := con.view.ID, e
@@ -39,7 +40,7 @@ func (c *Coordinator) wakeWaiters(e gate.Event) {
 func (c *Coordinator) wake(id string, ended gate.Event) {
 	c.mu.Lock()
 	con := c.contentions[id]
-	if con == nil || con.view.Outcome != Contended {
+	if con == nil || con.view.Outcome != leasegate.Contended {
 		c.mu.Unlock()
 		return
 	}
@@ -64,18 +65,18 @@ func (c *Coordinator) wake(id string, ended gate.Event) {
 	}
 	c.sched.CancelRetry(id)
 	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
-	con.view.Outcome = Granted // no retry or second wake decides it again
+	con.view.Outcome = leasegate.Granted // no retry or second wake decides it again
 	c.mu.Unlock()
 	err = <-done
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
 		c.log.Error("early grant failed", "contention", id, "error", err)
-		c.decided(con, Result{Outcome: Denied, Reason: gate.ReasonInputInvalid, Message: "early grant failed: " + err.Error()})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonInputInvalid, Message: "early grant failed: " + err.Error()})
 		return
 	}
 	c.log.Info("waiter woken", "contention", id, "requester", con.req.Owner, "ended-lease", ended.LeaseID, "by", ended.Type)
-	c.decided(con, Result{Outcome: Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
+	c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
 }
 
 // decideWoken decides a woken contention's mutation and commits a grant

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -26,7 +27,7 @@ func named(retry, idle time.Duration, src gate.WindowSource) gate.Windows {
 
 func (e *env) registerWith(name string, ws gate.Windows) {
 	e.t.Helper()
-	if err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: name}, Windows: ws}); err != nil {
+	if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: name}, Windows: ws}); err != nil {
 		e.t.Fatalf("Register(%s, %+v) = %v", name, ws, err)
 	}
 }
@@ -46,13 +47,13 @@ func TestWindowsBelongToTheirOwners(t *testing.T) {
 		carol, bob := e.mutate("carol", "a.txt"), e.mutate("bob", "d.txt")
 		for _, tc := range []struct {
 			who  string
-			r    coordinator.Result
+			r    leasegate.Result
 			want gate.Window
 		}{
 			{"carol", carol, gate.Window{After: 2 * time.Second, From: gate.FromFlag}},
 			{"bob", bob, gate.Window{After: gate.DefaultRetryAfter, From: gate.FromCoordinator}},
 		} {
-			if tc.r.Outcome != coordinator.Contended || tc.r.Contention.RetryAfter != tc.want ||
+			if tc.r.Outcome != leasegate.Contended || tc.r.Contention.RetryAfter != tc.want ||
 				tc.r.Contention.RetryAt.Sub(tc.r.Contention.FirstDeniedAt) != tc.want.After {
 				t.Fatalf("%s's contention %+v, want retry %s after the denial", tc.who, tc.r.Contention, tc.want)
 			}
@@ -116,7 +117,7 @@ func TestRequestRetryWindow(t *testing.T) {
 		e := startEnv(t)
 		e.mutate("alice", "a.txt")
 		w := gate.Window{After: 3 * time.Second, From: gate.FromFlag}
-		r, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, RetryAfter: w})
+		r, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}, RetryAfter: w})
 		if err != nil || r.Contention == nil || !r.Contention.RetryAt.Equal(e.at(3*time.Second)) || r.Contention.RetryAfter != w {
 			t.Fatalf("Mutate(bob, 3s window) = %+v, %v; want the retry at 3s", r.Contention, err)
 		}
@@ -136,7 +137,7 @@ func TestWindowsInStatusAndReplay(t *testing.T) {
 			"carol": named(time.Second, 2*time.Second, gate.FromFlag),
 		}
 		for round := range 2 {
-			s := e.c.Status()
+			s := mustStatus(e.t, e.c)
 			if s.Defaults.Idle.After != 10*time.Second || s.IdleAfter != 10*time.Second || s.RetryAfter != gate.DefaultRetryAfter {
 				t.Fatalf("round %d: coordinator windows %+v", round, s.Defaults)
 			}
@@ -161,13 +162,13 @@ func TestWindowsRefused(t *testing.T) {
 			named(-time.Second, 0, gate.FromFlag),
 			{Idle: gate.Window{After: -1, From: gate.FromFlag}},
 		} {
-			err := e.c.Register(e.ctx, coordinator.Registration{Owner: gate.Owner{Name: "carol"}, Windows: ws})
+			err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "carol"}, Windows: ws})
 			var de *gate.DeniedError
 			if !errors.As(err, &de) || de.Reason != gate.ReasonInputInvalid {
 				t.Errorf("Register(carol, %+v) = %v, want INPUT_SCHEMA_INVALID", ws, err)
 			}
 		}
-		_, err := e.c.Mutate(e.ctx, coordinator.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"},
+		_, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"},
 			RetryAfter: gate.Window{After: time.Hour, From: gate.FromFlag}})
 		var de *gate.DeniedError
 		if !errors.As(err, &de) || de.Reason != gate.ReasonInputInvalid {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -23,24 +24,24 @@ type withdrawnData struct {
 // The retry is cancelled, no lease is taken, and the withdrawal is
 // recorded with why. A contention decided meanwhile is left as decided;
 // the answer says where it stands.
-func (c *Coordinator) Withdraw(ctx context.Context, id, why string) (Result, error) {
+func (c *Coordinator) Withdraw(ctx context.Context, id, why string) (leasegate.Result, error) {
 	if err := gate.ValidID(id); err != nil {
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "contention id: " + err.Error()}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "contention id: " + err.Error()}
 	}
 	c.mu.Lock()
 	con := c.contentions[id]
 	c.mu.Unlock()
 	if con == nil {
-		return Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
 	}
 	if err := c.callerOf(ctx).actAs(con.req.Owner); err != nil { // con.req never changes
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	c.mu.Lock()
-	if con.view.Outcome == Blocked {
+	if con.view.Outcome == leasegate.Blocked {
 		return c.withdrawBlocked(ctx, con, why)
 	}
-	if con.view.Outcome != Contended {
+	if con.view.Outcome != leasegate.Contended {
 		r := con.result
 		c.mu.Unlock()
 		return r, nil
@@ -64,7 +65,7 @@ func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-cha
 		done = failed(err)
 	}
 	c.log.Info("contention withdrawn", "contention", con.view.ID, "requester", con.req.Owner, "why", why)
-	c.decided(con, Result{Outcome: Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the write was withdrawn: " + why})
+	c.decided(con, leasegate.Result{Outcome: leasegate.Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the write was withdrawn: " + why})
 	return done
 }
 
@@ -75,7 +76,7 @@ func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-cha
 // coordinator cannot see, or no pidfd support: gone never closes.
 func watchPeer(ctx context.Context) (*liveness.Watched, <-chan struct{}) {
 	gone := make(chan struct{})
-	p, ok := PeerOf(ctx)
+	p, ok := leasegate.PeerOf(ctx)
 	if !ok || p.PID <= 0 {
 		return nil, gone
 	}
@@ -94,7 +95,7 @@ func watchPeer(ctx context.Context) (*liveness.Watched, <-chan struct{}) {
 // stopped waiting (the write was interrupted while its worker was halted):
 // nothing is left for an operator to resolve, and the requester is no
 // longer halted. Call with c.mu held; it unlocks it.
-func (c *Coordinator) withdrawBlocked(ctx context.Context, con *contention, why string) (Result, error) {
+func (c *Coordinator) withdrawBlocked(ctx context.Context, con *contention, why string) (leasegate.Result, error) {
 	id := con.view.BlockerID
 	h := c.held[id]
 	rep, ok := c.book.Get(id)
@@ -107,7 +108,7 @@ func (c *Coordinator) withdrawBlocked(ctx context.Context, con *contention, why 
 	ev, err := blocker.ResolvedEvent(id, blocker.ActionWithdraw, con.req.Owner, now, why)
 	if err != nil {
 		c.mu.Unlock()
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
 	ev.Path, ev.LeaseID, ev.Reason = rep.Path, rep.Holder.LeaseID, resolutionLine(id, blocker.ActionWithdraw, why)
 	done, err := c.commit([]gate.Event{ev})
@@ -116,9 +117,9 @@ func (c *Coordinator) withdrawBlocked(ctx context.Context, con *contention, why 
 		err = durable(ctx, done)
 	}
 	if err != nil {
-		return Result{}, err
+		return leasegate.Result{}, err
 	}
-	res := Result{Outcome: Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the held write was withdrawn: " + why}
+	res := leasegate.Result{Outcome: leasegate.Withdrawn, Reason: gate.ReasonHeldByOther, Message: "the held write was withdrawn: " + why}
 	c.finishHold(h, res)
 	c.log.Info("blocker withdrawn", "blocker", id, "requester", con.req.Owner, "why", why)
 	c.mu.Lock()

@@ -5,8 +5,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -17,7 +17,7 @@ func TestWithdrawCancelsRetry(t *testing.T) {
 		e := startEnv(t)
 		con := contend(t, e)
 		r, err := e.c.Withdraw(e.ctx, con.ID, "interrupted by signal 2 (interrupt)")
-		if err != nil || r.Outcome != coordinator.Withdrawn {
+		if err != nil || r.Outcome != leasegate.Withdrawn {
 			t.Fatalf("Withdraw = %s, %v; want withdrawn", r.Outcome, err)
 		}
 		e.advanceTo(retryAt + time.Minute)
@@ -31,7 +31,7 @@ func TestWithdrawCancelsRetry(t *testing.T) {
 		if len(gone) != 1 || gone[0].Actor != "bob" || gone[0].Reason != "interrupted by signal 2 (interrupt)" {
 			t.Fatalf("contention.withdrawn events %+v, want one for bob with the reason", gone)
 		}
-		if s := e.c.Status(); len(s.Contentions) != 0 {
+		if s := mustStatus(e.t, e.c); len(s.Contentions) != 0 {
 			t.Fatalf("status still shows %+v", s.Contentions)
 		}
 	})
@@ -44,11 +44,11 @@ func TestResolveContentionBeforeRetry(t *testing.T) {
 		e := startEnv(t)
 		con := contend(t, e)
 		res, err := e.c.Resolve(e.ctx, con.ID, blocker.ActionDeny, "op", "use b.go")
-		if err != nil || res.Outcome != coordinator.Denied || res.Contention == nil {
+		if err != nil || res.Outcome != leasegate.Denied || res.Contention == nil {
 			t.Fatalf("Resolve(contention, deny) = %+v, %v; want denied", res, err)
 		}
 		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != coordinator.Denied || r.Message != `operator denied the write: EBUSY; the operator's note: "use b.go"` {
+		if err != nil || r.Outcome != leasegate.Denied || r.Message != `operator denied the write: EBUSY; the operator's note: "use b.go"` {
 			t.Fatalf("the waiter got %s %q, %v; want denied with the note", r.Outcome, r.Message, err)
 		}
 		e.advanceTo(retryAt + time.Minute)

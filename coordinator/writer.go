@@ -8,14 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
 )
-
-// ErrFailed is returned once the ledger refused a write: the in-memory
-// table may then hold state the ledger does not, so the coordinator stops
-// answering (fail closed) until it is restarted and replays the ledger.
-var ErrFailed = errors.New("coordinator failed: ledger write error, restart to recover")
 
 // writer makes decided events durable in decision order. Decisions enqueue
 // under the coordinator's mutex; one goroutine appends everything queued in
@@ -175,12 +171,12 @@ func (w *writer) failure(err error) error {
 	}
 	if errors.Is(err, store.ErrConflict) {
 		w.raced.Store(true)
-		return fmt.Errorf("%w: %w", ErrRaced, err)
+		return fmt.Errorf("%w: %w", leasegate.ErrRaced, err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
-		w.err = errors.Join(ErrFailed, err)
+		w.err = errors.Join(leasegate.ErrFailed, err)
 	}
 	return w.err
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -16,7 +16,7 @@ import (
 // knows the session whatever the agent (Codex, Gemini CLI and Cursor set
 // no variable naming it). Without such an ancestor it is claimed: the
 // name LEASEGATE_AS or CLAUDE_CODE_SESSION_ID gave, or nobody.
-func committerOf(st coordinator.Status, claimed string) string {
+func committerOf(st leasegate.Status, claimed string) string {
 	chain, err := liveness.Ancestry(os.Getpid())
 	if err != nil {
 		return claimed

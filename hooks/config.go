@@ -9,9 +9,9 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -38,15 +38,15 @@ const (
 // Coordinator is what the hooks need of the coordinator; *api.Client
 // implements it.
 type Coordinator interface {
-	Gate(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error)
-	Register(ctx context.Context, r coordinator.Registration) error
+	Gate(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
+	Register(ctx context.Context, r leasegate.Registration) error
 	Activity(ctx context.Context, name string) error
-	Stop(ctx context.Context, name, reason string) (api.StopResponse, error)
-	End(ctx context.Context, name, reason string) (api.EndResponse, error)
-	Committed(ctx context.Context, name string) ([]gate.Lease, error)
-	ReportUngated(ctx context.Context, w coordinator.UngatedWrite) error
+	Stop(ctx context.Context, name, reason string) (time.Time, error)
+	End(ctx context.Context, name, reason string) (int, error)
+	ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error)
+	ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error
 	Leases(ctx context.Context, path string) ([]gate.Lease, error)
-	Status(ctx context.Context) (coordinator.Status, error)
+	Status(ctx context.Context) (leasegate.Status, error)
 	Blockers(ctx context.Context, all bool) ([]blocker.Report, error)
 	Blocker(ctx context.Context, id string) (blocker.Report, error)
 	Close()

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -119,7 +119,7 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 // conflicts pairs each staged path with a lease of another owner, not
 // dead, that covers it. File leases are looked up by path; only sparse and
 // full leases are matched one by one.
-func conflicts(st coordinator.Status, staged []string, committer string) []Conflict {
+func conflicts(st leasegate.Status, staged []string, committer string) []Conflict {
 	live := map[string]gate.Liveness{}
 	for _, o := range st.Owners {
 		live[o.Name] = o.Liveness
@@ -200,7 +200,7 @@ func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
 	if committer == "" {
 		return nil, nil
 	}
-	return cl.Committed(ctx, committer)
+	return cl.ReleaseCommitted(ctx, committer)
 }
 
 func gitDir(dir string) (string, error) {

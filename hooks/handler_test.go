@@ -11,9 +11,9 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/workspace"
@@ -22,22 +22,22 @@ import (
 // fakeCoordinator answers Gate with gateFn and records registrations.
 type fakeCoordinator struct {
 	mu         sync.Mutex
-	gateFn     func(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error)
+	gateFn     func(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
 	registered []gate.Owner
 	ttls       []time.Duration // the heartbeat TTL of each registration
-	gates      []coordinator.MutateRequest
+	gates      []leasegate.MutateRequest
 }
 
 var _ hooks.Coordinator = (*fakeCoordinator)(nil)
 
-func (f *fakeCoordinator) Gate(ctx context.Context, req coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error) {
+func (f *fakeCoordinator) Gate(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error) {
 	f.mu.Lock()
 	f.gates = append(f.gates, req)
 	f.mu.Unlock()
 	return f.gateFn(ctx, req, obs)
 }
 
-func (f *fakeCoordinator) Register(_ context.Context, r coordinator.Registration) error {
+func (f *fakeCoordinator) Register(_ context.Context, r leasegate.Registration) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.registered = append(f.registered, r.Owner)
@@ -46,19 +46,21 @@ func (f *fakeCoordinator) Register(_ context.Context, r coordinator.Registration
 }
 
 func (f *fakeCoordinator) Activity(context.Context, string) error { return nil }
-func (f *fakeCoordinator) Stop(context.Context, string, string) (api.StopResponse, error) {
-	return api.StopResponse{}, nil
+func (f *fakeCoordinator) Stop(context.Context, string, string) (time.Time, error) {
+	return time.Time{}, nil
 }
-func (f *fakeCoordinator) End(context.Context, string, string) (api.EndResponse, error) {
-	return api.EndResponse{}, nil
+func (f *fakeCoordinator) End(context.Context, string, string) (int, error) {
+	return 0, nil
 }
-func (f *fakeCoordinator) Committed(context.Context, string) ([]gate.Lease, error) { return nil, nil }
-func (f *fakeCoordinator) ReportUngated(context.Context, coordinator.UngatedWrite) error {
+func (f *fakeCoordinator) ReleaseCommitted(context.Context, string) ([]gate.Lease, error) {
+	return nil, nil
+}
+func (f *fakeCoordinator) ReportUngated(context.Context, leasegate.UngatedWrite) error {
 	return nil
 }
 func (f *fakeCoordinator) Leases(context.Context, string) ([]gate.Lease, error) { return nil, nil }
-func (f *fakeCoordinator) Status(context.Context) (coordinator.Status, error) {
-	return coordinator.Status{}, nil
+func (f *fakeCoordinator) Status(context.Context) (leasegate.Status, error) {
+	return leasegate.Status{}, nil
 }
 func (f *fakeCoordinator) Blockers(context.Context, bool) ([]blocker.Report, error) { return nil, nil }
 func (f *fakeCoordinator) Blocker(context.Context, string) (blocker.Report, error) {
@@ -89,7 +91,7 @@ func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 	r := newRepo(t)
 	mock := clock.NewMock()
 	attempts := 0
-	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ coordinator.MutateRequest, obs api.Observer) (coordinator.Result, error) {
+	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error) {
 		// What api.Client.Gate does while the coordinator is down: report
 		// each failed attempt and try again until ctx ends.
 		for ctx.Err() == nil {
@@ -97,7 +99,7 @@ func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 			obs.Unavailable(api.ErrUnavailable, attempts)
 			mock.Add(5 * time.Second)
 		}
-		return coordinator.Result{}, ctx.Err()
+		return leasegate.Result{}, ctx.Err()
 	}}
 	h := newHandler(t, f, func(c *hooks.Config) { c.Clock = mock })
 	d := h.Handle(context.Background(), writeEvent(r))
@@ -117,10 +119,10 @@ func TestWriteDeniesWhenTheCoordinatorDoesNotAnswer(t *testing.T) {
 	r := newRepo(t)
 	mock := clock.NewMock()
 	asked := make(chan struct{})
-	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ coordinator.MutateRequest, _ api.Observer) (coordinator.Result, error) {
+	f := &fakeCoordinator{gateFn: func(ctx context.Context, _ leasegate.MutateRequest, _ api.Observer) (leasegate.Result, error) {
 		close(asked)
 		<-ctx.Done()
-		return coordinator.Result{}, ctx.Err()
+		return leasegate.Result{}, ctx.Err()
 	}}
 	h := newHandler(t, f, func(c *hooks.Config) { c.Clock = mock })
 	decided := make(chan hooks.Decision)
@@ -138,14 +140,14 @@ func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 	r := newRepo(t)
 	f := &fakeCoordinator{}
 	forgotten := false // the coordinator lost the owner (its ledger was reset)
-	f.gateFn = func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
+	f.gateFn = func(context.Context, leasegate.MutateRequest, api.Observer) (leasegate.Result, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if forgotten {
 			forgotten = false
-			return coordinator.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner cc-S"}
+			return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner cc-S"}
 		}
-		return coordinator.Result{Outcome: coordinator.Granted}, nil
+		return leasegate.Result{Outcome: leasegate.Granted}, nil
 	}
 	h := newHandler(t, f, nil)
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
@@ -173,8 +175,8 @@ func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 
 func TestWriteAsExplicitOwnerDoesNotRegister(t *testing.T) {
 	r := newRepo(t)
-	f := &fakeCoordinator{gateFn: func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
-		return coordinator.Result{Outcome: coordinator.Granted}, nil
+	f := &fakeCoordinator{gateFn: func(context.Context, leasegate.MutateRequest, api.Observer) (leasegate.Result, error) {
+		return leasegate.Result{Outcome: leasegate.Granted}, nil
 	}}
 	h := newHandler(t, f, func(c *hooks.Config) { c.Owner = "alice" })
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
@@ -199,8 +201,8 @@ func TestNewRejectsConfigWithoutConnect(t *testing.T) {
 func TestWriteWithoutAgentProcess(t *testing.T) {
 	r := newRepo(t)
 	f := &fakeCoordinator{}
-	f.gateFn = func(context.Context, coordinator.MutateRequest, api.Observer) (coordinator.Result, error) {
-		return coordinator.Result{Outcome: coordinator.Granted}, nil
+	f.gateFn = func(context.Context, leasegate.MutateRequest, api.Observer) (leasegate.Result, error) {
+		return leasegate.Result{Outcome: leasegate.Granted}, nil
 	}
 	h := newHandler(t, f, nil)
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/hooks"
 )
 
@@ -155,9 +155,9 @@ func (r *repo) serve() {
 	}
 }
 
-func (r *repo) status() coordinator.Status {
+func (r *repo) status() leasegate.Status {
 	r.t.Helper()
-	var s coordinator.Status
+	var s leasegate.Status
 	if err := json.Unmarshal([]byte(r.mustLeasegate("status", "--json")), &s); err != nil {
 		r.t.Fatal(err)
 	}

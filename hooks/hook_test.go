@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/hooks"
 )
 
@@ -280,7 +280,7 @@ func TestShellWritesToHeldFilesAreReported(t *testing.T) {
 	ctx := "leasegate: the shell command changed files that other owners hold, bypassing the lease gate: src/shared.go (leased by bob). This was reported to the operator. Do not change these files again; tell the user."
 	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "PostToolUse", "additionalContext": ctx}, "systemMessage": ctx})
 	sameOutput(t, "PostToolUse Bash", got, result{stdout: string(out) + "\n"})
-	var ung []coordinator.UngatedWrite
+	var ung []leasegate.UngatedWrite
 	for _, u := range r.status().Ungated {
 		if u.Reporter != "watcher" { // the coordinator's own watcher reports what no gate saw, too
 			ung = append(ung, u)

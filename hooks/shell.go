@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -126,7 +126,7 @@ func (h *Handler) reportUngated(ctx context.Context, ws *workspace.Workspace, na
 		if !ok {
 			continue
 		}
-		if err := cl.ReportUngated(ctx, coordinator.UngatedWrite{Path: rel, Op: "shell", Reporter: name}); err != nil {
+		if err := cl.ReportUngated(ctx, leasegate.UngatedWrite{Path: rel, Op: "shell", Reporter: name}); err != nil {
 			h.log.Debug("cannot report an ungated write", "path", rel, "error", err)
 		}
 		hits = append(hits, fmt.Sprintf("%s (leased by %s)", rel, l.Owner.Name))

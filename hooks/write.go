@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -83,7 +83,7 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err := h.register(ctx, cl, sess, w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	req := coordinator.MutateRequest{Owner: w.name, Op: op, Paths: paths, Files: ws.Files(paths), RetryAfter: h.cfg.Windows.Retry}
+	req := leasegate.MutateRequest{Owner: w.name, Op: op, Paths: paths, Files: ws.Files(paths), RetryAfter: h.cfg.Windows.Retry}
 	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was
@@ -135,7 +135,7 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	if ok && last == now && !force {
 		return nil
 	}
-	if err := cl.Register(ctx, coordinator.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL}); err != nil {
+	if err := cl.Register(ctx, leasegate.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL}); err != nil {
 		return err
 	}
 	if err := sess.saveRegistration(now); err != nil {
@@ -153,13 +153,13 @@ var errUnreachable = errors.New("coordinator unreachable")
 // not hold for the operator: the agent would time the hook out and write).
 // It calls heard at the coordinator's first word: an answer that makes
 // the mutation wait, or a failed attempt.
-func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.MutateRequest, heard func()) (coordinator.Result, error) {
+func (h *Handler) gate(ctx context.Context, cl Coordinator, req leasegate.MutateRequest, heard func()) (leasegate.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var since time.Time // of the first failed attempt
 	obs := api.Observer{
-		Contended: func(coordinator.Result) { heard() },
-		Blocked:   func(coordinator.Result) bool { return false },
+		Contended: func(leasegate.Result) { heard() },
+		Blocked:   func(leasegate.Result) bool { return false },
 		Unavailable: func(err error, _ int) {
 			heard()
 			now := h.clock.Now()
@@ -179,16 +179,16 @@ func (h *Handler) gate(ctx context.Context, cl Coordinator, req coordinator.Muta
 }
 
 // result turns the protocol's final answer into a decision.
-func (h *Handler) result(paths []string, r coordinator.Result) Decision {
+func (h *Handler) result(paths []string, r leasegate.Result) Decision {
 	switch r.Outcome {
-	case coordinator.Granted:
+	case leasegate.Granted:
 		return Decision{}
-	case coordinator.Blocked:
+	case leasegate.Blocked:
 		if r.Blocker == nil {
 			return halt(fmt.Sprintf("leasegate: the write to %s is blocked: %s", strings.Join(paths, ", "), r.Message), "leasegate: "+r.Message)
 		}
 		return blocked(*r.Blocker)
-	case coordinator.Aborted:
+	case leasegate.Aborted:
 		return halt(fmt.Sprintf("leasegate: an operator aborted this session's write to %s (%s). Stop working and tell the user.", strings.Join(paths, ", "), r.Message),
 			"leasegate: the operator aborted this session: "+r.Message)
 	}

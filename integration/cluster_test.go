@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/etcdtest"
 )
@@ -91,7 +91,7 @@ func TestClusterRaceForFiles(t *testing.T) {
 	for ans := range answers {
 		switch ans.code {
 		case 0:
-			var res coordinator.LeaseResult
+			var res leasegate.LeaseResult
 			mustJSON(t, ans.stdout, &res)
 			if prev, ok := winners[ans.file]; ok {
 				t.Fatalf("%s granted to %s and %s", ans.file, prev, ans.client)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -90,8 +90,8 @@ func mustAcquire(t *testing.T, r *repo, owner, path string) {
 }
 
 func acquire(r *repo, owner, path string) error {
-	res, err := r.client.Lease(context.Background(), coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
-		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{path}}}, "", "")
+	res, err := r.client.Lease(context.Background(), leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{path}}})
 	if err == nil && len(res.Leases) == 0 {
 		err = fmt.Errorf("acquire %s for %s: no lease: %+v", path, owner, res.Decision)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -50,7 +50,7 @@ func TestRaceForFiles(t *testing.T) {
 	for a := range answers {
 		switch a.code {
 		case 0:
-			var res coordinator.LeaseResult
+			var res leasegate.LeaseResult
 			mustJSON(t, a.stdout, &res)
 			if prev, ok := winners[a.file]; ok {
 				t.Fatalf("%s granted to %s and %s", a.file, prev, a.client)
@@ -87,7 +87,7 @@ func TestRaceForFiles(t *testing.T) {
 func TestCoordinatorKill9(t *testing.T) {
 	r := newRepo(t, nil)
 	ctx := context.Background()
-	if err := r.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "burst"}}); err != nil {
+	if err := r.client.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "burst"}}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -105,7 +105,7 @@ func TestCoordinatorKill9(t *testing.T) {
 				default:
 				}
 				p := fmt.Sprintf("burst/g%d/f%05d.txt", g, i)
-				res, err := r.client.Mutate(ctx, coordinator.MutateRequest{Owner: "burst", Op: "create", Paths: []string{p}})
+				res, err := r.client.Mutate(ctx, leasegate.MutateRequest{Owner: "burst", Op: "create", Paths: []string{p}})
 				if err != nil {
 					return // the coordinator is gone
 				}
@@ -264,7 +264,7 @@ func unixHTTP(sock string) *http.Client {
 func TestCheckoutLifecycle(t *testing.T) {
 	r := newRepo(t, map[string]string{"docs/api.md": "x\n", "src/a.go": "package a\n"})
 	out := r.mustLG("acquire", "--as", "alice", "docs/**", "--json")
-	var res coordinator.LeaseResult
+	var res leasegate.LeaseResult
 	mustJSON(t, out, &res)
 	id := res.Leases[0].ID
 	if got := res.Leases[0].ExpiresAt.Sub(res.Leases[0].AcquiredAt); got != gate.DefaultCheckoutTTL {

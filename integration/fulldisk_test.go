@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -79,8 +79,8 @@ func grantUntilRefused(t *testing.T, r *repo, prefix string) []string {
 		}
 		p := fmt.Sprintf("%s/f%d.txt", prefix, i)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := r.client.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
-			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{p}}}, "", "")
+		_, err := r.client.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "alice"},
+			Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{p}}})
 		cancel()
 		if err != nil {
 			if !strings.Contains(err.Error(), "LEDGER_DEGRADED") {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -75,14 +75,14 @@ func jobGroups(t testing.TB, pid int) []int {
 }
 
 // ownerView returns the status of owner name, if listed.
-func (r *repo) ownerView(name string) (coordinator.OwnerView, bool) {
+func (r *repo) ownerView(name string) (leasegate.OwnerView, bool) {
 	r.t.Helper()
 	for _, o := range r.status().Owners {
 		if o.Name == name {
 			return o, true
 		}
 	}
-	return coordinator.OwnerView{}, false
+	return leasegate.OwnerView{}, false
 }
 
 // ownerEvents returns the ledger's events whose actor is name.

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -288,7 +288,7 @@ func (w *worker) wait(t testing.TB, within time.Duration) int {
 	}
 }
 
-func (r *repo) status() coordinator.Status {
+func (r *repo) status() leasegate.Status {
 	r.t.Helper()
 	s, err := r.client.Status(context.Background())
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/mcp"
@@ -86,7 +86,7 @@ func registerSleeper(t *testing.T, r *repo, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.client.Register(context.Background(), coordinator.Registration{Owner: gate.Owner{Name: name, PID: cmd.Process.Pid, StartTime: start}}); err != nil {
+	if err := r.client.Register(context.Background(), leasegate.Registration{Owner: gate.Owner{Name: name, PID: cmd.Process.Pid, StartTime: start}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -116,7 +116,7 @@ func TestMCPOverStdio(t *testing.T) {
 	registerSleeper(t, r, "bob")
 	registerSleeper(t, r, "carol")
 	r.mustLG("acquire", "--as", "bob", "b.go")
-	if res, err := r.client.Mutate(context.Background(), coordinator.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"b.go"}}); err != nil || res.Outcome != coordinator.Contended {
+	if res, err := r.client.Mutate(context.Background(), leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"b.go"}}); err != nil || res.Outcome != leasegate.Contended {
 		t.Fatalf("carol's write = %+v, %v; want contended", res, err)
 	}
 	var got mcp.LeaseOutput

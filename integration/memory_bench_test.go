@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -21,7 +21,7 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 		r := newRepo(b, nil)
 		empty := rssMiB(b, r.server.Process.Pid)
 		ctx := context.Background()
-		if err := r.client.Register(ctx, coordinator.Registration{Owner: gate.Owner{Name: "filler"}}); err != nil {
+		if err := r.client.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "filler"}}); err != nil {
 			b.Fatal(err)
 		}
 		const total, per = 100_000, 500
@@ -31,7 +31,7 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 				n := i + j
 				paths[j] = fmt.Sprintf("pkg%03d/dir%02d/file%05d.txt", n%1000, n/1000%100, n)
 			}
-			if _, err := r.client.Mutate(ctx, coordinator.MutateRequest{Owner: "filler", Op: "create", Paths: paths}); err != nil {
+			if _, err := r.client.Mutate(ctx, leasegate.MutateRequest{Owner: "filler", Op: "create", Paths: paths}); err != nil {
 				b.Fatal(err)
 			}
 		}

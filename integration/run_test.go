@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -101,7 +100,7 @@ func TestToolsAgainstContendingOwner(t *testing.T) {
 // copy), until the worker ends.
 func denyUntilDone(t *testing.T, r *repo, w *worker, first, requester string) {
 	t.Helper()
-	if _, err := r.client.Resolve(context.Background(), first, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"}); err != nil {
+	if _, err := r.client.Resolve(context.Background(), first, blocker.ActionDeny, "test", ""); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -113,7 +112,7 @@ func denyUntilDone(t *testing.T, r *repo, w *worker, first, requester string) {
 		}
 		for _, b := range r.openBlockers() {
 			if b.Requester.Name == requester {
-				_, _ = r.client.Resolve(context.Background(), b.ID, api.ResolveRequest{Action: blocker.ActionDeny, By: "test"})
+				_, _ = r.client.Resolve(context.Background(), b.ID, blocker.ActionDeny, "test", "")
 			}
 		}
 	}

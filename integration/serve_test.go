@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -110,7 +110,7 @@ func TestIdleExit(t *testing.T) {
 // that keeps failing loses no notice: it is recorded as undelivered.
 func TestWebhookNotices(t *testing.T) {
 	var mu sync.Mutex
-	var got []coordinator.Notice
+	var got []leasegate.Notice
 	fail := true
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
@@ -120,7 +120,7 @@ func TestWebhookNotices(t *testing.T) {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
-		var n coordinator.Notice
+		var n leasegate.Notice
 		_ = json.Unmarshal(body, &n)
 		got = append(got, n)
 	}))
@@ -151,7 +151,7 @@ func TestWebhookNotices(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, n := range got {
-			if n.Owner == "bob" && n.Kind == coordinator.NoticeEvicted && strings.Contains(n.Message, "second window") {
+			if n.Owner == "bob" && n.Kind == leasegate.NoticeEvicted && strings.Contains(n.Message, "second window") {
 				return true
 			}
 		}

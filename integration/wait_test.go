@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -127,7 +127,7 @@ func TestInterruptCancelsHeldWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(time.Second) // five validity polls: a SIGWINCH must not have ended the wait
-			if cs := r.status().Contentions; len(cs) != 1 || cs[0].Outcome != coordinator.Contended {
+			if cs := r.status().Contentions; len(cs) != 1 || cs[0].Outcome != leasegate.Contended {
 				t.Fatalf("after SIGWINCH the contention is %+v, want it still waiting", cs)
 			}
 			sent := time.Now()
@@ -201,7 +201,7 @@ func TestHookGoneWithdrawsContention(t *testing.T) {
 	hook := r.startStdin(toolWrite("s2", r.dir, "a.txt"), "hook", "claude-code", "--retry-after", longRetry, "--timeout", "120s")
 	eventually(t, 10*time.Second, "the second hook's contention", func() bool {
 		for _, c := range r.status().Contentions {
-			if c.Requester == "cc-s2" && c.Outcome == coordinator.Contended {
+			if c.Requester == "cc-s2" && c.Outcome == leasegate.Contended {
 				return true
 			}
 		}
@@ -210,7 +210,7 @@ func TestHookGoneWithdrawsContention(t *testing.T) {
 	_ = hook.cmd.Process.Kill()
 	eventually(t, 10*time.Second, "the killed hook's withdrawal", func() bool { return len(withdrawnOf(r, "a.txt", "cc-s2")) == 1 })
 	for _, c := range r.status().Contentions {
-		if c.Outcome == coordinator.Contended {
+		if c.Outcome == leasegate.Contended {
 			t.Fatalf("a contention still waits for a hook that is gone: %+v", c)
 		}
 	}
@@ -309,7 +309,7 @@ func TestBlockerTellsTheTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(all, func(e gate.Event) bool {
-		return e.Type == gate.EventNotice && e.Reason == string(coordinator.NoticeFree) && strings.Contains(string(e.Data), id)
+		return e.Type == gate.EventNotice && e.Reason == string(leasegate.NoticeFree) && strings.Contains(string(e.Data), id)
 	}) {
 		t.Fatal("no notice that the blocked file is free")
 	}
@@ -353,7 +353,7 @@ func contentionOf(t *testing.T, r *repo, requester string) string {
 	var id string
 	eventually(t, 10*time.Second, requester+"'s contention", func() bool {
 		for _, c := range r.status().Contentions {
-			if c.Requester == requester && c.Outcome == coordinator.Contended {
+			if c.Requester == requester && c.Outcome == leasegate.Contended {
 				id = c.ID
 				return true
 			}

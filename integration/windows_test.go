@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -165,14 +165,14 @@ func TestWindowsRefusedAtOnce(t *testing.T) {
 
 // assertContractDefaults: a coordinator started with no flags has exactly
 // the contract's windows, 3m0s and 30s.
-func assertContractDefaults(t *testing.T, s coordinator.Status) {
+func assertContractDefaults(t *testing.T, s leasegate.Status) {
 	t.Helper()
 	if s.RetryAfter != 3*time.Minute || s.IdleAfter != 30*time.Second || s.Defaults != gate.ContractWindows() {
 		t.Fatalf("coordinator windows retry %s idle %s (%+v), want exactly 3m0s and 30s from the contract", s.RetryAfter, s.IdleAfter, s.Defaults)
 	}
 }
 
-func assertWindows(t *testing.T, s coordinator.Status, owner string, want gate.Windows) {
+func assertWindows(t *testing.T, s leasegate.Status, owner string, want gate.Windows) {
 	t.Helper()
 	for _, o := range s.Owners {
 		if o.Name == owner {

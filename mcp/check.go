@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -72,21 +72,21 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 // stream the client keeps open) and returns its answer as a status
 // snapshot cut to them, the holders' liveness, and the owner this server
 // acts for. Its cost follows the leases on the paths, not all leases.
-func (s *Server) look(ctx context.Context, paths []string) (coordinator.Status, livenessOf, string, error) {
+func (s *Server) look(ctx context.Context, paths []string) (leasegate.Status, livenessOf, string, error) {
 	cl, err := s.conn.get(ctx)
 	if err != nil {
-		return coordinator.Status{}, nil, "", err
+		return leasegate.Status{}, nil, "", err
 	}
 	v, err := cl.Check(ctx, paths)
 	if err != nil {
-		return coordinator.Status{}, nil, "", s.conn.check(cl, err)
+		return leasegate.Status{}, nil, "", s.conn.check(cl, err)
 	}
-	st := coordinator.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers}
+	st := leasegate.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers}
 	return st, livenessOf(v.Liveness), s.id.named(v.Caller), nil
 }
 
 // checkPath is what the status snapshot st says of path p.
-func checkPath(st coordinator.Status, p, me string, live livenessOf) PathCheck {
+func checkPath(st leasegate.Status, p, me string, live livenessOf) PathCheck {
 	pc := PathCheck{Path: p, State: Free}
 	for _, l := range st.Leases {
 		if !l.Live(st.Now) || !covers(l.Scope, p) {

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
 // Coordinator is what the tools need of the coordinator; *api.Client
 // implements it.
 type Coordinator interface {
-	Status(ctx context.Context) (coordinator.Status, error)
-	Whoami(ctx context.Context) (coordinator.CallerView, error)
-	Check(ctx context.Context, paths []string) (coordinator.CheckView, error)
-	Register(ctx context.Context, r coordinator.Registration) error
-	Lease(ctx context.Context, req coordinator.LeaseRequest, admin, who string) (coordinator.LeaseResult, error)
+	Status(ctx context.Context) (leasegate.Status, error)
+	Whoami(ctx context.Context) (leasegate.CallerView, error)
+	Check(ctx context.Context, paths []string) (leasegate.CheckView, error)
+	Register(ctx context.Context, r leasegate.Registration) error
+	Lease(ctx context.Context, req leasegate.LeaseRequest) (leasegate.LeaseResult, error)
 	GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error)
 	Leases(ctx context.Context, path string) ([]gate.Lease, error)
 	History(ctx context.Context, id gate.LeaseID, path string, limit int) ([]gate.Event, error)

@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/hooks"
 )
 
@@ -41,7 +41,7 @@ func (id *identity) who(ctx context.Context, cl Coordinator, act bool) (string, 
 
 // named is the name this server acts as by the coordinator's view of it
 // (whoami's, or a check's), or "" when it is nobody yet.
-func (id *identity) named(v coordinator.CallerView) string {
+func (id *identity) named(v leasegate.CallerView) string {
 	switch {
 	case id.explicit != "":
 		return id.explicit
@@ -59,7 +59,7 @@ func (id *identity) register(ctx context.Context, cl Coordinator) (string, error
 		return id.made, nil
 	}
 	sess, _ := hooks.FindAgentSession(id.parent, os.Getenv)
-	if err := cl.Register(ctx, coordinator.Registration{Owner: sess.Owner}); err != nil {
+	if err := cl.Register(ctx, leasegate.Registration{Owner: sess.Owner}); err != nil {
 		return "", err
 	}
 	id.made = sess.Owner.Name

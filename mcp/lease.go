@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -71,10 +71,10 @@ func (s *Server) acquire(ctx context.Context, _ *sdk.CallToolRequest, in Acquire
 		return nil, LeaseOutput{}, s.conn.check(cl, err)
 	}
 	scope.Files = s.ws.Files(scope.Paths) // the lease covers these files under every name
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: me}, Scope: scope, TTL: ttl, Reason: in.Note}, "", "")
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: me}, Scope: scope, TTL: ttl, Reason: in.Note})
 	done := "acquired"
 	if held, ok := alreadyHeld(err, me, scope); ok {
-		res, err, done = coordinator.LeaseResult{Leases: []gate.Lease{held}}, nil, "already held"
+		res, err, done = leasegate.LeaseResult{Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {
 		return nil, LeaseOutput{}, s.conn.check(cl, err)
@@ -194,7 +194,7 @@ func (s *Server) holderOp(ctx context.Context, op gate.Op, done string, in Lease
 	if err != nil {
 		return nil, LeaseOutput{}, s.conn.check(cl, err)
 	}
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: op, Owner: gate.Owner{Name: me}, LeaseID: l.ID, Token: l.FencingToken, TTL: ttl, Reason: in.Note}, "", "")
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: op, Owner: gate.Owner{Name: me}, LeaseID: l.ID, Token: l.FencingToken, TTL: ttl, Reason: in.Note})
 	if err != nil {
 		return nil, LeaseOutput{}, s.conn.check(cl, err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
 )
@@ -24,8 +24,8 @@ func TestCheckWhileAnotherHolds(t *testing.T) {
 	w.register(t, "bob")
 	w.register(t, "carol")
 	held := w.acquire(t, "bob", "src/a.go")
-	r, err := w.client.Mutate(w.ctx, coordinator.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"src/a.go"}})
-	if err != nil || r.Outcome != coordinator.Contended {
+	r, err := w.client.Mutate(w.ctx, leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"src/a.go"}})
+	if err != nil || r.Outcome != leasegate.Contended {
 		t.Fatalf("carol's write = %+v, %v; want contended", r, err)
 	}
 	cs := w.session(t, "alice", nil)
@@ -81,17 +81,17 @@ type countingCoordinator struct {
 	check, status, whoami int
 }
 
-func (c *countingCoordinator) Check(ctx context.Context, paths []string) (coordinator.CheckView, error) {
+func (c *countingCoordinator) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
 	c.check++
 	return c.Coordinator.Check(ctx, paths)
 }
 
-func (c *countingCoordinator) Status(ctx context.Context) (coordinator.Status, error) {
+func (c *countingCoordinator) Status(ctx context.Context) (leasegate.Status, error) {
 	c.status++
 	return c.Coordinator.Status(ctx)
 }
 
-func (c *countingCoordinator) Whoami(ctx context.Context) (coordinator.CallerView, error) {
+func (c *countingCoordinator) Whoami(ctx context.Context) (leasegate.CallerView, error) {
 	c.whoami++
 	return c.Coordinator.Whoami(ctx)
 }
@@ -175,11 +175,11 @@ func TestBlockers(t *testing.T) {
 	w.register(t, "bob")
 	w.register(t, "carol")
 	w.acquire(t, "bob", "a.go")
-	req := coordinator.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
+	req := leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
 	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
 	defer cancel()
-	r, err := w.client.Gate(ctx, req, api.Observer{Blocked: func(coordinator.Result) bool { return false }})
-	if err != nil || r.Outcome != coordinator.Blocked {
+	r, err := w.client.Gate(ctx, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }})
+	if err != nil || r.Outcome != leasegate.Blocked {
 		t.Fatalf("carol's write = %+v, %v; want blocked", r, err)
 	}
 	cs := w.session(t, "alice", nil)
@@ -308,7 +308,7 @@ func TestNoticeWhenFree(t *testing.T) {
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.client.Lease(w.ctx, coordinator.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}, "", ""); err != nil {
+	if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}); err != nil {
 		t.Fatal(err)
 	}
 	select {

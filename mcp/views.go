@@ -3,7 +3,7 @@ package mcp
 import (
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -60,7 +60,7 @@ type Blocker struct {
 // livenessOf is each owner's liveness, from a status snapshot.
 type livenessOf map[string]gate.Liveness
 
-func ownersLiveness(st coordinator.Status) livenessOf {
+func ownersLiveness(st leasegate.Status) livenessOf {
 	m := livenessOf{}
 	for _, o := range st.Owners {
 		m[o.Name] = o.Liveness
@@ -82,7 +82,7 @@ func holding(l gate.Lease, me string, now time.Time, live livenessOf) Holding {
 	return h
 }
 
-func contention(c coordinator.ContentionView, now time.Time) Contention {
+func contention(c leasegate.ContentionView, now time.Time) Contention {
 	in := max(c.RetryAt.Sub(now), 0).Round(time.Second)
 	return Contention{ID: c.ID, Requester: c.Requester, Paths: c.Paths, HolderLease: string(c.Holder.ID), Holder: c.Holder.Owner.Name,
 		RetryAt: stamp(c.RetryAt), RetryIn: in.String(), RetryInSecs: int64(in.Seconds()), BlockerID: c.BlockerID,

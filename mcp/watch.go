@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -162,7 +162,7 @@ func (s *Server) followOnce(ctx context.Context) error {
 }
 
 // compare notifies the subscribers of each path whose state changed.
-func (s *Server) compare(ctx context.Context, st coordinator.Status) {
+func (s *Server) compare(ctx context.Context, st leasegate.Status) {
 	var changed []string
 	s.watch.mu.Lock()
 	for uri, p := range s.watch.paths {

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -116,7 +117,7 @@ func (w *world) register(t testing.TB, name string) {
 		t.Fatal(err)
 	}
 	o := gate.Owner{Name: name, PID: cmd.Process.Pid, StartTime: start}
-	if err := w.client.Register(w.ctx, coordinator.Registration{Owner: o}); err != nil {
+	if err := w.client.Register(w.ctx, leasegate.Registration{Owner: o}); err != nil {
 		t.Fatalf("Register(%s) = %v", name, err)
 	}
 }
@@ -124,8 +125,8 @@ func (w *world) register(t testing.TB, name string) {
 // acquire checks paths out for owner, as the CLI would.
 func (w *world) acquire(t testing.TB, owner string, paths ...string) gate.Lease {
 	t.Helper()
-	res, err := w.client.Lease(w.ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
-		Scope: gate.Scope{Type: gate.ScopeFile, Paths: paths}}, "", "")
+	res, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: owner},
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: paths}})
 	if err != nil {
 		t.Fatalf("acquire %v for %s = %v", paths, owner, err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-retryablehttp"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // DefaultQueue is how many notices may wait for delivery; past it the
@@ -41,13 +41,13 @@ type Config struct {
 	// Undelivered, if set, is told of each notice that exhausted its
 	// retries (or was pushed out of a full queue), so it can be recorded.
 	// Run calls it, one notice at a time, never with a lock held.
-	Undelivered func(coordinator.Notice, error)
+	Undelivered func(leasegate.Notice, error)
 }
 
 // lostNotice is a notice pushed out of a full queue, waiting for Run to
 // report it.
 type lostNotice struct {
-	x   coordinator.Notice
+	x   leasegate.Notice
 	err error
 }
 
@@ -57,7 +57,7 @@ type Notifier struct {
 	log   hclog.Logger
 	hc    *retryablehttp.Client
 	mu    sync.Mutex
-	queue []coordinator.Notice
+	queue []leasegate.Notice
 	lost  []lostNotice
 	wake  chan struct{}
 	// Undelivered counts notices that exhausted their retries.
@@ -98,7 +98,7 @@ func New(cfg Config) (*Notifier, error) {
 var ErrQueueFull = errors.New("notice queue full")
 
 // Send queues a notice; it never blocks.
-func (n *Notifier) Send(x coordinator.Notice) {
+func (n *Notifier) Send(x leasegate.Notice) {
 	n.mu.Lock()
 	if len(n.queue) >= DefaultQueue {
 		n.undelivered++
@@ -152,7 +152,7 @@ func (n *Notifier) Run(ctx context.Context) {
 	}
 }
 
-func (n *Notifier) report(x coordinator.Notice, err error) {
+func (n *Notifier) report(x leasegate.Notice, err error) {
 	if n.cfg.Undelivered != nil {
 		n.cfg.Undelivered(x, err)
 	}
@@ -160,7 +160,7 @@ func (n *Notifier) report(x coordinator.Notice, err error) {
 
 // next takes the notices pushed out of the queue since the last call and
 // the oldest queued notice (nil if none); ok is false when both are empty.
-func (n *Notifier) next() (x *coordinator.Notice, lost []lostNotice, ok bool) {
+func (n *Notifier) next() (x *leasegate.Notice, lost []lostNotice, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	lost, n.lost = n.lost, nil
@@ -171,7 +171,7 @@ func (n *Notifier) next() (x *coordinator.Notice, lost []lostNotice, ok bool) {
 	return x, lost, x != nil || len(lost) > 0
 }
 
-func (n *Notifier) post(ctx context.Context, x coordinator.Notice) error {
+func (n *Notifier) post(ctx context.Context, x leasegate.Notice) error {
 	body, err := json.Marshal(x)
 	if err != nil {
 		return err

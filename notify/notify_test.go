@@ -13,7 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/notify"
 )
 
@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type webhook struct {
 	mu       sync.Mutex
 	status   int
-	got      []coordinator.Notice
+	got      []leasegate.Notice
 	attempts int
 }
 
@@ -31,7 +31,7 @@ func (w *webhook) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.attempts++
-	var x coordinator.Notice
+	var x leasegate.Notice
 	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || json.NewDecoder(r.Body).Decode(&x) != nil {
 		rw.WriteHeader(http.StatusBadRequest)
 		return
@@ -60,7 +60,7 @@ type lostLog struct {
 	errs []error
 }
 
-func (l *lostLog) record(x coordinator.Notice, err error) {
+func (l *lostLog) record(x leasegate.Notice, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seqs, l.errs = append(l.seqs, x.Seq), append(l.errs, err)
@@ -80,8 +80,8 @@ func start(t *testing.T, n *notify.Notifier) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func notice(seq uint64) coordinator.Notice {
-	return coordinator.Notice{Owner: "alice", Kind: coordinator.NoticeReminder, At: time.Unix(1700000000, 0).UTC(), Message: "expires soon", Seq: seq}
+func notice(seq uint64) leasegate.Notice {
+	return leasegate.Notice{Owner: "alice", Kind: leasegate.NoticeReminder, At: time.Unix(1700000000, 0).UTC(), Message: "expires soon", Seq: seq}
 }
 
 // waitFor polls cond: delivery happens on Run's goroutine over a real

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // countdownEvery is how often the countdown line is redrawn.
@@ -26,7 +26,7 @@ type countdown struct {
 
 // startCountdown starts a countdown for contention c when the notices go
 // to a terminal (Config.Countdown); otherwise it shows nothing.
-func (s *Sidecar) startCountdown(c coordinator.ContentionView) *countdown {
+func (s *Sidecar) startCountdown(c leasegate.ContentionView) *countdown {
 	cd := &countdown{stop: make(chan struct{}), done: make(chan struct{})}
 	if !s.cfg.Countdown {
 		close(cd.done)
@@ -50,7 +50,7 @@ func (s *Sidecar) startCountdown(c coordinator.ContentionView) *countdown {
 }
 
 // countdownLine reads "leasegate: a.txt waits for carol (lease L) — retry in 2m41s".
-func countdownLine(c coordinator.ContentionView, now time.Time) string {
+func countdownLine(c leasegate.ContentionView, now time.Time) string {
 	left := max(c.RetryAt.Sub(now), 0).Round(time.Second)
 	return fmt.Sprintf("leasegate: %s waits for %s (lease %s) — retry in %s", strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.Holder.ID, left)
 }

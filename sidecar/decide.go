@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
@@ -45,7 +45,7 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	halted := false
 	var cd *countdown
 	defer func() { cd.end() }()
-	req := coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
+	req := leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
 	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
 	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
 		r, err = s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
@@ -65,13 +65,13 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		return syscall.EACCES
 	}
 	switch r.Outcome {
-	case coordinator.Granted:
+	case leasegate.Granted:
 		s.held.add(s.cfg.Name, r.Leases)
 		if halted && r.Message != "" {
 			s.notef("%s of %s proceeds: %s", m.Op, strings.Join(paths, " "), r.Message)
 		}
 		return nil
-	case coordinator.Aborted:
+	case leasegate.Aborted:
 		s.abort()
 	}
 	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
@@ -83,8 +83,8 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 // unless they leased the name in advance, and then the ordinary per-path
 // protocol runs instead. It reports whether the subtree was granted.
 func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
-	r, err := s.cfg.Client.Mutate(ctx, coordinator.MutateRequest{Owner: s.cfg.Name, Op: string(seccomp.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
-	if err != nil || r.Outcome != coordinator.Granted {
+	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(seccomp.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
+	if err != nil || r.Outcome != leasegate.Granted {
 		return false
 	}
 	s.held.add(s.cfg.Name, r.Leases)
@@ -190,10 +190,10 @@ func (s *Sidecar) noteCommit() {
 
 // observer reports the protocol's stages to the person running the
 // worker, and halts the worker while a blocker is open.
-func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool, cd **countdown) api.Observer {
+func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **countdown) api.Observer {
 	paths := req.Paths
 	return api.Observer{
-		Contended: func(r coordinator.Result) {
+		Contended: func(r leasegate.Result) {
 			c := r.Contention
 			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
 				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
@@ -201,7 +201,7 @@ func (s *Sidecar) observer(req coordinator.MutateRequest, halted *bool, cd **cou
 			(*cd).end()
 			*cd = s.startCountdown(*c)
 		},
-		Blocked: func(r coordinator.Result) bool {
+		Blocked: func(r leasegate.Result) bool {
 			(*cd).end()
 			s.halt()
 			*halted = true

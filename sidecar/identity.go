@@ -1,7 +1,7 @@
 package sidecar
 
 import (
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -13,7 +13,7 @@ func (s *Sidecar) identities(paths []string) []gate.File { return s.cfg.Workspac
 
 // sameFile names the holder's path when the holder's lease covers a
 // requested file under another name: " (the same file as f.txt)".
-func sameFile(holder gate.Lease, req coordinator.MutateRequest) string {
+func sameFile(holder gate.Lease, req leasegate.MutateRequest) string {
 	hp, p := gate.SameFile(holder, gate.Scope{Files: req.Files})
 	if hp == "" || hp == p {
 		return ""

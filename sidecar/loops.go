@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
 )
@@ -70,9 +70,9 @@ func (s *Sidecar) notices(ctx context.Context) {
 				s.held.forget()
 			}
 			if e.Type == gate.EventNotice && e.Actor == s.cfg.Name {
-				n := coordinator.NoticeOf(e)
+				n := leasegate.NoticeOf(e)
 				switch {
-				case n.Kind == coordinator.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on "):
+				case n.Kind == leasegate.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on "):
 					return nil // the blocked mutation's own report is printed by the observer
 				case s.halted():
 					s.notef("%s: %s", n.Kind, n.Message) // the worker is stopped: its screen is still
@@ -121,7 +121,7 @@ func (s *Sidecar) watchStopped(ctx context.Context) {
 		if now {
 			s.held.forget()
 			if r, err := s.cfg.Client.Stop(ctx, s.cfg.Name, "process tree stopped"); err == nil {
-				s.notef("worker stopped: its leases are released at %s unless it resumes", r.ReleaseAt.UTC().Format(time.RFC3339))
+				s.notef("worker stopped: its leases are released at %s unless it resumes", r.UTC().Format(time.RFC3339))
 			}
 		} else {
 			_ = s.cfg.Client.Activity(ctx, s.cfg.Name)
@@ -142,7 +142,7 @@ func (s *Sidecar) watchCommits(ctx context.Context) {
 			return
 		}
 		s.held.forget()
-		ls, err := s.cfg.Client.Committed(ctx, s.cfg.Name)
+		ls, err := s.cfg.Client.ReleaseCommitted(ctx, s.cfg.Name)
 		if err != nil {
 			s.log.Warn("release on commit failed", "error", err)
 			continue

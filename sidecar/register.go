@@ -3,13 +3,13 @@ package sidecar
 import (
 	"context"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 )
 
 // registration is what the sidecar registers: its owner, the windows it
 // names, and that its worker's tree ends with it (the reaper).
-func (s *Sidecar) registration() coordinator.Registration {
-	return coordinator.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}
+func (s *Sidecar) registration() leasegate.Registration {
+	return leasegate.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}
 }
 
 // registerAgain registers the owner again after the coordinator answered

@@ -4,7 +4,7 @@ import (
 	"context"
 	"syscall"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -19,7 +19,7 @@ func (s *Sidecar) recordRuleChanges(ctx context.Context, m seccomp.Mutation) err
 		if !rule {
 			continue
 		}
-		w := coordinator.UngatedWrite{Path: name, Op: string(m.Op), Reporter: s.cfg.Name, Rule: true}
+		w := leasegate.UngatedWrite{Path: name, Op: string(m.Op), Reporter: s.cfg.Name, Rule: true}
 		if err := s.cfg.Client.ReportUngated(ctx, w); err != nil {
 			s.notef("%s of %s refused: the change could not be recorded: %v", m.Op, name, err)
 			return syscall.EACCES

@@ -190,7 +190,7 @@ func (s *Sidecar) end(code int, err error) {
 		s.notef("could not release leases of %s: %v (a dead owner's leases are reclaimed anyway)", s.cfg.Name, e)
 		return
 	}
-	s.log.Info("worker ended", "owner", s.cfg.Name, "released", r.Released, "why", why)
+	s.log.Info("worker ended", "owner", s.cfg.Name, "released", r, "why", why)
 }
 
 // halt stops the worker's process group while a mutation is blocked; the

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -208,7 +208,7 @@ func (d *demo) waitFor(ctx context.Context, what string, cond func() bool) error
 func (d *demo) waitHeld(ctx context.Context, owner, path string) error {
 	return d.waitFor(ctx, owner+"'s lease on "+path, func() bool {
 		out, err := d.output(ctx, "status", "--json", "--no-start")
-		var st coordinator.Status
+		var st leasegate.Status
 		if err != nil || json.Unmarshal([]byte(out), &st) != nil {
 			return false
 		}

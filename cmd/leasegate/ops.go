@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
@@ -122,7 +122,7 @@ func cmdResolve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := cl.Resolve(ctx, pos[0], api.ResolveRequest{Action: action, By: by, Note: note})
+	res, err := cl.Resolve(ctx, pos[0], action, by, note)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func cmdResolve(ctx context.Context, args []string) error {
 		what = "contention"
 	}
 	fmt.Printf("%s %s: %s\n", what, pos[0], res.Message)
-	if res.Outcome == coordinator.Blocked || res.Outcome == coordinator.Contended {
+	if res.Outcome == leasegate.Blocked || res.Outcome == leasegate.Contended {
 		return fmt.Errorf("%w: %s", errBlocked, res.Message)
 	}
 	return nil
@@ -199,10 +199,10 @@ func cmdAcquire(ctx context.Context, args []string) error {
 		return err
 	}
 	scope.Files = ws.Files(scope.Paths) // the lease covers these files under every name
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl}, "", "")
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl})
 	verb := "acquired"
 	if held, ok := alreadyHeld(err, f.as, scope); ok {
-		res, err, verb = coordinator.LeaseResult{Decision: gate.Decision{Granted: true, Reason: gate.ReasonOK, Lease: &held}, Leases: []gate.Lease{held}}, nil, "already held"
+		res, err, verb = leasegate.LeaseResult{Decision: gate.Decision{Granted: true, Reason: gate.ReasonOK, Lease: &held}, Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {
 		return err
@@ -325,7 +325,7 @@ func holderOp(ctx context.Context, name string, op gate.Op, args []string) error
 	if tok == 0 {
 		tok = l.FencingToken
 	}
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: op, Owner: gate.Owner{Name: f.as}, LeaseID: l.ID, Token: tok, TTL: f.ttl, Reason: f.reason}, "", "")
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: op, Owner: gate.Owner{Name: f.as}, LeaseID: l.ID, Token: tok, TTL: f.ttl, Reason: f.reason})
 	if err != nil {
 		return err
 	}
@@ -399,7 +399,7 @@ func cmdEvict(ctx context.Context, args []string) error {
 	if who == "" {
 		who = envOr("USER", "admin")
 	}
-	res, err := cl.Lease(ctx, coordinator.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: who}, LeaseID: l.ID, Reason: f.reason}, "", who)
+	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: who}, LeaseID: l.ID, Reason: f.reason, Admin: who})
 	if err != nil {
 		return err
 	}
@@ -463,13 +463,13 @@ func cmdStop(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cl.Stop(ctx, f.as, "leasegate stop")
+	at, err := cl.Stop(ctx, f.as, "leasegate stop")
 	if err != nil {
 		return err
 	}
 	if f.jsonOut {
-		return printJSON(r)
+		return printJSON(api.StopResponse{ReleaseAt: at})
 	}
-	fmt.Printf("%s stopped: its leases are released at %s unless it mutates again before then\n", f.as, r.ReleaseAt.UTC().Format(time.RFC3339))
+	fmt.Printf("%s stopped: its leases are released at %s unless it mutates again before then\n", f.as, at.UTC().Format(time.RFC3339))
 	return nil
 }

@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -46,7 +46,7 @@ const statusLeasesPerOwner = 10
 
 // printStatus writes status as text: leases grouped by owner, oldest
 // first, at most statusLeasesPerOwner of each unless all.
-func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
+func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
 	fmt.Fprintf(w, "workspace %s\n", ws.Root)
 	printCoordinator(w, s, h, ws)
 	if !s.PidNS.Host {
@@ -128,7 +128,7 @@ func printStatus(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.
 
 // printCoordinator says which coordinator answers: its process, version,
 // start, socket, log, and the windows it gives owners that name none.
-func printCoordinator(w io.Writer, s coordinator.Status, h api.Health, ws *workspace.Workspace) {
+func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace) {
 	fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
 	if !s.StartedAt.IsZero() {
 		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
@@ -177,7 +177,7 @@ func printBlockers(reps []blocker.Report, full bool) {
 	}
 }
 
-func printLeaseOp(op string, res coordinator.LeaseResult) {
+func printLeaseOp(op string, res leasegate.LeaseResult) {
 	for _, l := range res.Leases {
 		fmt.Printf("%s %s: %s is %s", op, l.ID, scopeString(l.Scope), l.State)
 		if l.State == gate.StateActive && !l.ExpiresAt.IsZero() {
@@ -225,7 +225,7 @@ func eventLine(e gate.Event) string {
 // pidString is an owner's pid as the coordinator sees it, with the one it
 // reported when they differ (a worker in its own pid namespace); "-" for
 // an owner with no process of its own (an agent hook's session).
-func pidString(o coordinator.OwnerView) string {
+func pidString(o leasegate.OwnerView) string {
 	switch {
 	case o.SeenPID == 0 && o.PID == 0:
 		return "-"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -29,7 +29,7 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 	add("zed", 3)
 	add("alice", statusLeasesPerOwner+25)
 	add("bob", statusLeasesPerOwner)
-	st := coordinator.Status{Now: now, Leases: leases}
+	st := leasegate.Status{Now: now, Leases: leases}
 	ws := &workspace.Workspace{Root: "/w"}
 
 	var capped bytes.Buffer
@@ -60,8 +60,8 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 // for owners that name none and each owner's windows with their source.
 func TestStatusShowsWindows(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := coordinator.Status{Now: now, RetryAfter: gate.DefaultRetryAfter, IdleAfter: gate.DefaultIdleAfter, Defaults: gate.ContractWindows(),
-		Owners: []coordinator.OwnerView{{Owner: gate.Owner{Name: "alice"}, Windows: gate.Windows{
+	st := leasegate.Status{Now: now, RetryAfter: gate.DefaultRetryAfter, IdleAfter: gate.DefaultIdleAfter, Defaults: gate.ContractWindows(),
+		Owners: []leasegate.OwnerView{{Owner: gate.Owner{Name: "alice"}, Windows: gate.Windows{
 			Retry: gate.Window{After: time.Second, From: gate.FromFlag}, Idle: gate.Window{After: 30 * time.Second, From: gate.FromCoordinator}}}}}
 	var b bytes.Buffer
 	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", false)
@@ -85,7 +85,7 @@ func TestStatusPIDColumn(t *testing.T) {
 		{seen: 42, reported: 42, want: "42"},
 		{seen: 4242, reported: 1, want: "4242 (reported 1)"},
 	} {
-		if got := pidString(coordinator.OwnerView{SeenPID: tt.seen, Owner: gate.Owner{PID: tt.reported}}); got != tt.want {
+		if got := pidString(leasegate.OwnerView{SeenPID: tt.seen, Owner: gate.Owner{PID: tt.reported}}); got != tt.want {
 			t.Errorf("pidString(seen %d, reported %d) = %q, want %q", tt.seen, tt.reported, got, tt.want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestStatusPIDColumn(t *testing.T) {
 // only from the ledger after a restart) shows "-", not "- ago".
 func TestStatusNeverActive(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := coordinator.Status{Now: now, Owners: []coordinator.OwnerView{
+	st := leasegate.Status{Now: now, Owners: []leasegate.OwnerView{
 		{Owner: gate.Owner{Name: "fresh"}},
 		{Owner: gate.Owner{Name: "busy"}, LastActivity: now.Add(-3 * time.Second)},
 	}}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -143,7 +144,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	cfg.BlockerDir = filepath.Join(ws.StateDir, "blockers")
 	cfg.Windows = coordinatorWindows(f.windows)
 	if f.notifyURL != "" {
-		n, err := notify.New(notify.Config{URL: f.notifyURL, Logger: log, Undelivered: func(x coordinator.Notice, cause error) {
+		n, err := notify.New(notify.Config{URL: f.notifyURL, Logger: log, Undelivered: func(x leasegate.Notice, cause error) {
 			if c != nil {
 				_ = c.RecordUndelivered(ctx, x, cause)
 			}
@@ -275,13 +276,13 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 // leased reports whether an active auto lease covers a path the watcher
 // saw: a gate granted its holder the write. A check-out gates nothing, so
 // its paths go to ObserveChange, as does a name with glob characters
-// (Covering would read it as a glob).
+// (Leases would read it as a glob).
 func leased(c *coordinator.Coordinator) func(rel string) bool {
 	return func(rel string) bool {
 		if gate.IsGlob(rel) {
 			return false
 		}
-		ls, err := c.Covering(rel)
+		ls, err := c.Leases(context.Background(), rel)
 		if err != nil {
 			return false
 		}

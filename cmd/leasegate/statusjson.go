@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -15,12 +15,12 @@ type coordinatorJSON struct {
 // statusOutput is `status --json`: the coordinator's status, which
 // coordinator answered, the workspace and its gating rule.
 type statusOutput struct {
-	coordinator.Status
+	leasegate.Status
 	Coordinator coordinatorJSON `json:"coordinator"`
 	Workspace   string          `json:"workspace"`
 	Rule        string          `json:"rule"`
 }
 
-func statusJSON(s coordinator.Status, h api.Health, ws *workspace.Workspace, rule string) statusOutput {
+func statusJSON(s leasegate.Status, h api.Health, ws *workspace.Workspace, rule string) statusOutput {
 	return statusOutput{Status: s, Coordinator: coordinatorJSON{Health: h, Socket: ws.SocketPath()}, Workspace: ws.Root, Rule: rule}
 }

@@ -1,0 +1,119 @@
+package leasegate
+
+import (
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// Status is everything `leasegate status` shows.
+type Status struct {
+	Now         time.Time        `json:"now"`
+	StartedAt   time.Time        `json:"started_at"`
+	LastSeq     uint64           `json:"last_seq"` // of the last event committed to the ledger
+	Owners      []OwnerView      `json:"owners"`
+	Leases      []gate.Lease     `json:"leases"`
+	Contentions []ContentionView `json:"contentions"`
+	Blockers    []blocker.Report `json:"blockers"`
+	Ungated     []UngatedWrite   `json:"ungated"`
+	// RetryAfter and IdleAfter are the coordinator's windows, which apply
+	// to owners that name none; Defaults says where they came from.
+	RetryAfter time.Duration `json:"retry_after_ns"`
+	IdleAfter  time.Duration `json:"idle_after_ns"`
+	Defaults   gate.Windows  `json:"default_windows"`
+	// PidNS is the coordinator's pid namespace: a private one sees only
+	// the workers inside it, which status says.
+	PidNS PidNS `json:"pid_namespace"`
+	// LedgerWarning says why the ledger is degraded (a full disk): its
+	// journal cannot be copied into the ledger file, and writes are
+	// refused before the journal runs out. Empty while it is healthy.
+	LedgerWarning string `json:"ledger_warning,omitempty"`
+}
+
+// OwnerView is an owner as status shows it.
+type OwnerView struct {
+	gate.Owner
+	RegisteredAt  time.Time `json:"registered_at"`
+	LastHeartbeat time.Time `json:"last_heartbeat,omitzero"`
+	LastActivity  time.Time `json:"last_activity,omitzero"`
+	StoppedAt     time.Time `json:"stopped_at,omitzero"`
+	// StoppedBy says what opened the stop-idle window: "reported" (the
+	// owner said so) or "liveness" (its process was seen stopped).
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// SeenPID is the owner's process as the coordinator's pid namespace
+	// sees it (identified from SO_PEERCRED); 0 when not identified. PID
+	// is what the owner reported.
+	SeenPID  int           `json:"seen_pid,omitempty"`
+	Windows  gate.Windows  `json:"windows"` // in effect, each with where it came from
+	Liveness gate.Liveness `json:"liveness"`
+	Leases   int           `json:"leases"`
+	// HaltedBy is the open blocker the owner's held write waits on: the
+	// owner is halted until an operator resolves it.
+	HaltedBy string `json:"halted_by,omitempty"`
+}
+
+// CallerView is who the coordinator takes a caller to be: the answer of
+// GET /v1/whoami, by which a process (a git hook, say) learns the owner it
+// acts as by the same rule every owner check uses.
+type CallerView struct {
+	Peer         *gate.Peer `json:"peer,omitempty"`         // nil for a caller without one (TCP)
+	Owners       []string   `json:"owners,omitempty"`       // the owners it acts as, nearest first
+	RootPID      int        `json:"root_pid,omitempty"`     // the nearest owner's root process
+	Operator     bool       `json:"operator,omitempty"`     // outside every owner's tree, as the coordinator's user
+	Unidentified string     `json:"unidentified,omitempty"` // why it is no one, when it is
+}
+
+// UngatedWrite is a change seen on disk that no sidecar gated, reported
+// with the lease it collided with, if any.
+type UngatedWrite struct {
+	Path     string    `json:"path"`
+	At       time.Time `json:"at"`
+	Op       string    `json:"op"`
+	Reporter string    `json:"reporter,omitempty"` // who noticed: watcher, hook session
+	// Rule marks a write of a file that changes the gating rule or what
+	// git runs (workspace.RuleFile), reported by the writer's sidecar:
+	// it is recorded as a rule.changed event, not as an ungated write.
+	Rule  bool        `json:"rule,omitempty"`
+	Lease *gate.Lease `json:"collided_with,omitempty"`
+}
+
+// PidNS is the pid namespace the coordinator runs in, as status shows it.
+type PidNS struct {
+	// ID names it as /proc/self/ns/pid does ("pid:[4026531836]").
+	ID string `json:"id"`
+	// Host is true for the host's (initial) pid namespace.
+	Host bool `json:"host"`
+	// Note says what a private one means, and the fix.
+	Note string `json:"note,omitempty"`
+}
+
+// Stats are the figures only the coordinator's process has, for
+// monitoring (GET /v1/stats, `leasegate ui`'s /metrics).
+type Stats struct {
+	// CommitLatency is how long each decision's events took from being
+	// queued for the ledger to being durable (seconds): what a gated
+	// write waits for the ledger.
+	CommitLatency Histogram `json:"commit_latency_seconds"`
+	// CommitBatch is how many events each ledger commit carried: the
+	// group commit's batch size (events per fsync). From the ledger's own
+	// committer when it has one (store.Batcher), else from the writer's
+	// appends.
+	CommitBatch Histogram `json:"commit_batch_events"`
+	// CommittedEvents counts the events made durable.
+	CommittedEvents uint64 `json:"committed_events"`
+	// JournalHeadroom is how many bytes the ledger's journal can still
+	// take before writes are refused; -1 when the ledger does not say.
+	JournalHeadroom int64 `json:"journal_headroom_bytes"`
+	// Goroutines is the coordinator's runtime.NumGoroutine.
+	Goroutines int `json:"goroutines"`
+}
+
+// Histogram is a cumulative histogram: Counts[i] observations were at
+// most Bounds[i]; Count and Sum cover all of them.
+type Histogram struct {
+	Bounds []float64 `json:"bounds"`
+	Counts []uint64  `json:"counts"`
+	Count  uint64    `json:"count"`
+	Sum    float64   `json:"sum"`
+}

@@ -7,5 +7,6 @@
 // satisfies): it reads the status snapshot and follows the ledger's event
 // stream, and acts only as `leasegate resolve` does. It never imports the
 // coordinator's internals, and it serves nothing without a session that
-// began with the one-time login token.
+// began with the one-time login token; beyond loopback, nothing but over
+// TLS and to a session whose login also presented the admin token.
 package console

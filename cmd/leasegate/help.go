@@ -78,10 +78,11 @@ var helpTexts = map[string]helpText{
 	"ledger": {"leasegate ledger check|recover [--json]",
 		"check: read a stopped coordinator's ledger and report. recover: rebuild it from what is readable.",
 		[]string{"leasegate ledger check"}},
-	"ui": {"leasegate ui [--addr 127.0.0.1:0] [--metrics-addr ADDR] [--open]",
+	"ui": {"leasegate ui [--addr 127.0.0.1:0] [--metrics-addr ADDR] [--tls-cert FILE --tls-key FILE] [--open]",
 		"No arguments. Serves the console on loopback and prints a one-time login URL; the page then lives in a session cookie. " +
+			"On another interface it serves HTTPS (its own certificate, fingerprint printed, or --tls-cert) and the login also asks for the admin token. " +
 			"Runs until interrupted.",
-		[]string{"leasegate ui", "leasegate ui --addr 127.0.0.1:7071 --metrics-addr 127.0.0.1:9464 --open"}},
+		[]string{"leasegate ui", "leasegate ui --addr 127.0.0.1:7071 --metrics-addr 127.0.0.1:9464 --open", "leasegate ui --addr 192.0.2.2:8443"}},
 	"demo": {"leasegate demo [--keep]",
 		"No arguments. Plays the whole story on a temporary git repository.",
 		[]string{"go run ./cmd/leasegate demo"}},

@@ -33,7 +33,7 @@ func cleanFiles(in []gate.File, paths []string) ([]gate.File, error) {
 // under different names; "" otherwise (a path conflict names itself).
 func sameFileAs(holder gate.Lease, paths []string, files []gate.File) string {
 	hp, p := gate.SameFile(holder, gate.Scope{Files: files})
-	if hp == "" || hp == p || slices.ContainsFunc(paths, func(q string) bool { return overlapsHolder(q, holder) }) {
+	if hp == "" || hp == p || slices.ContainsFunc(paths, holder.Scope.Overlaps) {
 		return ""
 	}
 	return hp
@@ -54,11 +54,4 @@ func heldPath(rep blocker.Report) string {
 		return rep.Holder.SameFileAs
 	}
 	return rep.Path
-}
-
-func overlapsHolder(p string, h gate.Lease) bool {
-	if h.Scope.Type == gate.ScopeFull {
-		return true
-	}
-	return slices.ContainsFunc(h.Scope.Paths, func(hp string) bool { return gate.Overlap(hp, p) })
 }

@@ -151,13 +151,8 @@ func (c *Coordinator) CoversTree(dir string) bool {
 		if l.Kind == gate.KindCheckout {
 			continue
 		}
-		if l.Scope.Type == gate.ScopeFull {
+		if l.Scope.CoversTree(cp) {
 			return true
-		}
-		for _, p := range l.Scope.Paths {
-			if gate.CoversTree(p, cp) {
-				return true
-			}
 		}
 	}
 	return false

@@ -297,13 +297,8 @@ func (con *contention) contended() leasegate.Result {
 
 func conflictFile(paths []string, h gate.Lease) string {
 	for _, p := range paths {
-		if h.Scope.Type == gate.ScopeFull {
+		if h.Scope.Overlaps(p) {
 			return p
-		}
-		for _, hp := range h.Scope.Paths {
-			if gate.Overlap(hp, p) {
-				return p
-			}
 		}
 	}
 	return paths[0]

@@ -286,13 +286,8 @@ func coveredBy(p string, ls []Lease) bool {
 		return false
 	}
 	for _, l := range ls {
-		if l.Scope.Type == ScopeFull {
+		if l.Scope.Covers(p) {
 			return true
-		}
-		for _, lp := range l.Scope.Paths {
-			if Match(lp, p) {
-				return true
-			}
 		}
 	}
 	return false
@@ -303,13 +298,8 @@ func conflictPath(h Lease, s Scope) string {
 		return "the workspace"
 	}
 	for _, p := range s.Paths {
-		if h.Scope.Type == ScopeFull {
+		if h.Scope.Overlaps(p) {
 			return p
-		}
-		for _, hp := range h.Scope.Paths {
-			if Overlap(hp, p) {
-				return p
-			}
 		}
 	}
 	if hp, p := SameFile(h, s); hp != "" {

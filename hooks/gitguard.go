@@ -152,23 +152,11 @@ func covering(p string, exact, wide []gate.Lease) (gate.Lease, bool) {
 		return exact[0], true
 	}
 	for _, l := range wide {
-		if covers(l.Scope, p) {
+		if l.Scope.Covers(p) {
 			return l, true
 		}
 	}
 	return gate.Lease{}, false
-}
-
-func covers(s gate.Scope, p string) bool {
-	if s.Type == gate.ScopeFull {
-		return true
-	}
-	for _, sp := range s.Paths {
-		if gate.Match(sp, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // PostCommit releases the committer's leases on the committed files that

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func startAgent(t *testing.T, r *repo, program, script string) *agentSession {
 	a := &agentSession{out: &syncBuffer{}}
 	a.cmd = exec.Command(filepath.Join(dir, program), "-c", script+"; sleep 60")
 	a.cmd.Dir, a.cmd.Stdout, a.cmd.Stderr = r.dir, a.out, a.out
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	a.cmd.SysProcAttr = ownGroup()
 	a.cmd.WaitDelay = 5 * time.Second
 	for _, kv := range r.env {
 		if !strings.HasPrefix(kv, "CLAUDE") && !strings.HasPrefix(kv, "CODEX") {
@@ -40,7 +39,7 @@ func startAgent(t *testing.T, r *repo, program, script string) *agentSession {
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL); _ = a.cmd.Wait() })
+	t.Cleanup(func() { killGroup(a.cmd.Process.Pid); _ = a.cmd.Wait() })
 	return a
 }
 

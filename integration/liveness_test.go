@@ -1,3 +1,5 @@
+//go:build linux
+
 package integration_test
 
 import (
@@ -12,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -72,17 +73,6 @@ func jobGroups(t testing.TB, pid int) []int {
 		queue = append(queue, childrenOf(t, queue[0])...)
 	}
 	return groups
-}
-
-// ownerView returns the status of owner name, if listed.
-func (r *repo) ownerView(name string) (leasegate.OwnerView, bool) {
-	r.t.Helper()
-	for _, o := range r.status().Owners {
-		if o.Name == name {
-			return o, true
-		}
-	}
-	return leasegate.OwnerView{}, false
 }
 
 // ownerEvents returns the ledger's events whose actor is name.

@@ -297,6 +297,25 @@ func (r *repo) status() leasegate.Status {
 	return s
 }
 
+// ownerView returns the status of owner name, if listed.
+func (r *repo) ownerView(name string) (leasegate.OwnerView, bool) {
+	r.t.Helper()
+	for _, o := range r.status().Owners {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return leasegate.OwnerView{}, false
+}
+
+// kill ends process pid at once (SIGKILL; TerminateProcess on Windows).
+func kill(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+		_ = p.Release()
+	}
+}
+
 // holders maps each leased path to its owner.
 func (r *repo) holders() map[string]string {
 	m := map[string]string{}

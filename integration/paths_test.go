@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -163,7 +162,7 @@ func leftoverServes(within time.Duration) []int {
 	}
 	left := servePIDs("")
 	for _, pid := range left {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		kill(pid)
 	}
 	return left
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,7 +92,7 @@ func killServe(dir string) {
 		}
 		var pid int
 		if _, err := fmt.Sscanf(p, "/proc/%d/cmdline", &pid); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			kill(pid)
 		}
 	}
 }

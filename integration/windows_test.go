@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shirou/gopsutil/v3/process"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
@@ -265,13 +266,13 @@ func (r *repo) dial() {
 	}
 	r.client = cl
 	r.t.Cleanup(func() {
-		_ = syscall.Kill(h.PID, syscall.SIGTERM)
+		terminate(h.PID)
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if syscall.Kill(h.PID, 0) != nil {
+			if ok, err := process.PidExists(int32(h.PID)); err == nil && !ok {
 				return
 			}
 		}
-		_ = syscall.Kill(h.PID, syscall.SIGKILL)
+		kill(h.PID)
 	})
 }
 

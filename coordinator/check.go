@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -84,14 +85,7 @@ func (c *Coordinator) blockersOn(s gate.Scope, now time.Time) []blocker.Report {
 	return c.annotate(out, now)
 }
 
-// overlapsScope reports whether one of paths overlaps one of s's paths.
+// overlapsScope reports whether one of paths overlaps s.
 func overlapsScope(paths []string, s gate.Scope) bool {
-	for _, p := range paths {
-		for _, q := range s.Paths {
-			if gate.Overlap(p, q) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, s.Overlaps)
 }

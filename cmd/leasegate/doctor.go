@@ -150,39 +150,3 @@ func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis) error {
 	}
 	return nil
 }
-
-// codexTrust says, after `install codex`, whether Codex will run the
-// hooks and what remains if not; with trust it first records the user's
-// trust through Codex, saying what it wrote.
-func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
-	ws, err := f.workspace()
-	if err != nil {
-		return err
-	}
-	base, err := f.settingsBase(user)
-	if err != nil {
-		return err
-	}
-	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
-	codex := envOr(envname.Codex, "codex")
-	var t hooks.CodexTrust
-	if trust {
-		var did []string
-		did, t, err = hooks.TrustCodex(ctx, codex, ws.Root, file)
-		for _, l := range did {
-			fmt.Println(l)
-		}
-		if err != nil {
-			return fmt.Errorf("install codex --trust: %w", err)
-		}
-	} else if t, err = hooks.CodexTrustOf(ctx, codex, ws.Root, file); err != nil {
-		fmt.Printf("NOT VERIFIED: could not ask Codex whether it runs these hooks (%v). Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review; then `leasegate doctor`\n", err, ws.Root)
-		return nil
-	}
-	if p := t.Problem(want); p != "" {
-		fmt.Println("NOT ACTIVE YET: " + p)
-		return nil
-	}
-	fmt.Println(t.Verdict())
-	return nil
-}

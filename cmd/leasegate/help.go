@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -129,4 +131,26 @@ func hasFlags(fs *flag.FlagSet) bool {
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	return n > 0
+}
+
+// help is `leasegate help [COMMAND]`.
+func help(args []string) int {
+	if len(args) == 0 {
+		usage()
+		return exitOK
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		return run(args) // says it is unknown, with a suggestion
+	}
+	return exitCode(c.run(context.Background(), append(args[1:len(args):len(args)], "--help")))
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: leasegate [--workspace DIR] [--json] [--log-level L] [--no-start] COMMAND [flags] [args]\n       leasegate --version\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun 'leasegate help COMMAND' (or 'leasegate COMMAND -h') for a command's usage, flags and examples.\n"+
+		"Exit codes: 0 ok, 1 error, 2 usage or not found, 3 denied, 4 blocked, 5 coordinator unavailable, 127 command not found (run).")
 }

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,20 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/blocker"
-	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
-)
-
-// Exit codes. They are part of the interface and documented in the README.
-const (
-	exitOK          = 0
-	exitError       = 1 // anything else: I/O, internal error
-	exitUsage       = 2 // bad flags or arguments
-	exitDenied      = 3 // the gate said no: held by another owner, wrong token, expired, evicted, ...
-	exitBlocked     = 4 // a blocker report is open for the mutation, or an operator aborted it
-	exitUnavailable = 5 // the coordinator could not be reached or started
 )
 
 type command struct {
@@ -115,78 +101,3 @@ func lookup(name string) (command, bool) {
 	}
 	return command{}, false
 }
-
-// help is `leasegate help [COMMAND]`.
-func help(args []string) int {
-	if len(args) == 0 {
-		usage()
-		return exitOK
-	}
-	c, ok := lookup(args[0])
-	if !ok {
-		return run(args) // says it is unknown, with a suggestion
-	}
-	return exitCode(c.run(context.Background(), append(args[1:len(args):len(args)], "--help")))
-}
-
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: leasegate [--workspace DIR] [--json] [--log-level L] [--no-start] COMMAND [flags] [args]\n       leasegate --version\n\ncommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintln(os.Stderr, "\nRun 'leasegate help COMMAND' (or 'leasegate COMMAND -h') for a command's usage, flags and examples.\n"+
-		"Exit codes: 0 ok, 1 error, 2 usage or not found, 3 denied, 4 blocked, 5 coordinator unavailable, 127 command not found (run).")
-}
-
-// usageError marks a bad invocation.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// exitStatus carries an exit code chosen by a command (run passes the
-// worker's own status through).
-type exitStatus struct{ code int }
-
-func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var es *exitStatus
-	if errors.As(err, &es) {
-		return es.code
-	}
-	code, reason := classify(err)
-	reportError(err, code, reason)
-	return code
-}
-
-// classify is an error's exit code and reason code.
-func classify(err error) (int, string) {
-	var ue *usageError
-	var de *gate.DeniedError
-	switch {
-	case errors.As(err, &ue):
-		return exitUsage, reasonUsage
-	case errors.Is(err, api.ErrUnavailable):
-		return exitUnavailable, string(api.CodeUnavailable)
-	case errors.Is(err, errBlocked):
-		return exitBlocked, reasonBlocked
-	case errors.Is(err, blocker.ErrNotOpen):
-		return exitDenied, string(api.CodeNotOpen)
-	case errors.As(err, &de):
-		switch de.Reason {
-		case gate.ReasonInputInvalid, gate.ReasonOutsideWorkspace, gate.ReasonTTLOutOfBounds, gate.ReasonNotFound:
-			return exitUsage, string(de.Reason)
-		case api.CodeInternal:
-			return exitError, string(de.Reason)
-		}
-		return exitDenied, string(de.Reason)
-	}
-	return exitError, reasonError
-}
-
-var errBlocked = errors.New("blocked")

@@ -1,20 +1,14 @@
 package main
 
 import (
-	"cmp"
+	"encoding/json"
 	"fmt"
-	"io"
-	"slices"
-	"strconv"
+	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/workspace"
 )
 
 func ago(now, t time.Time) string {
@@ -39,144 +33,6 @@ func scopeString(s gate.Scope) string {
 	return strings.Join(s.Paths, " ")
 }
 
-// statusLeasesPerOwner is how many leases of one owner status lists
-// without --all; a worker that cloned or generated thousands of files
-// would otherwise bury everyone else's.
-const statusLeasesPerOwner = 10
-
-// printStatus writes status as text: leases grouped by owner, oldest
-// first, at most statusLeasesPerOwner of each unless all.
-func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
-	fmt.Fprintf(w, "workspace %s\n", ws.Root)
-	printCoordinator(w, s, h, ws)
-	if !s.PidNS.Host {
-		fmt.Fprintf(w, "pid namespace %s: %s\n", s.PidNS.ID, s.PidNS.Note)
-	}
-	if s.LedgerWarning != "" {
-		fmt.Fprintf(w, "WARNING: %s\n", s.LedgerWarning)
-	}
-	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))
-	for _, o := range s.Owners {
-		st := string(o.Liveness.Status)
-		if o.HaltedBy != "" {
-			st = "halted (blocker " + o.HaltedBy + ")"
-		}
-		if !o.StoppedAt.IsZero() {
-			st += " (stop-idle since " + ago(s.Now, o.StoppedAt) + ", " + o.StoppedBy + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", o.Name, st, pidString(o), o.Leases, agoText(s.Now, o.LastActivity),
-			windowString(o.Windows.Retry, 0), windowString(o.Windows.Idle, 0))
-	}
-	fmt.Fprintf(tw, "\nLEASES (%d)\tOWNER\tKIND\tTOKEN\tHELD FOR\tEXPIRES\n", len(s.Leases))
-	leases := slices.Clone(s.Leases)
-	slices.SortStableFunc(leases, func(a, b gate.Lease) int {
-		return cmp.Or(cmp.Compare(a.Owner.Name, b.Owner.Name), cmp.Compare(a.FencingToken, b.FencingToken))
-	})
-	for i := 0; i < len(leases); {
-		owner := leases[i].Owner.Name
-		n := 0
-		for ; i < len(leases) && leases[i].Owner.Name == owner; i++ {
-			if n++; n > statusLeasesPerOwner && !all {
-				continue
-			}
-			l := leases[i]
-			exp := "-"
-			if !l.ExpiresAt.IsZero() {
-				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", scopeString(l.Scope), owner, l.Kind, l.FencingToken, ago(s.Now, l.AcquiredAt), exp)
-		}
-		if more := n - statusLeasesPerOwner; more > 0 && !all {
-			fmt.Fprintf(tw, "... %d more\t%s\t\t\t\t(status --all lists them)\n", more, owner)
-		}
-	}
-	tw.Flush()
-	if len(s.Contentions) > 0 {
-		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
-		for _, c := range s.Contentions {
-			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, strings.Join(c.Paths, " "),
-				c.Holder.Owner.Where(), c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
-		}
-	}
-	if len(s.Blockers) > 0 {
-		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
-		for _, b := range s.Blockers {
-			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, b.Path, b.Holder.Owner.Where())
-			if note := b.FreeNote(); note != "" {
-				fmt.Fprintf(w, "      now %s\n", note)
-			}
-		}
-	}
-	if len(s.Ungated) > 0 {
-		fmt.Fprintf(w, "\nUNGATED WRITES (last %d)\n", len(s.Ungated))
-		for _, u := range s.Ungated {
-			with := ""
-			switch {
-			case u.Lease != nil && u.Lease.Kind == gate.KindCheckout && u.Reporter == "watcher":
-				with = " — checked out by " + u.Lease.Owner.Name + " (no gate saw it: " + u.Lease.Owner.Name + " or anyone else may have made it)"
-			case u.Lease != nil:
-				with = " — collided with the lease of " + u.Lease.Owner.Name
-			case u.Op == "overflow":
-				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
-			}
-			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, u.Path, with)
-		}
-	}
-}
-
-// printCoordinator says which coordinator answers: its process, version,
-// start, socket, log, and the windows it gives owners that name none.
-func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace) {
-	fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
-	if !s.StartedAt.IsZero() {
-		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
-	}
-	fmt.Fprintf(w, "\n  socket   %s\n  log      %s\n", ws.SocketPath(), orDash(h.Log))
-	fmt.Fprintf(w, "  windows  for owners that name none: retry after %s, stop-idle %s (each owner's below)\n",
-		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// windowString reads "1s (flag)"; a window without its source (from an
-// older coordinator) is d alone.
-func windowString(w gate.Window, d time.Duration) string {
-	switch {
-	case w.Set() && w.From != "":
-		return w.String()
-	case w.Set():
-		return w.After.String()
-	case d != 0:
-		return d.String()
-	}
-	return "-"
-}
-
-func printBlockers(reps []blocker.Report, full bool) {
-	if len(reps) == 0 {
-		fmt.Println("no blockers")
-		return
-	}
-	for _, r := range reps {
-		if full {
-			fmt.Println(r.Markdown())
-			continue
-		}
-		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, r.Path,
-			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
-		if note := r.FreeNote(); note != "" {
-			fmt.Printf("    now %s\n", note)
-		}
-	}
-}
-
 func printLeaseOp(op string, res leasegate.LeaseResult) {
 	for _, l := range res.Leases {
 		fmt.Printf("%s %s: %s is %s", op, l.ID, scopeString(l.Scope), l.State)
@@ -187,12 +43,6 @@ func printLeaseOp(op string, res leasegate.LeaseResult) {
 	}
 	if res.Decision.Remaining > 0 && op == "checkin" {
 		fmt.Printf("validated with %s remaining\n", res.Decision.Remaining.Round(time.Second))
-	}
-}
-
-func printHistory(evs []gate.Event) {
-	for _, e := range evs {
-		fmt.Println(eventLine(e))
 	}
 }
 
@@ -222,17 +72,8 @@ func eventLine(e gate.Event) string {
 	return line
 }
 
-// pidString is an owner's pid as the coordinator sees it, with the one it
-// reported when they differ (a worker in its own pid namespace); "-" for
-// an owner with no process of its own (an agent hook's session).
-func pidString(o leasegate.OwnerView) string {
-	switch {
-	case o.SeenPID == 0 && o.PID == 0:
-		return "-"
-	case o.SeenPID == 0:
-		return strconv.Itoa(o.PID)
-	case o.SeenPID != o.PID:
-		return fmt.Sprintf("%d (reported %d)", o.SeenPID, o.PID)
-	}
-	return strconv.Itoa(o.SeenPID)
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

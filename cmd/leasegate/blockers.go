@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/leasegate/leasegate/blocker"
+)
+
+func cmdBlockers(ctx context.Context, args []string) error {
+	var f common
+	var all, md bool
+	fs := flag.NewFlagSet("blockers", flag.ContinueOnError)
+	f.register(fs, false)
+	fs.BoolVar(&all, "all", false, "include resolved blockers")
+	fs.BoolVar(&md, "markdown", false, "print each report in full (Markdown)")
+	pos, err := parseMixed(fs, args)
+	if err != nil {
+		return err
+	}
+	cl, _, err := f.reader(ctx)
+	if err != nil || cl == nil {
+		return err
+	}
+	var reps []blocker.Report
+	if len(pos) == 1 {
+		r, err := cl.Blocker(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		reps, md = []blocker.Report{r}, true
+	} else if reps, err = cl.Blockers(ctx, all); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return printJSON(reps)
+	}
+	printBlockers(reps, md)
+	return nil
+}
+
+func printBlockers(reps []blocker.Report, full bool) {
+	if len(reps) == 0 {
+		fmt.Println("no blockers")
+		return
+	}
+	for _, r := range reps {
+		if full {
+			fmt.Println(r.Markdown())
+			continue
+		}
+		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, r.Path,
+			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
+		if note := r.FreeNote(); note != "" {
+			fmt.Printf("    now %s\n", note)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+func cmdHistory(ctx context.Context, args []string) error {
+	var f common
+	var limit int
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	f.register(fs, false)
+	fs.IntVar(&limit, "limit", 200, "show at most this many events, newest kept (0 = all)")
+	pos, err := parseMixed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("history: want at most one PATH, LEASE_ID or BLOCKER_ID")
+	}
+	cl, ws, err := f.reader(ctx)
+	if err != nil || cl == nil {
+		return err
+	}
+	var id gate.LeaseID
+	var path string
+	if len(pos) == 1 {
+		if _, err := cl.GetLease(ctx, gate.LeaseID(pos[0])); err == nil {
+			id = gate.LeaseID(pos[0])
+		} else if rep, err := cl.Blocker(ctx, pos[0]); err == nil {
+			path = rep.Path // a blocker's trail is its file's
+		} else if path, err = relArg(ws, pos[0]); err != nil {
+			return err
+		}
+	}
+	evs, err := cl.History(ctx, id, path, limit)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return printJSON(evs)
+	}
+	printHistory(evs)
+	return nil
+}
+
+func printHistory(evs []gate.Event) {
+	for _, e := range evs {
+		fmt.Println(eventLine(e))
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/envname"
+)
+
+// hookFlags are the flags of `leasegate hook`.
+type hookFlags struct {
+	common
+	as          string
+	timeout     time.Duration
+	unreachable time.Duration
+	logSet      bool
+}
+
+func (f *hookFlags) register(fs *flag.FlagSet) {
+	f.common.register(fs, true)
+	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: made from the agent's session id)")
+	fs.DurationVar(&f.timeout, "timeout", envDuration(envname.HookTimeout, hooks.DefaultTimeout),
+		"give up and deny after this long, the wait for the one retry included (env "+envname.HookTimeout+"); keep it below the agent's hook timeout")
+	fs.DurationVar(&f.unreachable, "unreachable", envDuration(envname.HookUnreachable, hooks.DefaultUnreachable),
+		"deny after the coordinator has not answered for this long (env "+envname.HookUnreachable+")")
+}
+
+// parse parses the flags of hook, install and uninstall and
+// returns the positional arguments. LEASEGATE_NO_START=1 acts as
+// --no-start.
+func (f *hookFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseMixed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.logSet = f.logSet || fl.Name == "log-level" })
+	f.logSet = f.logSet || os.Getenv(envname.LogLevel) != ""
+	if v := os.Getenv(envname.NoStart); v == "1" || v == "true" {
+		f.noStart = true
+	}
+	return pos, nil
+}
+
+// log is silent unless a log level was asked for: a hook's stderr is the
+// reason an agent shows, and must hold nothing else.
+func (f *hookFlags) log() hclog.Logger {
+	if !f.logSet {
+		return hclog.NewNullLogger()
+	}
+	return f.logger("leasegate")
+}

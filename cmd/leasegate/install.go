@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/envname"
+)
+
+func cmdInstall(ctx context.Context, args []string) error { return install(ctx, "install", args) }
+
+func cmdUninstall(ctx context.Context, args []string) error { return install(ctx, "uninstall", args) }
+
+// install runs install or uninstall for one agent or git.
+func install(ctx context.Context, name string, args []string) error {
+	var f hookFlags
+	var user, trust, shared, noMCP bool
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.BoolVar(&noMCP, "no-mcp", false, "hooks only: leave the agent's MCP configuration (.mcp.json, ...) alone")
+	f.common.register(fs, false)
+	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
+	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with `leasegate` looked up in PATH, "+
+		"instead of the agent's local file (.claude/settings.local.json) with this binary's absolute path")
+	if name == "install" {
+		fs.BoolVar(&trust, "trust", false, "codex: also record in Codex's config that you trust this project and leasegate's hooks (Codex skips untrusted hooks)")
+	}
+	pos, err := f.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("%s: want one of claude-code, codex, gemini, cursor, git", name)
+	}
+	if trust && pos[0] != string(hooks.Codex) {
+		return usagef("install %s: --trust is for codex only (the other agents run installed hooks as they are)", pos[0])
+	}
+	if noMCP && pos[0] == "git" {
+		return usagef("%s git: --no-mcp is for agents (git has no MCP server to register)", name)
+	}
+	if shared && user {
+		return usagef("%s: --shared is the workspace's shared file; --user the user's own: give one", name)
+	}
+	lines, err := f.install(ctx, name, pos[0], target{user: user, shared: shared, noMCP: noMCP})
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	if err != nil || name != "install" || pos[0] != string(hooks.Codex) {
+		return err
+	}
+	return f.codexTrust(ctx, user, trust)
+}
+
+func (f *hookFlags) install(ctx context.Context, name, agentName string, to target) ([]string, error) {
+	exe, err := hookProgram(name, to.shared)
+	if err != nil {
+		return nil, err
+	}
+	if agentName == "git" {
+		if to.shared {
+			return nil, usagef("%s git: --shared is not supported (git hooks live in .git/hooks, never shared)", name)
+		}
+		if to.user {
+			return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
+		}
+		ws, err := f.workspace()
+		if err != nil {
+			return nil, err
+		}
+		if name == "install" {
+			return hooks.InstallGit(ctx, ws.Root, exe)
+		}
+		return hooks.UninstallGit(ctx, ws.Root)
+	}
+	agent, err := hooks.ParseAgent(agentName)
+	if err != nil {
+		return nil, usagef("%s: %v (or git)", name, err)
+	}
+	base, err := f.settingsBase(to.user)
+	if err != nil {
+		return nil, err
+	}
+	path, note := settingsFile(agent, base, to)
+	if name == "install" {
+		lines, err := hooks.Install(agent, path, exe)
+		if note != "" {
+			lines = append(lines, note)
+		}
+		if err == nil {
+			lines = append(lines, otherFileNote(agent, base, path, name, to)...)
+		}
+		if err != nil || to.noMCP {
+			return lines, err
+		}
+		more, err := mcpInstall(name, agent, base, to, exe)
+		return append(lines, more...), err
+	}
+	// The MCP entry goes first: where it shares the hooks' file (Gemini)
+	// or directory (Codex), the hooks' uninstall then gives back the
+	// file's original bytes and the directories install made.
+	var lines []string
+	if !to.noMCP {
+		if lines, err = mcpInstall(name, agent, base, to, exe); err != nil {
+			return lines, err
+		}
+	}
+	more, err := hooks.Uninstall(agent, path)
+	lines = append(lines, more...)
+	if err == nil {
+		lines = append(lines, otherFileNote(agent, base, path, name, to)...)
+	}
+	return lines, err
+}
+
+// mcpInstall registers leasegate's MCP server with the agent (install) or
+// removes it (uninstall): the project's MCP file, or the user's with
+// --user.
+func mcpInstall(name string, agent hooks.Agent, base string, to target, exe string) ([]string, error) {
+	path := hooks.MCPPath(agent, base, to.user)
+	if name == "install" {
+		return hooks.InstallMCP(agent, path, exe)
+	}
+	return hooks.UninstallMCP(agent, path)
+}
+
+// settingsBase is the home directory for --user, else the workspace root.
+func (f *hookFlags) settingsBase(user bool) (string, error) {
+	if user {
+		return os.UserHomeDir()
+	}
+	ws, err := f.workspace()
+	if err != nil {
+		return "", err
+	}
+	return ws.Root, nil
+}
+
+// codexTrust says, after `install codex`, whether Codex will run the
+// hooks and what remains if not; with trust it first records the user's
+// trust through Codex, saying what it wrote.
+func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
+	ws, err := f.workspace()
+	if err != nil {
+		return err
+	}
+	base, err := f.settingsBase(user)
+	if err != nil {
+		return err
+	}
+	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
+	codex := envOr(envname.Codex, "codex")
+	var t hooks.CodexTrust
+	if trust {
+		var did []string
+		did, t, err = hooks.TrustCodex(ctx, codex, ws.Root, file)
+		for _, l := range did {
+			fmt.Println(l)
+		}
+		if err != nil {
+			return fmt.Errorf("install codex --trust: %w", err)
+		}
+	} else if t, err = hooks.CodexTrustOf(ctx, codex, ws.Root, file); err != nil {
+		fmt.Printf("NOT VERIFIED: could not ask Codex whether it runs these hooks (%v). Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review; then `leasegate doctor`\n", err, ws.Root)
+		return nil
+	}
+	if p := t.Problem(want); p != "" {
+		fmt.Println("NOT ACTIVE YET: " + p)
+		return nil
+	}
+	fmt.Println(t.Verdict())
+	return nil
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"github.com/leasegate/leasegate/internal/envname"
+)
+
+// leaseFlags are shared by acquire, renew, release, checkin and evict.
+type leaseFlags struct {
+	common
+	as     string
+	token  uint64
+	ttl    time.Duration
+	scope  string
+	reason string
+}
+
+func (f *leaseFlags) register(fs *flag.FlagSet) {
+	f.common.register(fs, false)
+	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name (env "+envname.As+")")
+	fs.Uint64Var(&f.token, "token", 0, "the lease's fencing token (default: looked up; a lease re-granted since will not match)")
+}

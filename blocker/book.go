@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -74,6 +75,10 @@ type Book struct {
 
 // NewBook returns an empty Book.
 func NewBook() *Book { return &Book{reports: make(map[string]Report)} }
+
+// Clone returns a book with the same reports that shares nothing with b
+// that either one changes: Apply replaces a report, never edits it.
+func (b *Book) Clone() *Book { return &Book{reports: maps.Clone(b.reports)} }
 
 // Apply folds one event into the book. Events other than blocker.opened
 // and blocker.resolved are ignored. An event the book cannot take (see the

@@ -203,3 +203,23 @@ func TestResolvedEvent(t *testing.T) {
 		t.Errorf("ResolvedEvent(no id) = %v, want %v", err, blocker.ErrInvalidEvent)
 	}
 }
+
+// TestBookClone: a clone keeps the reports as they were when it was
+// taken, whatever the original applies next.
+func TestBookClone(t *testing.T) {
+	evs := history(t)
+	b := mustBook(t, evs[:5])
+	c := b.Clone()
+	want := mustBook(t, evs[:5]).All()
+	for _, e := range evs[5:] {
+		if err := b.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.All(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("clone after the original resolved two reports = %+v, want them open as when cloned", got)
+	}
+	if err := c.Apply(evs[5]); err != nil {
+		t.Fatalf("clone.Apply(the resolution the original took) = %v", err)
+	}
+}

@@ -51,6 +51,7 @@ type Coordinator struct {
 	pidNS       leasegate.PidNS // the coordinator's own pid namespace
 	kick        chan struct{}   // asks the liveness loop for a check now
 	served      atomic.Uint64   // the ledger session the table was loaded under (session.go)
+	committed   *committedFold  // on a shared ledger: the fold of committed events only (committed.go)
 }
 
 var _ leasegate.Service = (*Coordinator)(nil)
@@ -86,7 +87,10 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	c.sched = sched
-	c.w = newWriter(cfg.Ledger, c.published)
+	if _, ok := c.shared(); ok {
+		c.committed = newCommittedFold(c.table, c.book, cfg.KeepEnded)
+	}
+	c.w = newWriter(cfg.Ledger, c.publishCommitted)
 	c.startedAt = c.clock.Now()
 	c.log.Info("ledger replayed", "last-seq", c.table.LastSeq(), "active-leases", c.table.ActiveCount())
 	return c, nil

@@ -14,3 +14,6 @@ func PrimePeer(ctx context.Context) {
 		_, _ = ancestry(pc)
 	}
 }
+
+// Sync brings in what other coordinators sharing the ledger committed.
+func (c *Coordinator) Sync(ctx context.Context) error { return c.sync(ctx) }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
 )
@@ -30,7 +29,7 @@ const (
 // when there may be some.
 type sharedLedger interface {
 	CatchUp(ctx context.Context, fn func(gate.Event) error) error
-	Reload(ctx context.Context, fn func(gate.Event) error) error
+	Reload(ctx context.Context, after uint64, fn func(gate.Event) error) error
 	Changes(ctx context.Context) <-chan struct{}
 }
 
@@ -65,7 +64,7 @@ func (c *Coordinator) sync(ctx context.Context) error {
 	var err error
 	if c.w.raced.Load() || c.w.inflight.Load() > 0 {
 		err = c.rebuild(ctx, s, collect)
-	} else if err = s.CatchUp(ctx, c.applyForeign(collect)); err != nil && !errors.Is(err, context.Canceled) {
+	} else if err = s.CatchUp(ctx, c.applyForeign(c.foldForeign(collect))); err != nil && !errors.Is(err, context.Canceled) {
 		err = c.rebuild(ctx, s, collect)
 	}
 	c.afterForeign(foreign)
@@ -85,24 +84,37 @@ func (c *Coordinator) applyForeign(then func(gate.Event) error) func(gate.Event)
 	}
 }
 
-// rebuild replaces table and book with the ledger's fold; what this
+// foldForeign folds one event of another coordinator into the committed
+// fold too, then passes it on.
+func (c *Coordinator) foldForeign(then func(gate.Event) error) func(gate.Event) error {
+	return func(e gate.Event) error {
+		c.committed.fold([]gate.Event{e})
+		return then(e)
+	}
+}
+
+// rebuild replaces table and book with the ledger's fold: a clone of the
+// committed fold once it has read what was committed after it; what this
 // coordinator has queued meanwhile is refused (ErrRaced). Call with c.mu
 // held. collect sees the events past what this coordinator had seen.
 func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(gate.Event) error) error {
-	table, book := c.table, c.book
-	c.table, c.book = gate.NewTable(), blocker.NewBook()
+	f := c.committed
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	seen := c.cfg.Ledger.LastSeq()
-	err := s.Reload(ctx, c.applyForeign(func(e gate.Event) error {
-		c.boundEnded()
+	err := s.Reload(ctx, f.table.LastSeq(), func(e gate.Event) error {
+		if err := f.apply(e); err != nil {
+			return err
+		}
 		if e.Seq > seen {
 			return collect(e)
 		}
 		return nil
-	}))
+	})
 	if err != nil {
-		c.table, c.book = table, book
 		return fmt.Errorf("rebuild the lease table from the shared ledger: %w", err)
 	}
+	c.table, c.book = f.table.Clone(), f.book.Clone()
 	c.w.raced.Store(false)
 	c.log.Info("lease table rebuilt from the shared ledger", "last-seq", c.cfg.Ledger.LastSeq(), "active-leases", c.table.ActiveCount())
 	return nil

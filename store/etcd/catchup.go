@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store"
 )
 
 // CatchUp calls fn for every event other writers committed after LastSeq,
@@ -38,13 +39,15 @@ func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	return nil
 }
 
-// Reload calls fn for every event of the ledger from the first, as Replay,
-// and leaves the ledger where that read ended, as CatchUp; it clears a
-// lost race. It is the way back for a writer whose table holds decisions
-// the ledger refused: every call queued before Reload fails with a
-// *ConflictError (Stale), and no commit runs while it reads, so fn sees
-// every event committed before the first one that is not refused.
-func (l *Ledger) Reload(ctx context.Context, fn func(gate.Event) error) error {
+// Reload calls fn for every event of the ledger after seq after (from the
+// first when after is 0), as Replay, and leaves the ledger where that read
+// ended, as CatchUp; it clears a lost race. It is the way back for a
+// writer whose table holds decisions the ledger refused: it rebuilds the
+// table from a copy folded up to after, or from nothing. Every call queued
+// before Reload fails with a *ConflictError (Stale), and no commit runs
+// while it reads, so fn sees every event committed before the first one
+// that is not refused.
+func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) error) error {
 	if l.closing() {
 		return errClosed()
 	}
@@ -55,8 +58,11 @@ func (l *Ledger) Reload(ctx context.Context, fn func(gate.Event) error) error {
 	if err != nil {
 		return err
 	}
-	if end > 0 {
-		if _, err := l.scan(ctx, 0, end, rev, fn); err != nil {
+	if after > end {
+		return fmt.Errorf("%w: reload after seq %d, but the ledger ends at %d", store.ErrCorrupt, after, end)
+	}
+	if end > after {
+		if _, err := l.scan(ctx, after, end, rev, fn); err != nil {
 			return err
 		}
 	}

@@ -75,3 +75,30 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadAfter: Reload from a seq hands over only the events after it,
+// leaves the ledger at the head and clears a lost race.
+func TestReloadAfter(t *testing.T) {
+	cfg := testConfig(t)
+	a, b := mustOpen(t, cfg), mustOpen(t, cfg)
+	ctx := context.Background()
+	if _, err := a.Append(ctx, note("a"), note("a"), note("a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Append(ctx, note("b")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("b.Append before catching up = %v, want %v", err, store.ErrConflict)
+	}
+	var got []uint64
+	if err := b.Reload(ctx, 2, func(e gate.Event) error { got = append(got, e.Seq); return nil }); err != nil {
+		t.Fatalf("b.Reload(2) = %v", err)
+	}
+	if !slices.Equal(got, []uint64{3}) || b.LastSeq() != 3 {
+		t.Fatalf("b.Reload(2) read %v, LastSeq() = %d; want [3] and 3", got, b.LastSeq())
+	}
+	if out, err := b.Append(ctx, note("b")); err != nil || out[0].Seq != 4 {
+		t.Fatalf("b.Append after Reload = %v, %v; want seq 4", out, err)
+	}
+	if err := b.Reload(ctx, 9, func(gate.Event) error { return nil }); !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("b.Reload past the head = %v, want %v", err, store.ErrCorrupt)
+	}
+}

@@ -1,0 +1,86 @@
+package coordinator_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/etcdtest"
+)
+
+// TestSharedRacesRebuild: two coordinators on one shared ledger, four
+// clients each, take and give back the same few files as fast as they
+// can, so that their commits keep racing and each rebuilds its table
+// after the ones it loses. A third coordinator then replays the ledger,
+// which it refuses if a file was ever granted to two owners at once, and
+// both tables, caught up, hold the same leases as its.
+func TestSharedRacesRebuild(t *testing.T) {
+	cluster, err := etcdtest.Start(t.TempDir(), 1)
+	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Stop()
+	ctx := context.Background()
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a")
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	var wg sync.WaitGroup
+	for w := range 8 {
+		c := []*coordinator.Coordinator{a, b}[w%2]
+		o := gate.Owner{Name: fmt.Sprint("w", w)}
+		wg.Go(func() {
+			for i := range 40 {
+				scope := gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("f%d", (w+i)%5)}}
+				res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o, Scope: scope})
+				if errors.Is(err, gate.ErrHeldByOther) {
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s acquire %v = %v", o.Name, scope.Paths, err)
+					return
+				}
+				if i == 39 {
+					break // the last one is kept
+				}
+				l := res.Leases[0]
+				if _, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+					t.Errorf("%s release %s = %v", o.Name, l.ID, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c")
+	want := activeJSON(t, replayed)
+	for _, c := range []*coordinator.Coordinator{a, b} {
+		if err := c.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := activeJSON(t, c); got != want {
+			t.Fatalf("a coordinator's active leases = %s\nwant the ledger's %s", got, want)
+		}
+	}
+}
+
+func activeJSON(t *testing.T, c *coordinator.Coordinator) string {
+	t.Helper()
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(st.Leases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -49,10 +49,10 @@ func sharedCoordinator(t *testing.T, endpoints []string, host string) (c *coordi
 	return c, stop
 }
 
-// TestHostGoneIsReclaimed: host-a's coordinator stops without coming
-// back; once its session's TTL has run out, host-b's coordinator reclaims
-// host-a's owners' auto leases with that evidence, and takes the file.
-func TestHostGoneIsReclaimed(t *testing.T) {
+// startCluster starts a one-member etcd for the test; it skips, saying
+// so, only when etcd is not installed and CI did not ask for it.
+func startCluster(t *testing.T) *etcdtest.Cluster {
+	t.Helper()
 	cluster, err := etcdtest.Start(t.TempDir(), 1)
 	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
 		t.Skip(err)
@@ -60,7 +60,15 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cluster.Stop()
+	t.Cleanup(cluster.Stop)
+	return cluster
+}
+
+// TestHostGoneIsReclaimed: host-a's coordinator stops without coming
+// back; once its session's TTL has run out, host-b's coordinator reclaims
+// host-a's owners' auto leases with that evidence, and takes the file.
+func TestHostGoneIsReclaimed(t *testing.T) {
+	cluster := startCluster(t)
 	ctx := context.Background()
 	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
@@ -110,14 +118,7 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 // session of host-a for the auto leases in its table, reclaims them at
 // start and takes the file.
 func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
-	cluster, err := etcdtest.Start(t.TempDir(), 1)
-	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
+	cluster := startCluster(t)
 	ctx := context.Background()
 	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
 	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/internal/etcdtest"
 )
 
 // TestSharedRacesRebuild: two coordinators on one shared ledger, four
@@ -22,14 +20,7 @@ import (
 // which it refuses if a file was ever granted to two owners at once, and
 // both tables, caught up, hold the same leases as its.
 func TestSharedRacesRebuild(t *testing.T) {
-	cluster, err := etcdtest.Start(t.TempDir(), 1)
-	if err == etcdtest.ErrNoEtcd && os.Getenv(etcdtest.Env) == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Stop()
+	cluster := startCluster(t)
 	ctx := context.Background()
 	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a")
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // Observer hears the stages of a gated mutation. Any field may be nil.
@@ -21,18 +24,43 @@ type Observer struct {
 	// Unavailable is called each time the coordinator cannot be reached;
 	// the mutation waits and tries again, it never proceeds ungated.
 	Unavailable func(err error, attempt int)
+	// Log hears a withdrawal that failed; nil means nowhere.
+	Log hclog.Logger
+}
+
+// Mutator is the part of a coordinator the contention protocol needs;
+// every leasegate.Service has it.
+type Mutator interface {
+	Mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error)
+	WaitContention(ctx context.Context, id string) (leasegate.Result, error)
+	Withdraw(ctx context.Context, id, reason string) (leasegate.Result, error)
+	WaitBlocker(ctx context.Context, id string) (leasegate.Result, error)
 }
 
 // pollWait is how long one long-poll waits before asking again.
 const pollWait = 30 * time.Second
 
-// Gate runs the whole contention protocol for one mutation and returns its
-// final result: Granted, Denied, Aborted, or Blocked if obs.Blocked said
-// not to hold. It fails closed: while the coordinator is unreachable it
-// waits and retries until ctx ends, and then returns ctx's error, never a
-// grant.
+// Gate runs the whole contention protocol for one mutation over the client
+// (see the function Gate); its withdrawals that fail are logged to the
+// client's logger unless obs names another.
 func (c *Client) Gate(ctx context.Context, req leasegate.MutateRequest, obs Observer) (leasegate.Result, error) {
-	r, err := retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.Mutate(ctx, req) })
+	if obs.Log == nil {
+		obs.Log = c.cfg.Logger
+	}
+	return Gate(ctx, c, req, obs)
+}
+
+// Gate runs the whole contention protocol for one mutation over m and
+// returns its final result: Granted, Denied, Aborted, or Blocked if
+// obs.Blocked said not to hold. It fails closed: while the coordinator is
+// unreachable (ErrUnavailable) it waits and retries until ctx ends, and
+// then returns ctx's error, never a grant.
+func Gate(ctx context.Context, m Mutator, req leasegate.MutateRequest, obs Observer) (leasegate.Result, error) {
+	if obs.Log == nil {
+		obs.Log = hclog.NewNullLogger()
+	}
+	c := protocol{m: m, obs: obs}
+	r, err := retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return m.Mutate(ctx, req) })
 	if err != nil {
 		return r, err
 	}
@@ -40,7 +68,7 @@ func (c *Client) Gate(ctx context.Context, req leasegate.MutateRequest, obs Obse
 		if obs.Contended != nil {
 			obs.Contended(r)
 		}
-		if r, err = c.awaitContention(ctx, req, r, obs); err != nil {
+		if r, err = c.awaitContention(ctx, req, r); err != nil {
 			return r, err
 		}
 	}
@@ -48,24 +76,30 @@ func (c *Client) Gate(ctx context.Context, req leasegate.MutateRequest, obs Obse
 		if obs.Blocked != nil && !obs.Blocked(r) {
 			return r, nil
 		}
-		return c.awaitBlocker(ctx, r, obs)
+		return c.awaitBlocker(ctx, r)
 	}
 	return r, nil
 }
 
-func (c *Client) awaitContention(ctx context.Context, req leasegate.MutateRequest, r leasegate.Result, obs Observer) (leasegate.Result, error) {
+// protocol is one mutation's run of the contention protocol.
+type protocol struct {
+	m   Mutator
+	obs Observer
+}
+
+func (c protocol) awaitContention(ctx context.Context, req leasegate.MutateRequest, r leasegate.Result) (leasegate.Result, error) {
 	for r.Outcome == leasegate.Contended {
 		id := r.Contention.ID
 		var err error
-		r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.WaitContention(ctx, id) })
+		r, err = retryUnavailable(ctx, c.obs, func() (leasegate.Result, error) { return c.m.WaitContention(ctx, id) })
 		if ctx.Err() != nil {
 			c.withdrawGone(ctx, id)
 			return r, ctx.Err()
 		}
-		if errors.Is(err, errNotFound) || (err == nil && r.Outcome == leasegate.Withdrawn) {
+		if errors.Is(err, gate.ErrNotFound) || (err == nil && r.Outcome == leasegate.Withdrawn) {
 			// The coordinator restarted and forgot the contention, or
 			// another waiter of the same write withdrew it: ask again.
-			r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.Mutate(ctx, req) })
+			r, err = retryUnavailable(ctx, c.obs, func() (leasegate.Result, error) { return c.m.Mutate(ctx, req) })
 		}
 		if err != nil {
 			return r, err
@@ -80,24 +114,24 @@ const withdrawTimeout = 5 * time.Second
 // withdrawGone tells the coordinator that no one waits on contention id
 // any more because ctx ended (the cause says why): its write will not be
 // made, so the retry must not run and no lease be taken for it.
-func (c *Client) withdrawGone(ctx context.Context, id string) {
+func (c protocol) withdrawGone(ctx context.Context, id string) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
 	defer cancel()
 	why := "its waiter gave up"
 	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 		why = cause.Error()
 	}
-	if _, err := c.Withdraw(wctx, id, why); err != nil {
-		c.cfg.Logger.Debug("withdrawing a contention failed", "contention", id, "error", err)
+	if _, err := c.m.Withdraw(wctx, id, why); err != nil {
+		c.obs.Log.Debug("withdrawing a contention failed", "contention", id, "error", err)
 	}
 }
 
-func (c *Client) awaitBlocker(ctx context.Context, r leasegate.Result, obs Observer) (leasegate.Result, error) {
+func (c protocol) awaitBlocker(ctx context.Context, r leasegate.Result) (leasegate.Result, error) {
 	id := r.Blocker.ID
 	con := r.Contention
 	for r.Outcome == leasegate.Blocked {
 		var err error
-		r, err = retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.WaitBlocker(ctx, id) })
+		r, err = retryUnavailable(ctx, c.obs, func() (leasegate.Result, error) { return c.m.WaitBlocker(ctx, id) })
 		if ctx.Err() != nil && con != nil {
 			c.withdrawGone(ctx, con.ID) // the blocker closes: no one is halted on it
 			return r, ctx.Err()
@@ -108,8 +142,6 @@ func (c *Client) awaitBlocker(ctx context.Context, r leasegate.Result, obs Obser
 	}
 	return r, nil
 }
-
-var errNotFound = &codeIs{code: "LEASE_NOT_FOUND"}
 
 // retryUnavailable repeats fn while the coordinator is unavailable, with
 // backoff up to 5 s, until ctx ends.
@@ -134,17 +166,7 @@ func retryUnavailable(ctx context.Context, obs Observer, fn func() (leasegate.Re
 	}
 }
 
-// codeIs matches an *APIError of one code with errors.Is.
-type codeIs struct{ code string }
-
-func (e *codeIs) Error() string { return e.code }
-
-// Is lets errors.Is(apiErr, errNotFound) match by code, and
-// errors.Is(apiErr, blocker.ErrNotOpen) match BLOCKER_NOT_OPEN.
+// Is lets errors.Is(apiErr, blocker.ErrNotOpen) match BLOCKER_NOT_OPEN.
 func (e *APIError) Is(target error) bool {
-	if target == blocker.ErrNotOpen {
-		return e.Body.Error.Code == CodeNotOpen
-	}
-	t, ok := target.(*codeIs)
-	return ok && string(e.Body.Error.Code) == t.code
+	return target == blocker.ErrNotOpen && e.Body.Error.Code == CodeNotOpen
 }

@@ -14,6 +14,6 @@ func TestDependencies(t *testing.T) {
 	deptest.Require(t, pkg, deps, "github.com/leasegate/leasegate/api")
 	deptest.Require(t, pkg, deps, "github.com/prometheus/client_golang/prometheus")
 	deptest.Forbid(t, pkg, deps,
-		"github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
+		"github.com/leasegate/leasegate/coordinator", "github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
 		"github.com/leasegate/leasegate/store/bolt", "go.etcd.io/bbolt", "github.com/leasegate/leasegate/hooks")
 }

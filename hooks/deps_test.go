@@ -13,6 +13,6 @@ func TestDependencies(t *testing.T) {
 	deps := deptest.Deps(t, pkg)
 	deptest.Require(t, pkg, deps, "github.com/leasegate/leasegate/api")
 	deptest.Forbid(t, pkg, deps,
-		"github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
+		"github.com/leasegate/leasegate/coordinator", "github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
 		"github.com/leasegate/leasegate/store/bolt", "go.etcd.io/bbolt", "github.com/hanwen/go-fuse/v2")
 }

@@ -16,6 +16,6 @@ func TestDependencies(t *testing.T) {
 		deptest.Require(t, pkg, deps, dep)
 	}
 	deptest.Forbid(t, pkg, deps,
-		"github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
+		"github.com/leasegate/leasegate/coordinator", "github.com/leasegate/leasegate/sidecar", "github.com/leasegate/leasegate/intercept",
 		"github.com/leasegate/leasegate/store/bolt", "go.etcd.io/bbolt")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
@@ -19,6 +20,24 @@ import (
 // being stopped (Ctrl-Z, SIGSTOP). A stopped tree opens the stop-idle
 // window; the check reads /proc for each process of the tree.
 const DefaultStopPoll = time.Second
+
+// Coordinator is what the sidecar needs of the workspace's coordinator;
+// every leasegate.Service has it. Gated mutations run the contention
+// protocol (api.Gate) over it.
+type Coordinator interface {
+	api.Mutator
+	Register(ctx context.Context, r leasegate.Registration) error
+	Heartbeat(ctx context.Context, name string) error
+	Activity(ctx context.Context, name string) error
+	Stop(ctx context.Context, name, reason string) (time.Time, error)
+	End(ctx context.Context, name, reason string) (int, error)
+	ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error)
+	Status(ctx context.Context) (leasegate.Status, error)
+	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
+	ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error
+}
+
+var _ Coordinator = (leasegate.Service)(nil)
 
 // Config configures one wrapped worker.
 type Config struct {
@@ -53,8 +72,9 @@ type Config struct {
 	Clock clock.Clock
 	// Workspace is the workspace being gated. Required.
 	Workspace *workspace.Workspace
-	// Client talks to the workspace's coordinator. Required.
-	Client *api.Client
+	// Client talks to the workspace's coordinator: an *api.Client over
+	// its socket. Required.
+	Client Coordinator
 	// Restart starts the workspace's coordinator when a heartbeat finds
 	// it gone, and returns once it answers. Nil leaves that to someone
 	// else; gated writes wait and retry until a coordinator answers either

@@ -46,9 +46,9 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	var cd *countdown
 	defer func() { cd.end() }()
 	req := leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
-	r, err := s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
+	r, err := api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
 	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
-		r, err = s.cfg.Client.Gate(ctx, req, s.observer(req, &halted, &cd))
+		r, err = api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
 	}
 	cd.end()
 	if halted {
@@ -193,6 +193,7 @@ func (s *Sidecar) noteCommit() {
 func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **countdown) api.Observer {
 	paths := req.Paths
 	return api.Observer{
+		Log: s.log,
 		Contended: func(r leasegate.Result) {
 			c := r.Contention
 			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",

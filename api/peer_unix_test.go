@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd
+
 package api
 
 import (
@@ -14,8 +16,10 @@ import (
 )
 
 // TestConnContextCarriesTheKernelsPeer: a request on a unix socket carries
-// the connecting process as SO_PEERCRED reports it, in plain HTTP and after
-// the connection is hijacked (as the stream upgrade does).
+// the connecting process as the kernel reports it (SO_PEERCRED on Linux,
+// LOCAL_PEERPID and LOCAL_PEERCRED on macOS, LOCAL_PEERCRED's cr_pid on
+// FreeBSD 13+), in plain HTTP and after the connection is hijacked (as the
+// stream upgrade does).
 func TestConnContextCarriesTheKernelsPeer(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "s")
 	l, err := net.Listen("unix", sock)

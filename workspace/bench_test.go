@@ -97,3 +97,19 @@ func BenchmarkAffectsIgnore(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkLocate(b *testing.B) {
+	w := &workspace.Workspace{Root: "/home/user/src/project", GitDir: "/home/user/src/project/.git", CommonDir: "/home/user/src/project/.git", StateDir: "/home/user/src/project/.git/leasegate"}
+	for _, bc := range []struct{ name, abs string }{
+		{"gated", "/home/user/src/project/internal/pkg/file.go"},
+		{"outside", "/tmp/go-build1234/b001/_pkg_.a"},
+		{"git", "/home/user/src/project/.git/objects/ab/cdef"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = w.Locate(bc.abs, workspace.ReachFile)
+			}
+		})
+	}
+}

@@ -66,7 +66,7 @@ func (r *Rule) ClassifyPath(abs string, reach Reach) Verdict {
 // and allocates nothing, for a caller that must answer at once.
 func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 	if rel, in := Under(w.Root, abs); in {
-		c, why := w.place(reach, rel)
+		c, why := w.place(reach, rel, abs)
 		return Verdict{Class: c, Rel: rel, Why: why}
 	}
 	// A linked worktree's state directory lies in the main checkout's git
@@ -80,17 +80,15 @@ func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 	return Verdict{Class: Outside, Why: whyOutside}
 }
 
-// place is where rel, a clean workspace-relative path, lies for a
-// mutation of the given reach: the state directory (or a directory holding
-// it), the root, the operator's file, git's directory, or elsewhere
-// (Gated).
-func (w *Workspace) place(reach Reach, rel string) (Class, string) {
-	if state, ok := Under(w.Root, w.StateDir); ok {
-		if inside(state, rel) {
-			return StateDir, whyState
-		}
-		holds := reach == ReachTree || (reach == ReachDir && rel != ".")
-		if holds && inside(rel, state) {
+// place is where abs, inside the root at rel, lies for a mutation of the
+// given reach: the state directory (or a directory holding it), the root,
+// the operator's file, git's directory, or elsewhere (Gated).
+func (w *Workspace) place(reach Reach, rel, abs string) (Class, string) {
+	if _, in := Under(w.StateDir, abs); in {
+		return StateDir, whyState
+	}
+	if reach == ReachTree || (reach == ReachDir && rel != ".") {
+		if _, above := Under(abs, w.StateDir); above {
 			return StateDir, whyHolds
 		}
 	}
@@ -99,26 +97,24 @@ func (w *Workspace) place(reach Reach, rel string) (Class, string) {
 		return Root, whyRoot
 	case rel == ConfigFile:
 		return Operator, whyOperator
-	case w.inGitDir(rel):
+	case w.inGitDir(rel, abs):
 		return GitDir, whyGitDir
 	}
 	return Gated, whyUndecided
 }
 
-// inGitDir reports whether rel is in ".git" (a directory, or the file a
-// linked worktree or submodule has) or in a git dir that lies inside the
-// root elsewhere. Outside git, ".git" is an ordinary name.
-func (w *Workspace) inGitDir(rel string) bool {
+// inGitDir reports whether abs, inside the root at rel, is in ".git" (a
+// directory, or the file a linked worktree or submodule has) or in a git
+// dir that lies inside the root elsewhere. Outside git, ".git" is an
+// ordinary name.
+func (w *Workspace) inGitDir(rel, abs string) bool {
 	if w.GitDir == "" {
 		return false
 	}
 	if inside(".git", rel) {
 		return true
 	}
-	for _, dir := range [...]string{w.GitDir, w.CommonDir} {
-		if g, ok := Under(w.Root, dir); ok && g != "." && inside(g, rel) {
-			return true
-		}
-	}
-	return false
+	_, inGit := Under(w.GitDir, abs)
+	_, inCommon := Under(w.CommonDir, abs)
+	return (inGit && w.GitDir != w.Root) || (inCommon && w.CommonDir != w.Root)
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -132,7 +133,7 @@ func (r *Rule) fixed(tree bool, rel string) (ruling, bool) {
 	if tree {
 		reach = ReachTree
 	}
-	if c, why := r.ws.place(reach, rel); c != Gated {
+	if c, why := r.ws.place(reach, rel, filepath.Join(r.ws.Root, rel)); c != Gated {
 		return ruling{class: c, why: why}, true
 	}
 	if g, ok := r.excluded(tree, rel); ok {

@@ -25,12 +25,13 @@ const (
 
 // sharedLedger is a ledger other coordinators append to as well
 // (store/etcd): it refuses an append decided without their events
-// (store.ErrConflict), hands them over with CatchUp and signals on Changes
-// when there may be some.
+// (store.ErrConflict), hands them over with CatchUp, signals on Changes
+// when there may be some and tells with Behind whether there may be.
 type sharedLedger interface {
 	CatchUp(ctx context.Context, fn func(gate.Event) error) error
 	Reload(ctx context.Context, after uint64, fn func(gate.Event) error) error
 	Changes(ctx context.Context) <-chan struct{}
+	Behind() bool
 }
 
 func (c *Coordinator) shared() (sharedLedger, bool) {
@@ -51,7 +52,10 @@ func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
 // sync brings in the events other coordinators committed. With nothing of
 // its own in flight and no lost race, they are applied to the table as
 // they come; otherwise the table holds decisions the ledger refused (or
-// will), so table and blocker book are rebuilt from the ledger.
+// will), so table and blocker book are rebuilt from the ledger, unless
+// every change the ledger's watch reported was this coordinator's own
+// commit (the ledger is not Behind): then there is nothing to bring in,
+// and its commits in flight go on.
 func (c *Coordinator) sync(ctx context.Context) error {
 	s, ok := c.shared()
 	if !ok {
@@ -62,7 +66,11 @@ func (c *Coordinator) sync(ctx context.Context) error {
 	var foreign []gate.Event
 	collect := func(e gate.Event) error { foreign = append(foreign, e); return nil }
 	var err error
-	if c.w.raced.Load() || c.w.inflight.Load() > 0 {
+	raced, inflight := c.w.raced.Load(), c.w.inflight.Load() > 0
+	if !raced && inflight && !s.Behind() {
+		return nil // every change the watch reported was this coordinator's own commit
+	}
+	if raced || inflight {
 		err = c.rebuild(ctx, s, collect)
 	} else if err = s.CatchUp(ctx, c.applyForeign(c.foldForeign(collect))); err != nil && !errors.Is(err, context.Canceled) {
 		err = c.rebuild(ctx, s, collect)

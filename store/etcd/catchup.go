@@ -21,6 +21,7 @@ func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	}
 	l.commitMu.Lock()
 	defer l.commitMu.Unlock()
+	restarts := l.restarts.Load()
 	end, headRev, rev, err := l.headAt(ctx)
 	if err != nil {
 		return err
@@ -36,6 +37,7 @@ func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	}
 	l.headRev = headRev
 	l.conflict = nil
+	l.caughtRestarts.Store(restarts)
 	return nil
 }
 
@@ -54,6 +56,7 @@ func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) e
 	l.commitMu.Lock()
 	defer l.commitMu.Unlock()
 	l.epoch.Add(1)
+	restarts := l.restarts.Load()
 	end, headRev, rev, err := l.headAt(ctx)
 	if err != nil {
 		return err
@@ -69,6 +72,7 @@ func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) e
 	l.last.Store(end)
 	l.headRev = headRev
 	l.conflict = nil
+	l.caughtRestarts.Store(restarts)
 	return nil
 }
 

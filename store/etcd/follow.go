@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"math"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -41,6 +42,7 @@ func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
 	wch := l.cli.Watch(clientv3.WithRequireLeader(ctx), l.keys.head())
+	l.restarts.Add(1) // what changed while no watch ran is not known
 	notify(ch)
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
@@ -54,15 +56,41 @@ func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
 }
 
 // ahead reports whether a watched change moved the head past the events
-// this ledger has seen, that is, was not its own commit.
+// this ledger has seen, that is, was not its own commit, and notes the
+// highest head seen for Behind.
 func (l *Ledger) ahead(evs []*clientv3.Event) bool {
+	moved := false
 	for _, e := range evs {
 		seq, err := parseSeq(e.Kv.Value)
-		if err != nil || seq > l.last.Load() {
-			return true
+		if err != nil {
+			seq = math.MaxUint64
+		}
+		l.sawHead(seq)
+		if seq > l.last.Load() {
+			moved = true
 		}
 	}
-	return false
+	return moved
+}
+
+// sawHead raises the highest head the watch has reported to seq.
+func (l *Ledger) sawHead(seq uint64) {
+	for {
+		old := l.seenHead.Load()
+		if seq <= old || l.seenHead.CompareAndSwap(old, seq) {
+			return
+		}
+	}
+}
+
+// Behind reports whether another writer may have committed what this
+// ledger has not read yet: the head watch reported a head past LastSeq,
+// or the watch (re)started after the last CatchUp or Reload began, so a
+// change may have gone unreported. A writer whose own commits are in
+// flight asks it before it throws them away to catch up: when it is
+// false, every head change the watch reported was its own.
+func (l *Ledger) Behind() bool {
+	return l.restarts.Load() != l.caughtRestarts.Load() || l.seenHead.Load() > l.last.Load()
 }
 
 func notify(ch chan<- struct{}) {

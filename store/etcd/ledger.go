@@ -22,6 +22,11 @@ type Ledger struct {
 
 	last atomic.Uint64 // seq of the last event this ledger has seen committed
 
+	// seenHead is the highest head the head watch reported; restarts
+	// counts the watch's starts, and caughtRestarts is restarts as it was
+	// when the last CatchUp or Reload began (Behind).
+	seenHead, restarts, caughtRestarts atomic.Uint64
+
 	mu     sync.Mutex
 	queue  []*request
 	closed bool

@@ -24,6 +24,19 @@ type Registration struct {
 	// its hook calls. Zero means the coordinator's TTL; at most
 	// MaxHeartbeatTTL.
 	HeartbeatTTL time.Duration `json:"heartbeat_ttl_ns,omitempty"`
+	// JoinRoot asks to act as the live owner already registered with the
+	// same root process, if there is one, instead of registering a second
+	// owner for that process (see Service.Join). The agent adapters that
+	// each name an agent's session (its hooks, its MCP server) set it; a
+	// sidecar, whose process is its own, does not.
+	JoinRoot bool `json:"join_root,omitempty"`
+}
+
+// Joined is the answer of a registration: the owner its registrant acts
+// as from now on, which is the name it registered unless it joined
+// another (Registration.JoinRoot).
+type Joined struct {
+	Owner string `json:"owner"`
 }
 
 // MaxHeartbeatTTL bounds the heartbeat TTL an owner may name.

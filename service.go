@@ -18,6 +18,11 @@ import (
 type Service interface {
 	// Register records an owner and the windows it names.
 	Register(ctx context.Context, r Registration) error
+	// Join is Register answering the owner the registrant acts as: with
+	// r.JoinRoot, the live owner already registered for r's root process
+	// when the kernel shows the registrant runs under that process, else
+	// r's own name.
+	Join(ctx context.Context, r Registration) (string, error)
 	// Heartbeat tells that an owner's sidecar or hook session is alive.
 	Heartbeat(ctx context.Context, name string) error
 	// Activity reports an owner's activity other than a mutation; it

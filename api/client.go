@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -251,6 +252,18 @@ func (c *Client) Check(ctx context.Context, paths []string) (leasegate.CheckView
 // Register records an owner and the windows it names.
 func (c *Client) Register(ctx context.Context, r leasegate.Registration) error {
 	return c.do(ctx, http.MethodPost, "/v1/owners", r, nil)
+}
+
+// Join registers r and returns the owner the caller acts as: with
+// r.JoinRoot, the live owner that already has r's root process, if the
+// coordinator finds one the caller runs under; else r's own name (also
+// from a coordinator that answers registrations with nothing).
+func (c *Client) Join(ctx context.Context, r leasegate.Registration) (string, error) {
+	var j leasegate.Joined
+	if err := c.do(ctx, http.MethodPost, "/v1/owners", r, &j); err != nil {
+		return "", err
+	}
+	return cmp.Or(j.Owner, r.Name), nil
 }
 
 // Heartbeat beats for an owner.

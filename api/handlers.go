@@ -69,7 +69,8 @@ func (s *Server) register(r *http.Request) (any, error) {
 	if err := decode(r, &reg); err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Register(r.Context(), reg)
+	name, err := s.c.Join(r.Context(), reg)
+	return leasegate.Joined{Owner: name}, err
 }
 
 func (s *Server) heartbeat(r *http.Request) (any, error) {

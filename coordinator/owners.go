@@ -51,32 +51,39 @@ func (c *Coordinator) replayOwner(e gate.Event) {
 // register records an owner (a sidecar or hook session starting work)
 // with the windows it names. A name already registered to a live,
 // different process is refused: two workers must not share an identity.
-func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) error {
+func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) (string, error) {
 	o := r.Owner
 	if err := gate.ValidID(o.Name); err != nil {
-		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}
+		return "", &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "owner name: " + err.Error()}
 	}
 	if err := validWindows(r.Windows); err != nil {
-		return err
+		return "", err
 	}
 	if err := validTTL(r.HeartbeatTTL); err != nil {
-		return err
+		return "", err
 	}
 	cl := c.callerOf(ctx)
 	sn := c.identify(ctx, o)
 	c.mu.Lock()
+	now := c.clock.Now()
+	if j, ok := c.joinable(r, cl, sn, now); ok {
+		c.mu.Unlock()
+		c.log.Info("registration joins the owner of its root process", "owner", o.Name, "joins", j.Name,
+			"root-pid", sn.Process.PID, "peer-pid", cl.peer.PID)
+		return j.Name, nil
+	}
 	if err := c.mayRegister(cl, o.Name); err != nil {
 		c.mu.Unlock()
-		return err
+		return "", err
 	}
-	now := c.clock.Now()
 	if old := c.owners[o.Name]; old != nil && !old.gone && old.Owner != o && old.PID != 0 {
 		if v := c.cfg.Liveness.Evaluate(old.subject(), now); v.Status != gate.Dead {
 			c.mu.Unlock()
-			return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch,
+			return "", &gate.DeniedError{Reason: gate.ReasonOwnerMismatch,
 				Message: fmt.Sprintf("owner %s is already registered to live pid %d on %s (%s)", o.Name, old.PID, old.Host, strings.Join(v.Evidence, "; "))}
 		}
 	}
+	r.JoinRoot = false // an answer's condition, not part of the record
 	data, _ := json.Marshal(registered{Registration: r, Seen: sn})
 	if old := c.owners[o.Name]; old != nil {
 		old.forget()
@@ -89,9 +96,38 @@ func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) er
 	done, err := c.commit([]gate.Event{{Type: gate.EventOwnerRegistered, At: now, Actor: o.Name, Data: data}})
 	c.mu.Unlock()
 	if err != nil {
-		return err
+		return "", err
 	}
-	return durable(ctx, done)
+	return o.Name, durable(ctx, done)
+}
+
+// joinable returns the owner a registration joins instead of registering
+// its own name: with r.JoinRoot, a live owner of another name whose root
+// process is r's root, as the kernel identified it from the registrant's
+// connection (SO_PEERCRED, and the pid and start time of that ancestor),
+// and as which the caller may act. An agent's hooks and its MCP server
+// each register the agent's session, and the server may do so first,
+// under a name made from the agent's pid because the agent does not tell
+// it the session id: both act from one agent process, which is one
+// writer, so they must be one owner. Call with c.mu held.
+func (c *Coordinator) joinable(r leasegate.Registration, cl caller, sn *seen, now time.Time) (*owner, bool) {
+	if !r.JoinRoot || sn == nil || sn.Unseen != "" || sn.Process.PID <= 0 {
+		return nil, false
+	}
+	for _, name := range c.roots[sn.Process.PID] {
+		o := c.owners[name]
+		if o == nil || o.gone || name == r.Name || cl.actAs(name) != nil {
+			continue
+		}
+		root := c.rootOf(o)
+		if root.PID != sn.Process.PID || !sameStart(root.StartTime, sn.Process.StartTime) {
+			continue
+		}
+		if c.cfg.Liveness.Evaluate(o.subject(), now).Status != gate.Dead {
+			return o, true
+		}
+	}
+	return nil, false
 }
 
 // Heartbeat records that an owner's sidecar is alive.

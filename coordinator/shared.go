@@ -177,8 +177,15 @@ func (c *Coordinator) Mutate(ctx context.Context, req leasegate.MutateRequest) (
 
 // Register records an owner; see register.
 func (c *Coordinator) Register(ctx context.Context, r leasegate.Registration) error {
-	_, err := again(ctx, c, func() (struct{}, error) { return struct{}{}, c.register(ctx, r) })
+	_, err := c.Join(ctx, r)
 	return err
+}
+
+// Join is Register answering the owner the registrant acts as: with
+// r.JoinRoot, the live owner that already has r's root process, when the
+// kernel shows the registrant runs inside that process (see joinable).
+func (c *Coordinator) Join(ctx context.Context, r leasegate.Registration) (string, error) {
+	return again(ctx, c, func() (string, error) { return c.register(ctx, r) })
 }
 
 // raceKeyPrefix names the scheduler's entries that decide a retry again.

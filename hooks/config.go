@@ -39,7 +39,7 @@ const (
 // implements it.
 type Coordinator interface {
 	Gate(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
-	Register(ctx context.Context, r leasegate.Registration) error
+	Join(ctx context.Context, r leasegate.Registration) (string, error)
 	Activity(ctx context.Context, name string) error
 	Stop(ctx context.Context, name, reason string) (time.Time, error)
 	End(ctx context.Context, name, reason string) (int, error)

@@ -25,7 +25,10 @@ type fakeCoordinator struct {
 	gateFn     func(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
 	registered []gate.Owner
 	ttls       []time.Duration // the heartbeat TTL of each registration
+	joins      []bool          // whether each registration asked to join (JoinRoot)
+	joinAs     string          // the owner a registration that asks to join is answered with; "" for its own
 	gates      []leasegate.MutateRequest
+	ended      []string
 }
 
 var _ hooks.Coordinator = (*fakeCoordinator)(nil)
@@ -37,19 +40,26 @@ func (f *fakeCoordinator) Gate(ctx context.Context, req leasegate.MutateRequest,
 	return f.gateFn(ctx, req, obs)
 }
 
-func (f *fakeCoordinator) Register(_ context.Context, r leasegate.Registration) error {
+func (f *fakeCoordinator) Join(_ context.Context, r leasegate.Registration) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.registered = append(f.registered, r.Owner)
 	f.ttls = append(f.ttls, r.HeartbeatTTL)
-	return nil
+	f.joins = append(f.joins, r.JoinRoot)
+	if r.JoinRoot && f.joinAs != "" {
+		return f.joinAs, nil
+	}
+	return r.Name, nil
 }
 
 func (f *fakeCoordinator) Activity(context.Context, string) error { return nil }
 func (f *fakeCoordinator) Stop(context.Context, string, string) (time.Time, error) {
 	return time.Time{}, nil
 }
-func (f *fakeCoordinator) End(context.Context, string, string) (int, error) {
+func (f *fakeCoordinator) End(_ context.Context, name, _ string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ended = append(f.ended, name)
 	return 0, nil
 }
 func (f *fakeCoordinator) ReleaseCommitted(context.Context, string) ([]gate.Lease, error) {
@@ -170,6 +180,40 @@ func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 	}
 	if len(f.registered) != 2 || len(f.gates) != 4 {
 		t.Errorf("after the coordinator forgot the owner: %d registrations, %d gates; want it registered again and the write asked again", len(f.registered), len(f.gates))
+	}
+}
+
+// TestWriteActsAsTheOwnerItJoined: a session whose registration the
+// coordinator answers with another owner (the one the agent's MCP server
+// registered for the same agent process) writes as that owner from then
+// on, without registering again, and its end ends that owner; once the
+// coordinator answers with the session's own name, it is itself again.
+func TestWriteActsAsTheOwnerItJoined(t *testing.T) {
+	t.Setenv("LEASEGATE_AGENT_PROGRAM", hooks.ProcComm(os.Getppid())) // this test's parent plays the agent
+	r := newRepo(t)
+	f := &fakeCoordinator{joinAs: "cc-pid-7", gateFn: func(context.Context, leasegate.MutateRequest, api.Observer) (leasegate.Result, error) {
+		return leasegate.Result{Outcome: leasegate.Granted}, nil
+	}}
+	h := newHandler(t, f, nil)
+	for range 2 {
+		if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
+			t.Fatalf("Handle() = %+v, want Allow", d)
+		}
+	}
+	if len(f.registered) != 1 || f.registered[0].Name != "cc-S" || !f.joins[0] {
+		t.Errorf("registered %+v (join %v), want cc-S once, asking to join", f.registered, f.joins)
+	}
+	if len(f.gates) != 2 || f.gates[0].Owner != "cc-pid-7" || f.gates[1].Owner != "cc-pid-7" {
+		t.Errorf("gated %+v, want both writes by cc-pid-7", f.gates)
+	}
+	end := hooks.Event{Agent: hooks.ClaudeCode, Name: "SessionEnd", Kind: hooks.KindSessionEnd, Session: "S", Cwd: r.root}
+	h.Handle(context.Background(), end)
+	if len(f.ended) != 1 || f.ended[0] != "cc-pid-7" {
+		t.Errorf("ended %v at SessionEnd, want cc-pid-7", f.ended)
+	}
+	f.joinAs = ""
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || f.gates[2].Owner != "cc-S" {
+		t.Errorf("a write after the session ended = %+v as %s, want cc-S registered and writing as itself", d, f.gates[2].Owner)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/liveness"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // ownerName is who a call acts as: Config.Owner, or the agent's prefix and
@@ -29,6 +30,31 @@ func (h *Handler) ownerName(ev Event) (name string, explicit bool, err error) {
 		return "", false, inputErr(ev.Agent, "owner name: %v", err)
 	}
 	return name, explicit, nil
+}
+
+// sessionOwner is who a hook call acts as.
+type sessionOwner struct {
+	// key is the session's own name (ownerName): its state, the record
+	// of its registration included, is kept under it.
+	key string
+	// name is the owner the call acts as: key, or the owner the
+	// coordinator joined the session to (registration.ActsAs).
+	name     string
+	explicit bool // Config.Owner: registered by its sidecar, not by the hook
+}
+
+// owner returns who a call in ws acts as: the session's own name, or the
+// owner its registration joined.
+func (h *Handler) owner(ws *workspace.Workspace, ev Event) (sessionOwner, error) {
+	key, explicit, err := h.ownerName(ev)
+	if err != nil {
+		return sessionOwner{}, err
+	}
+	o := sessionOwner{key: key, name: key, explicit: explicit}
+	if r, ok := h.session(ws, key).registration(); ok && r.ActsAs != "" && !explicit {
+		o.name = r.ActsAs
+	}
+	return o, nil
 }
 
 // HookHeartbeatTTL is how long a session whose agent process cannot be

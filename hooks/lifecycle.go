@@ -20,19 +20,19 @@ const lifecycleTimeout = time.Second
 // gating, and a client of a running coordinator. A coordinator that is not
 // running is not started: then no lease of the session is held anywhere,
 // and ok is false.
-func (h *Handler) running(ctx context.Context, ev Event) (cl Coordinator, ws *workspace.Workspace, name string, ok bool) {
+func (h *Handler) running(ctx context.Context, ev Event) (cl Coordinator, ws *workspace.Workspace, o sessionOwner, ok bool) {
 	ws, err := h.workspace(ev)
 	if err != nil {
-		return nil, nil, "", false
+		return nil, nil, o, false
 	}
-	if name, _, err = h.ownerName(ev); err != nil {
-		return nil, nil, "", false
+	if o, err = h.owner(ws, ev); err != nil {
+		return nil, nil, o, false
 	}
 	if cl, err = h.cfg.Connect(ctx, ws, false); err != nil {
 		h.log.Debug("no coordinator", "workspace", ws.Root, "error", err)
-		return nil, nil, "", false
+		return nil, nil, o, false
 	}
-	return cl, ws, name, true
+	return cl, ws, o, true
 }
 
 // activity tells a running coordinator that the owner is at work, which
@@ -59,17 +59,17 @@ func (h *Handler) noteActivity(ctx context.Context, cl Coordinator, name string)
 func (h *Handler) prompt(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	cl, ws, name, ok := h.running(ctx, ev)
+	cl, ws, o, ok := h.running(ctx, ev)
 	if !ok {
 		return Decision{}
 	}
 	defer cl.Close()
-	h.announce(ctx, cl, ws, ev, name)
+	name := h.announce(ctx, cl, ws, ev, o)
 	h.noteActivity(ctx, cl, name)
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		return Decision{Verdict: Refuse, StopReason: refusal(reps, "this prompt is refused")}
 	}
-	sess := h.session(ws, name)
+	sess := h.session(ws, o.key)
 	told := strings.Join(nonEmpty(h.resolutions(ctx, cl, sess, name), h.waitingOn(ctx, cl, sess, name)), "\n")
 	return withResolutions(Decision{}, told)
 }
@@ -86,13 +86,15 @@ func nonEmpty(ss ...string) []string {
 
 // announce registers the session before its first write, so that the
 // MCP server its agent started finds the session's owner by its ancestry
-// (the coordinator's whoami) and acts for it. Best effort.
-func (h *Handler) announce(ctx context.Context, cl Coordinator, ws *workspace.Workspace, ev Event, name string) {
-	_, explicit, _ := h.ownerName(ev)
-	w := writer{name: name, explicit: explicit, agent: ev.Agent, transcript: ev.Transcript}
-	if err := h.register(ctx, cl, h.session(ws, name), w, false); err != nil {
-		h.log.Debug("session not registered", "owner", name, "error", err)
+// (the coordinator's whoami) and acts for it, or joins the owner that
+// server registered first. It returns the owner the session acts as.
+// Best effort.
+func (h *Handler) announce(ctx context.Context, cl Coordinator, ws *workspace.Workspace, ev Event, o sessionOwner) string {
+	w := writer{key: o.key, name: o.name, explicit: o.explicit, agent: ev.Agent, transcript: ev.Transcript}
+	if err := h.register(ctx, cl, h.session(ws, o.key), &w, false); err != nil {
+		h.log.Debug("session not registered", "owner", o.name, "error", err)
 	}
+	return w.name
 }
 
 // turnEnd opens the owner's stop-idle window: unless it writes again within
@@ -101,16 +103,17 @@ func (h *Handler) announce(ctx context.Context, cl Coordinator, ws *workspace.Wo
 func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	cl, ws, name, ok := h.running(ctx, ev)
+	cl, ws, o, ok := h.running(ctx, ev)
 	if !ok {
 		return Decision{}
 	}
 	defer cl.Close()
+	name := o.name
 	var d Decision
 	if reps := h.openBlockers(ctx, cl, name); len(reps) > 0 {
 		d = Decision{Verdict: Refuse, StopReason: refusal(reps, "the session stays halted")}
 	}
-	h.rewindow(ctx, cl, ws, name)
+	h.rewindow(ctx, cl, ws, o)
 	if _, err := cl.Stop(ctx, name, ev.Agent.String()+" "+ev.Name); err != nil && !errors.Is(err, gate.ErrNotFound) {
 		d.Warning = fmt.Sprintf("leasegate: could not start the stop-idle window of %s: %v", name, err)
 	}
@@ -120,16 +123,16 @@ func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
 // rewindow registers a session the hook registered before again when this
 // call names other windows, so that its stop-idle release comes after the
 // idle window this call names. Best effort: the Stop goes on regardless.
-func (h *Handler) rewindow(ctx context.Context, cl Coordinator, ws *workspace.Workspace, name string) {
+func (h *Handler) rewindow(ctx context.Context, cl Coordinator, ws *workspace.Workspace, o sessionOwner) {
 	if h.cfg.Owner != "" || h.cfg.Windows == (gate.Windows{}) {
 		return
 	}
-	sess := h.session(ws, name)
+	sess := h.session(ws, o.key)
 	if last, ok := sess.registration(); !ok || last.Windows == h.cfg.Windows {
 		return
 	}
-	if err := h.register(ctx, cl, sess, writer{name: name}, false); err != nil {
-		h.log.Debug("windows not registered", "owner", name, "error", err)
+	if err := h.register(ctx, cl, sess, &writer{key: o.key, name: o.name}, false); err != nil {
+		h.log.Debug("windows not registered", "owner", o.name, "error", err)
 	}
 }
 
@@ -140,8 +143,8 @@ func (h *Handler) subagentStop(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return Decision{}
 	}
-	if name, _, err := h.ownerName(ev); err == nil {
-		h.activity(ctx, ws, name)
+	if o, err := h.owner(ws, ev); err == nil {
+		h.activity(ctx, ws, o.name)
 	}
 	return Decision{}
 }
@@ -152,21 +155,26 @@ func (h *Handler) subagentStop(ctx context.Context, ev Event) Decision {
 func (h *Handler) sessionEnd(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, lifecycleTimeout)
 	defer cancel()
-	if ws, err := h.workspace(ev); err == nil {
-		if name, _, err := h.ownerName(ev); err == nil {
-			_ = h.session(ws, name).remove()
-		}
-	}
-	if h.cfg.Owner != "" {
+	ws, err := h.workspace(ev)
+	if err != nil {
 		return Decision{}
 	}
-	cl, _, name, ok := h.running(ctx, ev)
-	if !ok {
+	o, err := h.owner(ws, ev) // the owner it acts as, read before its record goes
+	if err != nil {
+		return Decision{}
+	}
+	_ = h.session(ws, o.key).remove()
+	if o.explicit {
+		return Decision{}
+	}
+	cl, err := h.cfg.Connect(ctx, ws, false)
+	if err != nil {
+		h.log.Debug("no coordinator", "workspace", ws.Root, "error", err)
 		return Decision{}
 	}
 	defer cl.Close()
-	if _, err := cl.End(ctx, name, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
-		return warn(fmt.Sprintf("leasegate: could not release the leases of %s: %v", name, err))
+	if _, err := cl.End(ctx, o.name, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
+		return warn(fmt.Sprintf("leasegate: could not release the leases of %s: %v", o.name, err))
 	}
 	return Decision{}
 }

@@ -50,6 +50,11 @@ type registration struct {
 	Agent        agentProc     `json:"agent"`                      // the agent process it was made from
 	Windows      gate.Windows  `json:"windows,omitzero"`           // the windows it named
 	HeartbeatTTL time.Duration `json:"heartbeat_ttl_ns,omitempty"` // set when no agent process was found
+	// ActsAs is the owner the coordinator joined the session to: one
+	// registered before for the same agent process (by the agent's MCP
+	// server), which the session's hook calls act as. Empty: the
+	// session's own name.
+	ActsAs string `json:"acts_as,omitempty"`
 }
 
 // registration returns what a hook of this session last registered.

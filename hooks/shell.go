@@ -58,11 +58,11 @@ func (h *Handler) shellBefore(ctx context.Context, ev Event) Decision {
 	if err != nil || ws.GitDir == "" {
 		return Decision{}
 	}
-	name, _, err := h.ownerName(ev)
+	o, err := h.owner(ws, ev)
 	if err != nil {
 		return Decision{}
 	}
-	h.activity(ctx, ws, name)
+	h.activity(ctx, ws, o.name)
 	if h.cfg.UnderSidecar {
 		return Decision{} // the sidecar gates the command's writes itself
 	}
@@ -70,7 +70,7 @@ func (h *Handler) shellBefore(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return warn("leasegate: cannot snapshot the tree before the shell command: " + err.Error())
 	}
-	if err := h.session(ws, name).writeJSON(snapshotKey(ev)+".json", snap); err != nil {
+	if err := h.session(ws, o.key).writeJSON(snapshotKey(ev)+".json", snap); err != nil {
 		h.log.Debug("cannot keep the snapshot", "error", err)
 	}
 	return Decision{}
@@ -84,11 +84,11 @@ func (h *Handler) shellAfter(ctx context.Context, ev Event) Decision {
 	if err != nil || ws.GitDir == "" {
 		return Decision{}
 	}
-	name, _, err := h.ownerName(ev)
+	o, err := h.owner(ws, ev)
 	if err != nil || h.cfg.UnderSidecar {
 		return Decision{}
 	}
-	sess := h.session(ws, name)
+	sess := h.session(ws, o.key)
 	var before snapshot
 	found := sess.readJSON(snapshotKey(ev)+".json", &before)
 	_ = os.Remove(filepath.Join(sess.dir, snapshotKey(ev)+".json"))
@@ -103,7 +103,7 @@ func (h *Handler) shellAfter(ctx context.Context, ev Event) Decision {
 	if !found {
 		return Decision{}
 	}
-	return h.reportUngated(ctx, ws, name, changedFiles(ws, before, after))
+	return h.reportUngated(ctx, ws, o.name, changedFiles(ws, before, after))
 }
 
 // reportUngated reports the gated files among changed that another owner

@@ -21,15 +21,15 @@ import (
 func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
 	defer cancel()
-	name, explicit, nameErr := h.ownerName(ev)
 	ws, err := h.workspace(ev)
 	if err != nil {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
 	}
-	w := writer{name: name, explicit: explicit, agent: ev.Agent, transcript: ev.Transcript}
+	o, nameErr := h.owner(ws, ev)
+	w := writer{key: o.key, name: o.name, explicit: o.explicit, agent: ev.Agent, transcript: ev.Transcript}
 	p := h.prepare(ctx, ws, ev)
 	defer p.release()
-	if d, done := h.screen(ctx, ws, p, name, nameErr); done {
+	if d, done := h.screen(ctx, ws, p, o.name, nameErr); done {
 		return d
 	}
 	cl := p.cl
@@ -65,30 +65,32 @@ func (h *Handler) screen(ctx context.Context, ws *workspace.Workspace, p prepare
 
 // writer is who asks for a mutation.
 type writer struct {
-	name     string
-	explicit bool  // Config.Owner: registered by its sidecar, not by the hook
-	agent    Agent // whose hook: the process it looks for as liveness handle
+	key      string // the session's own name (sessionOwner.key)
+	name     string // the owner it acts as (sessionOwner.name)
+	explicit bool   // Config.Owner: registered by its sidecar, not by the hook
+	agent    Agent  // whose hook: the process it looks for as liveness handle
 	// transcript is the session's transcript file, which the agent may
 	// hold open.
 	transcript string
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
-	sess := h.session(ws, w.name)
+	sess := h.session(ws, w.key)
 	ctx, heard, done := h.watchSilence(ctx)
 	defer done()
 	if reps := h.openBlockers(ctx, cl, w.name); len(reps) > 0 {
 		return blocked(reps[0])
 	}
-	if err := h.register(ctx, cl, sess, w, false); err != nil {
+	if err := h.register(ctx, cl, sess, &w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
 	req := leasegate.MutateRequest{Owner: w.name, Op: op, Paths: paths, Files: ws.Files(paths), RetryAfter: h.cfg.Windows.Retry}
 	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was
-		// ended): register it and ask again.
-		if err = h.register(ctx, cl, sess, w, true); err == nil {
+		// ended): register it and ask again, as the owner it joins.
+		if err = h.register(ctx, cl, sess, &w, true); err == nil {
+			req.Owner = w.name
 			r, err = h.gate(ctx, cl, req, heard)
 		}
 	}
@@ -124,19 +126,26 @@ func unreachableCause(ctx context.Context, err error) error {
 // register records the session's owner with the agent's process as its
 // liveness handle, unless this session already did with the same record.
 // An explicit owner is registered only when the coordinator does not know
-// it (force).
-func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w writer, force bool) error {
+// it (force). A session's own name joins the live owner the coordinator
+// already has for the agent's process, if any (the one the agent's MCP
+// server registered before the session's first hook ran): w.name becomes
+// that owner, and the session remembers it.
+func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w *writer, force bool) error {
 	if w.explicit && !force {
 		return nil
 	}
 	last, ok := sess.registration()
-	now := agentOwner(w.agent, w.transcript, last, w.name)
-	now.Windows = h.cfg.Windows
+	now := agentOwner(w.agent, w.transcript, last, w.key)
+	now.Windows, now.ActsAs = h.cfg.Windows, last.ActsAs
 	if ok && last == now && !force {
 		return nil
 	}
-	if err := cl.Register(ctx, leasegate.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL}); err != nil {
+	name, err := cl.Join(ctx, leasegate.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL, JoinRoot: !w.explicit})
+	if err != nil {
 		return err
+	}
+	if w.name, now.ActsAs = name, ""; name != w.key {
+		now.ActsAs = name
 	}
 	if err := sess.saveRegistration(now); err != nil {
 		h.log.Debug("cannot remember the owner", "owner", w.name, "error", err)

@@ -17,7 +17,7 @@ type Coordinator interface {
 	Status(ctx context.Context) (leasegate.Status, error)
 	Whoami(ctx context.Context) (leasegate.CallerView, error)
 	Check(ctx context.Context, paths []string) (leasegate.CheckView, error)
-	Register(ctx context.Context, r leasegate.Registration) error
+	Join(ctx context.Context, r leasegate.Registration) (string, error)
 	Lease(ctx context.Context, req leasegate.LeaseRequest) (leasegate.LeaseResult, error)
 	GetLease(ctx context.Context, id gate.LeaseID) (gate.Lease, error)
 	Leases(ctx context.Context, path string) ([]gate.Lease, error)

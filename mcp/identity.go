@@ -51,7 +51,8 @@ func (id *identity) named(v leasegate.CallerView) string {
 	return ""
 }
 
-// register registers the agent's session as an owner, once.
+// register registers the agent's session as an owner, once, or joins the
+// owner the agent's hooks registered for the same agent process meanwhile.
 func (id *identity) register(ctx context.Context, cl Coordinator) (string, error) {
 	id.mu.Lock()
 	defer id.mu.Unlock()
@@ -59,9 +60,10 @@ func (id *identity) register(ctx context.Context, cl Coordinator) (string, error
 		return id.made, nil
 	}
 	sess, _ := hooks.FindAgentSession(id.parent, os.Getenv)
-	if err := cl.Register(ctx, leasegate.Registration{Owner: sess.Owner}); err != nil {
+	name, err := cl.Join(ctx, leasegate.Registration{Owner: sess.Owner, JoinRoot: true})
+	if err != nil {
 		return "", err
 	}
-	id.made = sess.Owner.Name
+	id.made = name
 	return id.made, nil
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,8 +17,13 @@ import (
 func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 	trailing := strings.HasSuffix(a, "/")
 	abs := a
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(cwd, a)
+	switch {
+	case cwd == "" && !filepath.IsAbs(a):
+		abs = filepath.Clean(a) // not absolute: outside
+	case !filepath.IsAbs(a):
+		// Not joined: filepath.Join would apply a ".." before the symlink
+		// in front of it is followed.
+		abs = cwd + string(filepath.Separator) + a
 	}
 	rel, inside := w.Rel(resolveLiteral(abs))
 	if !inside {
@@ -36,9 +42,13 @@ func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 // resolveLiteral is ResolveExisting for a path that may hold globs: the
 // elements from the first glob on are kept as written.
 func resolveLiteral(p string) string {
-	lit, glob := p, ""
-	for gate.IsGlob(lit) {
-		lit, glob = filepath.Dir(lit), filepath.Join(filepath.Base(lit), glob)
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return ResolveExisting(p)
 	}
-	return filepath.Join(ResolveExisting(lit), glob)
+	j := strings.LastIndexFunc(p[:i], func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) })
+	if j < 0 {
+		return p
+	}
+	return filepath.Join(ResolveExisting(p[:j+1]), p[j+1:])
 }

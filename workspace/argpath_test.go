@@ -44,6 +44,9 @@ func TestArgPath(t *testing.T) {
 		{"trailing slash names the tree", root, "src/real/", "src/real/**"},
 		{"dot-dot inside", filepath.Join(root, "src"), "../top.go", "top.go"},
 		{"dot-dot out", root, "../x.go", ""},
+		{"dot-dot after a symlink", root, "link/../x.go", "src/x.go"},
+		{"dot-dot after a symlink out", root, "away/../x.go", ""},
+		{"glob after a dot-dot after a symlink", root, "link/../*.go", "src/*.go"},
 		{"symlink out", root, "away/x.go", ""},
 	}
 	for _, tc := range tests {

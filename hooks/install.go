@@ -96,6 +96,12 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	line := ""
+	if !s.execForm {
+		if line, err = hookCommand(a, exe); err != nil {
+			return nil, err
+		}
+	}
 	before := data
 	if existed {
 		before, _ = os.ReadFile(path)
@@ -107,7 +113,7 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	}
 	var did []string
 	for _, e := range s.entries {
-		what, next, err := s.add(a, data, e, exe)
+		what, next, err := s.add(a, data, e, exe, line)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -157,8 +163,8 @@ func ensureMember(data []byte, keys []string, key string, val []byte) ([]byte, e
 
 // add puts the handler of e into data, or updates it where it is. It
 // returns "added", "updated" or "" when it was there already, and the new
-// text.
-func (s agentSettings) add(a Agent, data []byte, e hookEntry, exe string) (string, []byte, error) {
+// text. The handler runs exe in exec form, or line in a shell.
+func (s agentSettings) add(a Agent, data []byte, e hookEntry, exe, line string) (string, []byte, error) {
 	data, err := ensureMember(data, nil, "hooks", []byte("{}"))
 	if err != nil {
 		return "", nil, err
@@ -174,7 +180,7 @@ func (s agentSettings) add(a Agent, data []byte, e hookEntry, exe string) (strin
 	if arr.kind != '[' {
 		return "", nil, fmt.Errorf("%q is not an array", e.event)
 	}
-	want, err := marshal(s.handler(a, e, exe))
+	want, err := marshal(s.handler(a, e, exe, line))
 	if err != nil {
 		return "", nil, err
 	}
@@ -229,7 +235,7 @@ func (s agentSettings) group(e hookEntry, h json.RawMessage) json.RawMessage {
 }
 
 // handler is the handler install writes for e.
-func (s agentSettings) handler(a Agent, e hookEntry, exe string) *object {
+func (s agentSettings) handler(a Agent, e hookEntry, exe, line string) *object {
 	h := newObject()
 	if !s.flat {
 		_ = h.setValue("type", "command")
@@ -238,7 +244,7 @@ func (s agentSettings) handler(a Agent, e hookEntry, exe string) *object {
 		_ = h.setValue("command", exe)
 		_ = h.setValue("args", []string{"hook", string(a)})
 	} else {
-		_ = h.setValue("command", shellQuote(exe)+" hook "+string(a))
+		_ = h.setValue("command", line)
 	}
 	if s.flat && e.matcher != "" {
 		_ = h.setValue("matcher", e.matcher)
@@ -408,7 +414,7 @@ func isOursCommand(a Agent, command string, args []string) bool {
 	}
 	prog, argv := command, args
 	if argv == nil {
-		words := shellWords(command)
+		words := commandWords(command)
 		if len(words) == 0 {
 			return false
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/liveness"
 )
 
 // TestCheckOverTheSocket: a check is one request, on the stream when it is
@@ -24,11 +23,7 @@ func TestCheckOverTheSocket(t *testing.T) {
 	if r, err := admin.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt", "c.txt"}}); err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Mutate(alice, a.txt c.txt) = %s, %v", r.Outcome, err)
 	}
-	start, err := liveness.ProcessStart(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
+	if err := admin.Register(ctx, selfRegistration(t, "self")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {

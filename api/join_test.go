@@ -2,14 +2,10 @@ package api_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 
-	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/liveness"
 )
 
 // TestJoinTheOwnerOfTheSameProcess: a registration that asks to join is
@@ -21,24 +17,17 @@ func TestJoinTheOwnerOfTheSameProcess(t *testing.T) {
 	s := serve(t)
 	ctx := context.Background()
 	cl := newClient(t, api.ClientConfig{Socket: s.sock})
-	start, err := liveness.ProcessStart(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := func(name string) leasegate.Registration {
-		return leasegate.Registration{Owner: gate.Owner{Name: name, PID: os.Getpid(), StartTime: start}, JoinRoot: true}
-	}
 	join := func(name, want string) {
 		t.Helper()
-		if got, err := cl.Join(ctx, self(name)); err != nil || got != want {
+		r := selfRegistration(t, name)
+		r.JoinRoot = true
+		if got, err := cl.Join(ctx, r); err != nil || got != want {
 			t.Fatalf("Join(%s) = %q, %v; want %q", name, got, err, want)
 		}
 	}
 	join("cc-pid-1", "cc-pid-1")
 	join("cc-s1", "cc-pid-1")
-	runA := self("run-a")
-	runA.JoinRoot = false
-	if err := cl.Register(ctx, runA); err != nil {
+	if err := cl.Register(ctx, selfRegistration(t, "run-a")); err != nil {
 		t.Fatalf("Register(run-a) without joining = %v", err)
 	}
 	if got := ownerNames(t, cl); slices.Contains(got, "cc-s1") || !slices.Contains(got, "cc-pid-1") || !slices.Contains(got, "run-a") {

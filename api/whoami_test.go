@@ -25,11 +25,7 @@ func TestWhoamiOverTheSocket(t *testing.T) {
 	if err != nil || !v.Operator || len(v.Owners) != 0 || v.Peer == nil || v.Peer.PID != os.Getpid() || v.Peer.UID != uint32(os.Geteuid()) {
 		t.Fatalf("Whoami() before registering = %+v, %v; want an operator, pid %d", v, err, os.Getpid())
 	}
-	start, err := liveness.ProcessStart(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "self", PID: os.Getpid(), StartTime: start}}); err != nil {
+	if err := cl.Register(ctx, selfRegistration(t, "self")); err != nil {
 		t.Fatal(err)
 	}
 	for _, noStream := range []bool{true, false} {
@@ -42,4 +38,15 @@ func TestWhoamiOverTheSocket(t *testing.T) {
 			t.Errorf("Mutate as alice from self's root (stream %v) = %v, want OWNER_MISMATCH", !noStream, err)
 		}
 	}
+}
+
+// selfRegistration registers name with this process (the test's, the
+// socket's peer) as its root.
+func selfRegistration(t *testing.T, name string) leasegate.Registration {
+	t.Helper()
+	start, err := liveness.ProcessStart(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leasegate.Registration{Owner: gate.Owner{Name: name, PID: os.Getpid(), StartTime: start}}
 }

@@ -47,6 +47,8 @@ func TestDecideNow(t *testing.T) {
 		{name: "outside the workspace", op: seccomp.OpCreate, paths: []string{"/tmp/x"}, answered: true},
 		{name: "sibling sharing the root's prefix", op: seccomp.OpCreate, paths: []string{"/wsx/src/b.go"}, answered: true},
 		{name: "the root itself", op: seccomp.OpChmod, paths: []string{"/ws"}, answered: true},
+		{name: "mkdir -p through the root that holds the state", op: seccomp.OpMkdir, paths: []string{"/ws"}, answered: true},
+		{name: "mkdir -p through a directory holding an outside state directory", stateDir: wtState, op: seccomp.OpMkdir, paths: []string{"/main/.git"}, answered: true},
 		{name: "held file", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/a.go"}, answered: true},
 		{name: "in a held subtree", op: seccomp.OpUnlink, paths: []string{"/ws/new/deep/f"}, answered: true},
 		{name: "file not held", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/b.go"}},

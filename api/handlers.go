@@ -50,98 +50,98 @@ type HistoryResponse struct {
 	Events []gate.Event `json:"events"`
 }
 
-func (s *Server) health(*http.Request) (any, error) { return s.Info, nil }
+func (s *Server) health(*call) (any, error) { return s.Info, nil }
 
-func (s *Server) status(r *http.Request) (any, error) { return s.c.Status(r.Context()) }
+func (s *Server) status(q *call) (any, error) { return s.c.Status(q.ctx) }
 
-func (s *Server) whoami(r *http.Request) (any, error) { return s.c.Whoami(r.Context()) }
+func (s *Server) whoami(q *call) (any, error) { return s.c.Whoami(q.ctx) }
 
-func (s *Server) check(r *http.Request) (any, error) {
+func (s *Server) check(q *call) (any, error) {
 	var req CheckRequest
-	if err := decode(r, &req); err != nil {
+	if err := q.decode(&req); err != nil {
 		return nil, err
 	}
-	return s.c.Check(r.Context(), req.Paths)
+	return s.c.Check(q.ctx, req.Paths)
 }
 
-func (s *Server) register(r *http.Request) (any, error) {
+func (s *Server) register(q *call) (any, error) {
 	var reg leasegate.Registration
-	if err := decode(r, &reg); err != nil {
+	if err := q.decode(&reg); err != nil {
 		return nil, err
 	}
-	name, err := s.c.Join(r.Context(), reg)
+	name, err := s.c.Join(q.ctx, reg)
 	return leasegate.Joined{Owner: name}, err
 }
 
-func (s *Server) heartbeat(r *http.Request) (any, error) {
-	name, err := pathID(r, "name")
+func (s *Server) heartbeat(q *call) (any, error) {
+	name, err := q.pathID("name")
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Heartbeat(r.Context(), name)
+	return struct{}{}, s.c.Heartbeat(q.ctx, name)
 }
 
-func (s *Server) activity(r *http.Request) (any, error) {
-	name, err := pathID(r, "name")
+func (s *Server) activity(q *call) (any, error) {
+	name, err := q.pathID("name")
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Activity(r.Context(), name)
+	return struct{}{}, s.c.Activity(q.ctx, name)
 }
 
-func (s *Server) stop(r *http.Request) (any, error) {
-	name, req, err := s.ownerBody(r)
+func (s *Server) stop(q *call) (any, error) {
+	name, req, err := s.ownerBody(q)
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.c.Stop(r.Context(), name, req.Reason)
+	at, err := s.c.Stop(q.ctx, name, req.Reason)
 	return StopResponse{ReleaseAt: at}, err
 }
 
-func (s *Server) end(r *http.Request) (any, error) {
-	name, req, err := s.ownerBody(r)
+func (s *Server) end(q *call) (any, error) {
+	name, req, err := s.ownerBody(q)
 	if err != nil {
 		return nil, err
 	}
 	if req.Reason == "" {
 		req.Reason = "worker ended"
 	}
-	n, err := s.c.End(r.Context(), name, req.Reason)
+	n, err := s.c.End(q.ctx, name, req.Reason)
 	return EndResponse{Released: n}, err
 }
 
-func (s *Server) ownerBody(r *http.Request) (string, StopRequest, error) {
+func (s *Server) ownerBody(q *call) (string, StopRequest, error) {
 	var req StopRequest
-	name, err := pathID(r, "name")
-	if err == nil && r.ContentLength != 0 {
-		err = decode(r, &req)
+	name, err := q.pathID("name")
+	if err == nil && (len(q.body) != 0 || q.bodyErr != nil) {
+		err = q.decode(&req)
 	}
 	return name, req, err
 }
 
-func (s *Server) committed(r *http.Request) (any, error) {
-	name, err := pathID(r, "name")
+func (s *Server) committed(q *call) (any, error) {
+	name, err := q.pathID("name")
 	if err != nil {
 		return nil, err
 	}
-	ls, err := s.c.ReleaseCommitted(r.Context(), name)
+	ls, err := s.c.ReleaseCommitted(q.ctx, name)
 	return LeasesResponse{Leases: ls}, err
 }
 
-func (s *Server) mutate(r *http.Request) (any, error) {
+func (s *Server) mutate(q *call) (any, error) {
 	var req leasegate.MutateRequest
-	if err := decode(r, &req); err != nil {
+	if err := q.decode(&req); err != nil {
 		return nil, err
 	}
-	return s.c.Mutate(r.Context(), req)
+	return s.c.Mutate(q.ctx, req)
 }
 
-func (s *Server) waitContention(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) waitContention(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel, err := waitCtx(r)
+	ctx, cancel, err := waitCtx(q)
 	if err != nil {
 		return nil, err
 	}
@@ -154,27 +154,27 @@ type WithdrawRequest struct {
 	Reason string `json:"reason"`
 }
 
-func (s *Server) withdraw(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) withdraw(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
 	var req WithdrawRequest
-	if err := decode(r, &req); err != nil {
+	if err := q.decode(&req); err != nil {
 		return nil, err
 	}
 	if req.Reason == "" {
 		req.Reason = "withdrawn by its requester"
 	}
-	return s.c.Withdraw(r.Context(), id, req.Reason)
+	return s.c.Withdraw(q.ctx, id, req.Reason)
 }
 
-func (s *Server) waitBlocker(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) waitBlocker(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel, err := waitCtx(r)
+	ctx, cancel, err := waitCtx(q)
 	if err != nil {
 		return nil, err
 	}
@@ -182,80 +182,76 @@ func (s *Server) waitBlocker(r *http.Request) (any, error) {
 	return s.c.WaitBlocker(ctx, id)
 }
 
-func waitCtx(r *http.Request) (context.Context, context.CancelFunc, error) {
-	d, err := waitFor(r)
+func waitCtx(q *call) (context.Context, context.CancelFunc, error) {
+	d, err := waitFor(q)
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), d)
+	ctx, cancel := context.WithTimeout(q.ctx, d)
 	return ctx, cancel, nil
 }
 
-func (s *Server) blockers(r *http.Request) (any, error) {
-	all, _ := strconv.ParseBool(r.URL.Query().Get("all"))
-	bs, err := s.c.Blockers(r.Context(), all)
+func (s *Server) blockers(q *call) (any, error) {
+	all, _ := strconv.ParseBool(q.query.Get("all"))
+	bs, err := s.c.Blockers(q.ctx, all)
 	return struct {
 		Blockers []blocker.Report `json:"blockers"`
 	}{bs}, err
 }
 
-func (s *Server) blocker(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) blocker(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
-	return s.c.Blocker(r.Context(), id)
+	return s.c.Blocker(q.ctx, id)
 }
 
-func (s *Server) resolve(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) resolve(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
 	var req ResolveRequest
-	if err := decode(r, &req); err != nil {
+	if err := q.decode(&req); err != nil {
 		return nil, err
 	}
 	if req.By == "" {
 		req.By = "operator"
 	}
-	return s.c.Resolve(r.Context(), id, req.Action, req.By, req.Note)
+	return s.c.Resolve(q.ctx, id, req.Action, req.By, req.Note)
 }
 
-func (s *Server) lease(r *http.Request) (any, error) {
+func (s *Server) lease(q *call) (any, error) {
 	var req leasegate.LeaseRequest
-	if err := decode(r, &req); err != nil {
+	if err := q.decode(&req); err != nil {
 		return nil, err
 	}
 	if req.Op == gate.OpEvict {
-		req.Admin = s.adminOf(r)
-		if _, unix := leasegate.PeerOf(r.Context()); !unix && req.Admin == "" && r.Header.Get("X-Leasegate-Admin-Token") != "" {
-			return nil, &gate.DeniedError{Reason: CodeUnauthorized, Message: "wrong admin token"}
+		admin, err := s.admin(q)
+		if err != nil {
+			return nil, err
 		}
+		req.Admin = admin
 	}
-	res, err := s.c.Lease(r.Context(), req)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return s.c.Lease(q.ctx, req)
 }
 
-func (s *Server) leases(r *http.Request) (any, error) {
-	ls, err := s.c.Leases(r.Context(), r.URL.Query().Get("path"))
+func (s *Server) leases(q *call) (any, error) {
+	ls, err := s.c.Leases(q.ctx, q.query.Get("path"))
 	return LeasesResponse{Leases: ls}, err
 }
 
-func (s *Server) getLease(r *http.Request) (any, error) {
-	id, err := pathID(r, "id")
+func (s *Server) getLease(q *call) (any, error) {
+	id, err := q.pathID("id")
 	if err != nil {
 		return nil, err
 	}
-	return s.c.GetLease(r.Context(), gate.LeaseID(id))
+	return s.c.GetLease(q.ctx, gate.LeaseID(id))
 }
 
-func (s *Server) history(r *http.Request) (any, error) {
-	q := r.URL.Query()
-	id, p := q.Get("lease"), q.Get("path")
+func (s *Server) history(q *call) (any, error) {
+	id, p := q.query.Get("lease"), q.query.Get("path")
 	if id != "" {
 		if err := gate.ValidID(id); err != nil {
 			return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "lease: " + err.Error()}
@@ -268,20 +264,20 @@ func (s *Server) history(r *http.Request) (any, error) {
 		}
 		p = cp
 	}
-	limit, err := limitParam(r)
+	limit, err := limitParam(q)
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.c.History(r.Context(), gate.LeaseID(id), p, limit)
+	evs, err := s.c.History(q.ctx, gate.LeaseID(id), p, limit)
 	return HistoryResponse{Events: evs}, err
 }
 
-func (s *Server) ungated(r *http.Request) (any, error) {
+func (s *Server) ungated(q *call) (any, error) {
 	var w leasegate.UngatedWrite
-	if err := decode(r, &w); err != nil {
+	if err := q.decode(&w); err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.ReportUngated(r.Context(), w)
+	return struct{}{}, s.c.ReportUngated(q.ctx, w)
 }
 
 // events streams committed events as JSON lines: first the ledger from

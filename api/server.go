@@ -32,6 +32,7 @@ type Server struct {
 	adminToken string
 	log        hclog.Logger
 	mux        *http.ServeMux
+	stream     []streamRoute // the routes of StreamTargets, for the stream's frames
 	// Info is returned by GET /v1/health.
 	Info Health
 }
@@ -56,42 +57,6 @@ func NewServer(c leasegate.Service, adminToken string, info Health, log hclog.Lo
 	s := &Server{c: c, adminToken: adminToken, log: log.Named("api"), mux: http.NewServeMux(), Info: info}
 	s.routes()
 	return s
-}
-
-func (s *Server) routes() {
-	h := map[string]func(*http.Request) (any, error){
-		"GET /v1/health":                     s.health,
-		"GET /v1/status":                     s.status,
-		"POST /v1/owners":                    s.register,
-		"POST /v1/owners/{name}/heartbeat":   s.heartbeat,
-		"POST /v1/owners/{name}/activity":    s.activity,
-		"POST /v1/owners/{name}/stop":        s.stop,
-		"POST /v1/owners/{name}/end":         s.end,
-		"POST /v1/owners/{name}/committed":   s.committed,
-		"POST /v1/mutations":                 s.mutate,
-		"POST /v1/contentions/{id}/wait":     s.waitContention,
-		"POST /v1/contentions/{id}/withdraw": s.withdraw,
-		"GET /v1/blockers":                   s.blockers,
-		"GET /v1/blockers/{id}":              s.blocker,
-		"POST /v1/blockers/{id}/wait":        s.waitBlocker,
-		"POST /v1/blockers/{id}/resolve":     s.resolve,
-		"POST /v1/leases":                    s.lease,
-		"GET /v1/leases":                     s.leases,
-		"GET /v1/leases/{id}":                s.getLease,
-		"GET /v1/history":                    s.history,
-		"GET /v1/whoami":                     s.whoami,
-		"POST /v1/check":                     s.check,
-		"GET /v1/stats":                      s.stats,
-		"POST /v1/ungated":                   s.ungated,
-	}
-	for pattern, fn := range h {
-		s.mux.Handle(pattern, s.handle(fn))
-	}
-	s.mux.HandleFunc("GET /v1/events", s.events)
-	s.mux.HandleFunc("GET /v1/stream", s.upgrade)
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)})
-	})
 }
 
 // Handler returns the API for a listener; tcp requires the bearer token on
@@ -140,10 +105,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
 	return nil
 }
 
-func (s *Server) handle(fn func(*http.Request) (any, error)) http.Handler {
+func (s *Server) handle(fn handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		v, err := fn(r)
+		v, err := fn(s.httpCall(r))
 		if err != nil {
 			s.log.Debug("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 			writeError(w, err)
@@ -175,17 +140,18 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, st, b)
 }
 
-// decode reads a JSON body strictly: one object, no unknown fields.
-func decode(r *http.Request, v any) error {
+// readBody reads a request body whole, bounded by the MaxBytesReader that
+// handle puts around it.
+func readBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(r.Body)
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return &gate.DeniedError{Reason: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		return nil, &gate.DeniedError{Reason: CodeTooLarge, Message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 	}
 	if err != nil {
-		return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "reading request body: " + err.Error()}
+		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "reading request body: " + err.Error()}
 	}
-	return decodeBody(data, v)
+	return data, nil
 }
 
 // decodeBody decodes a request body of either transport strictly, the
@@ -213,8 +179,9 @@ func decodeJSON(body io.Reader, v any) error {
 	return nil
 }
 
-func pathID(r *http.Request, key string) (string, error) {
-	v := r.PathValue(key)
+// pathID is the path wildcard key, which must be a valid id or name.
+func (q *call) pathID(key string) (string, error) {
+	v := q.path(key)
 	if err := gate.ValidID(v); err != nil {
 		return "", &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: key + ": " + err.Error()}
 	}
@@ -222,26 +189,26 @@ func pathID(r *http.Request, key string) (string, error) {
 }
 
 // waitFor reads ?timeout= (default and cap MaxWait).
-func waitFor(r *http.Request) (time.Duration, error) {
-	q := r.URL.Query().Get("timeout")
-	if q == "" {
+func waitFor(q *call) (time.Duration, error) {
+	v := q.query.Get("timeout")
+	if v == "" {
 		return MaxWait, nil
 	}
-	d, err := time.ParseDuration(q)
+	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("timeout %q: want a positive duration like 30s", q)}
+		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("timeout %q: want a positive duration like 30s", v)}
 	}
 	return min(d, MaxWait), nil
 }
 
-func limitParam(r *http.Request) (int, error) {
-	q := r.URL.Query().Get("limit")
-	if q == "" {
+func limitParam(q *call) (int, error) {
+	v := q.query.Get("limit")
+	if v == "" {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(q)
+	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("limit %q: want a non-negative integer", q)}
+		return 0, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("limit %q: want a non-negative integer", v)}
 	}
 	return n, nil
 }

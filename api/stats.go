@@ -9,7 +9,7 @@ import (
 
 // stats answers GET /v1/stats: the figures only the coordinator's process
 // has (commit latency, journal headroom, goroutines).
-func (s *Server) stats(r *http.Request) (any, error) { return s.c.Stats(r.Context()) }
+func (s *Server) stats(q *call) (any, error) { return s.c.Stats(q.ctx) }
 
 // Stats returns the coordinator's own figures.
 func (c *Client) Stats(ctx context.Context) (leasegate.Stats, error) {

@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -195,78 +192,6 @@ func (sc *serverStream) reply(id uint64, status int, v any) {
 	sc.wmu.Lock()
 	defer sc.wmu.Unlock()
 	_, _ = sc.conn.Write(frame)
-}
-
-// call carries out one stream request with the HTTP route's semantics.
-func (s *Server) call(ctx context.Context, admin, target string, body []byte) (any, error) {
-	method, path, _ := strings.Cut(target, " ")
-	if method == http.MethodPost {
-		switch path {
-		case "/v1/mutations":
-			var req leasegate.MutateRequest
-			if err := decodeBody(body, &req); err != nil {
-				return nil, err
-			}
-			return s.c.Mutate(ctx, req)
-		case "/v1/leases":
-			return s.streamLease(ctx, admin, body)
-		case "/v1/check":
-			var req CheckRequest
-			if err := decodeBody(body, &req); err != nil {
-				return nil, err
-			}
-			return s.c.Check(ctx, req.Paths)
-		}
-		if name, what, ok := ownerPath(path); ok {
-			return s.ownerCall(ctx, name, what)
-		}
-	}
-	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no stream endpoint %s (the stream carries %s)", target, strings.Join(StreamTargets, ", "))}
-}
-
-func (s *Server) streamLease(ctx context.Context, admin string, body []byte) (any, error) {
-	var req leasegate.LeaseRequest
-	if err := decodeBody(body, &req); err != nil {
-		return nil, err
-	}
-	if req.Op == gate.OpEvict {
-		req.Admin = admin
-	}
-	res, err := s.c.Lease(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-// ownerPath splits /v1/owners/{name}/{what}.
-func ownerPath(path string) (name, what string, ok bool) {
-	rest, ok := strings.CutPrefix(path, "/v1/owners/")
-	if !ok {
-		return "", "", false
-	}
-	i := strings.LastIndexByte(rest, '/')
-	if i < 0 {
-		return "", "", false
-	}
-	name, err := url.PathUnescape(rest[:i])
-	if err != nil {
-		name = rest[:i] // ValidID refuses it below
-	}
-	return name, rest[i+1:], true
-}
-
-func (s *Server) ownerCall(ctx context.Context, name, what string) (any, error) {
-	if err := gate.ValidID(name); err != nil {
-		return nil, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "name: " + err.Error()}
-	}
-	switch what {
-	case "heartbeat":
-		return struct{}{}, s.c.Heartbeat(ctx, name)
-	case "activity":
-		return struct{}{}, s.c.Activity(ctx, name)
-	}
-	return nil, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no stream endpoint POST /v1/owners/{name}/" + what}
 }
 
 // streamSetKey carries a Serve call's streamSet in request contexts.

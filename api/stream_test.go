@@ -176,6 +176,8 @@ func TestStreamAnswersLikeHTTP(t *testing.T) {
 		{name: "heartbeat unknown", target: "POST /v1/owners/mallory/heartbeat", status: http.StatusNotFound, code: gate.ReasonNotFound},
 		{name: "heartbeat bad name", target: "POST /v1/owners/a%2Fb/heartbeat", status: http.StatusBadRequest, code: gate.ReasonInputInvalid},
 		{name: "activity", target: "POST /v1/owners/alice/activity", status: http.StatusOK},
+		{name: "check", target: "POST /v1/check", body: `{"paths":["bob.txt"]}`, status: http.StatusOK},
+		{name: "check with no paths", target: "POST /v1/check", body: `{"paths":[]}`, status: http.StatusBadRequest, code: gate.ReasonInputInvalid},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +202,25 @@ func TestStreamAnswersLikeHTTP(t *testing.T) {
 				t.Fatalf("HTTP %s = %d %s; the stream answered %d %s", tt.target, h.status, h.body, a.status, a.body)
 			}
 		})
+	}
+}
+
+// TestStreamCarriesOnlyItsTargets: the stream serves the routes of
+// StreamTargets from the route table HTTP serves, and no other: a route
+// HTTP has but the stream does not carry, or a target that only starts
+// like one, is LEASE_NOT_FOUND on the stream.
+func TestStreamCarriesOnlyItsTargets(t *testing.T) {
+	s := serve(t)
+	conn, br := upgrade(t, "unix", s.sock)
+	for i, target := range []string{
+		"GET /v1/status", "POST /v1/owners/alice/stop", "POST /v1/owners/alice/heartbeat/more",
+		"POST /v1/owners/heartbeat", "GET /v1/mutations", "POST /v1/mutations/x", "POST v1/mutations",
+	} {
+		write(t, conn, requestFrame(uint64(i+1), target, ""))
+		a := readAnswer(t, br)
+		if a.id != uint64(i+1) || a.status != http.StatusNotFound || !strings.Contains(a.body, "no stream endpoint") {
+			t.Errorf("stream %s = id %d, %d %s; want id %d, 404 no stream endpoint", target, a.id, a.status, a.body, i+1)
+		}
 	}
 }
 

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"crypto/rand"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/windows"
 )
 
 // detached is how a coordinator is started: in a process group of its
@@ -40,4 +44,34 @@ func passReady(cmd *exec.Cmd, pw *os.File) error {
 	cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, h)
 	cmd.Args = append(cmd.Args, "--ready-fd", strconv.FormatUint(uint64(h), 10))
 	return nil
+}
+
+// startPipe returns the pipe a coordinator's start report comes back on.
+// An anonymous pipe (os.Pipe) takes no read deadline on Windows, so the
+// wait for the report could not end before the coordinator spoke or
+// exited. The read end here is a named pipe opened for overlapped I/O,
+// which os.NewFile hands to the runtime's poller, where deadlines work;
+// the write end, for the coordinator, is an ordinary handle to it. The
+// name is random, the pipe has one instance, and that instance is
+// connected here before the name is given to anyone, so no other process
+// can take its place.
+func startPipe() (r, w *os.File, err error) {
+	name := `\\.\pipe\leasegate-start-` + rand.Text()
+	name16, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rh, err := windows.CreateNamedPipe(name16,
+		windows.PIPE_ACCESS_INBOUND|windows.FILE_FLAG_OVERLAPPED|windows.FILE_FLAG_FIRST_PIPE_INSTANCE,
+		windows.PIPE_TYPE_BYTE|windows.PIPE_READMODE_BYTE|windows.PIPE_WAIT|windows.PIPE_REJECT_REMOTE_CLIENTS,
+		1, 0, 4096, 0, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start-report pipe %s: %w", name, err)
+	}
+	wh, err := windows.CreateFile(name16, windows.GENERIC_WRITE, 0, nil, windows.OPEN_EXISTING, 0, 0)
+	if err != nil {
+		_ = windows.CloseHandle(rh)
+		return nil, nil, fmt.Errorf("start-report pipe %s: %w", name, err)
+	}
+	return os.NewFile(uintptr(rh), name), os.NewFile(uintptr(wh), name), nil
 }

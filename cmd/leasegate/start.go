@@ -36,7 +36,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		return &startError{fmt.Errorf("open its log: %w", err)}
 	}
 	defer logf.Close()
-	pr, pw, err := os.Pipe()
+	pr, pw, err := startPipe()
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func TestStartReport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pr, pw, err := os.Pipe()
+			pr, pw, err := startPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestStartReport(t *testing.T) {
 // TestStartReportSilence: a coordinator that says nothing is reported
 // as such once the wait is over.
 func TestStartReportSilence(t *testing.T) {
-	pr, pw, err := os.Pipe()
+	pr, pw, err := startPipe()
 	if err != nil {
 		t.Fatal(err)
 	}

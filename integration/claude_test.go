@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,20 +25,32 @@ func claudeProgram(t *testing.T) string {
 }
 
 // messagesMock is a loopback stand-in for Anthropic's Messages API: a
-// streamed request that offers tool and carries no tool result yet is
-// answered with a call of tool with input; anything else with a short
-// text. It keeps the tool results Claude Code sends back.
+// streamed request that carries n tool results is answered with the
+// script's call n, when the request offers its tool; anything else with a
+// short text. It keeps the tool results Claude Code sends back.
 type messagesMock struct {
 	srv     *httptest.Server
-	tool    string
-	input   string // the tool call's input, JSON
+	script  []toolCall
 	mu      sync.Mutex
 	tools   [][]string // the tool names each request offered
 	results []string   // the tool_result contents sent back
 }
 
+// toolCall is a tool call the mock model makes.
+type toolCall struct {
+	tool  string
+	input string // JSON
+}
+
+// newMessagesMock is a mock model that calls tool with input once.
 func newMessagesMock(t *testing.T, tool, input string) *messagesMock {
-	m := &messagesMock{tool: tool, input: input}
+	return newScriptedMock(t, toolCall{tool, input})
+}
+
+// newScriptedMock is a mock model that makes the calls of script in turn,
+// each once the previous one's result is back.
+func newScriptedMock(t *testing.T, script ...toolCall) *messagesMock {
+	m := &messagesMock{script: script}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -63,7 +76,7 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req messagesRequest
 	_ = json.Unmarshal(body, &req)
-	offered, answered := m.note(req)
+	call, n, ok := m.note(req)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":"msg_0","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
@@ -71,9 +84,9 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	block, delta, stop := `{"type":"text","text":""}`, `{"type":"text_delta","text":"done"}`, "end_turn"
-	if offered && !answered {
-		in, _ := json.Marshal(m.input)
-		block = fmt.Sprintf(`{"type":"tool_use","id":"toolu_01","name":%q,"input":{}}`, m.tool)
+	if ok {
+		in, _ := json.Marshal(call.input)
+		block = fmt.Sprintf(`{"type":"tool_use","id":"toolu_%02d","name":%q,"input":{}}`, n, call.tool)
 		delta, stop = fmt.Sprintf(`{"type":"input_json_delta","partial_json":%s}`, in), "tool_use"
 	}
 	for _, ev := range [][2]string{
@@ -88,17 +101,18 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// note records a request's tools and tool results, and says whether it
-// offered the mock's tool and whether it already answers a call.
-func (m *messagesMock) note(req messagesRequest) (offered, answered bool) {
+// note records a request's tools and tool results, and returns the call
+// of the script that comes next and its index, if the request offers its
+// tool.
+func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var names []string
 	for _, tl := range req.Tools {
 		names = append(names, tl.Name)
-		offered = offered || tl.Name == m.tool
 	}
 	m.tools = append(m.tools, names)
+	answered := 0
 	for _, msg := range req.Messages {
 		var blocks []struct {
 			Type    string          `json:"type"`
@@ -109,12 +123,17 @@ func (m *messagesMock) note(req messagesRequest) (offered, answered bool) {
 		}
 		for _, b := range blocks {
 			if b.Type == "tool_result" {
-				answered = true
-				m.results = append(m.results, string(b.Content))
+				answered++
+				if answered > len(m.results) {
+					m.results = append(m.results, string(b.Content))
+				}
 			}
 		}
 	}
-	return offered, answered
+	if answered >= len(m.script) || !slices.Contains(names, m.script[answered].tool) {
+		return toolCall{}, answered, false
+	}
+	return m.script[answered], answered, true
 }
 
 func (m *messagesMock) seen() (tools [][]string, results []string) {
@@ -189,6 +208,65 @@ func TestClaudeCodeMCPCheck(t *testing.T) {
 	if registered := sessionOwner(t, r); registered == "" || !strings.Contains(last, `\"me\":\"`+registered+`\"`) {
 		t.Errorf("session registered by the hooks: %q; the MCP server acted as: %s", registered, last)
 	}
+}
+
+// TestClaudeCodeCheckoutThenWrite drives the real Claude Code through a
+// mock model that first checks docs/** out through the MCP server, then
+// writes docs/a.md with its Write tool. With the prompt hook left out of
+// the installed entries, no hook has registered the session when the
+// server acts, so the server registers it; the write, gated by the
+// PreToolUse hook of the same agent process, is granted at once: one
+// owner holds both. (Claude Code gives its MCP servers the session id,
+// CLAUDE_CODE_SESSION_ID, so both name the session alike; an agent that
+// does not is joined by the coordinator, TestMCPCheckoutBeforeHooks.)
+func TestClaudeCodeCheckoutThenWrite(t *testing.T) {
+	r := newRepo(t, nil)
+	target := filepath.Join(r.dir, "docs", "a.md")
+	m := newScriptedMock(t, toolCall{"mcp__leasegate__lease_acquire", `{"paths":["docs/**"],"ttl":"1h"}`},
+		toolCall{"Write", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, target)})
+	c := newClaudeRun(t, r, m)
+	withoutPromptHook(t, r)
+	out, err := c.run(t, "reserve docs, then write docs/a.md", "mcp__leasegate__lease_acquire,Write")
+	_, results := m.seen()
+	if err != nil || len(results) != 2 {
+		t.Fatalf("claude -p: %v; tool results %q\n%s", err, results, out)
+	}
+	if got := r.read("docs/a.md"); got != "new\n" {
+		t.Fatalf("docs/a.md = %q, want Claude Code's write granted to the check-out's owner; results %q\n%s", got, results, out)
+	}
+	var owners []string
+	for _, e := range r.history("") {
+		if e.Type == "owner.registered" && !slices.Contains(owners, e.Actor) {
+			owners = append(owners, e.Actor)
+		}
+	}
+	var checkout string
+	for _, l := range r.status().Leases {
+		if l.Kind == "checkout" {
+			checkout = l.Owner.Name
+		}
+	}
+	if len(owners) != 1 || checkout != owners[0] || !strings.Contains(results[0], checkout) {
+		t.Errorf("owners registered %v, check-out held by %q (acquire answered %s); want one owner for both", owners, checkout, results[0])
+	}
+}
+
+// withoutPromptHook takes UserPromptSubmit out of the hook entries
+// install wrote for Claude Code.
+func withoutPromptHook(t *testing.T, r *repo) {
+	t.Helper()
+	var doc map[string]any
+	mustJSON(t, r.read(".claude/settings.local.json"), &doc)
+	hooks, _ := doc["hooks"].(map[string]any)
+	if _, ok := hooks["UserPromptSubmit"]; !ok {
+		t.Fatalf("no UserPromptSubmit entry in %s", r.read(".claude/settings.local.json"))
+	}
+	delete(hooks, "UserPromptSubmit")
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write(".claude/settings.local.json", string(data))
 }
 
 // sessionOwner is the Claude Code session the hooks registered.

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -33,15 +34,21 @@ func windowsHookCommand(a Agent, exe string) (string, error) {
 	return cmdCommand(exe, "hook", string(a))
 }
 
-// cmdCommand is a cmd.exe line running exe with args (plain words). The
-// path is always in double quotes, inside which cmd.exe takes spaces,
+// cmdSafe is a path cmd.exe reads as one literal word without quotes.
+var cmdSafe = regexp.MustCompile(`^[A-Za-z0-9_.:\\/-]+$`)
+
+// cmdCommand is a cmd.exe line running exe with args (plain words). A
+// path of letters, digits and separators is written bare, which reads the
+// same however the agent quotes the line it hands to cmd /C. Any other
+// path is put in double quotes, inside which cmd.exe takes spaces,
 // backslashes, & | < > ^ and ( ) literally; only %NAME% is still expanded
 // there, and a path holding % is refused rather than run as another one.
-// With the quotes around a path that has no space, cmd /C strips them and
-// runs the bare path, which names the same file.
 func cmdCommand(exe string, args ...string) (string, error) {
 	if strings.ContainsAny(exe, `%"`) || strings.ContainsAny(exe, "\r\n") {
 		return "", fmt.Errorf("install: the path %s holds %%, \" or a line break, which cmd.exe (the shell Codex runs hooks with on Windows) cannot take literally; install leasegate under a path without them", exe)
+	}
+	if cmdSafe.MatchString(exe) {
+		return exe + " " + strings.Join(args, " "), nil
 	}
 	return `"` + exe + `" ` + strings.Join(args, " "), nil
 }

@@ -13,7 +13,7 @@ import (
 func TestWindowsHookCommand(t *testing.T) {
 	type want struct{ cmd, ps string }
 	for exe, w := range map[string]want{
-		`C:\tools\leasegate.exe`: {`"C:\tools\leasegate.exe" hook codex`, `& 'C:\tools\leasegate.exe' hook AGENT`},
+		`C:\tools\leasegate.exe`: {`C:\tools\leasegate.exe hook codex`, `& 'C:\tools\leasegate.exe' hook AGENT`},
 		`C:\Program Files\leasegate\leasegate.exe`: {`"C:\Program Files\leasegate\leasegate.exe" hook codex`,
 			`& 'C:\Program Files\leasegate\leasegate.exe' hook AGENT`},
 		`D:\a&b (x86)\^bin\leasegate.exe`: {`"D:\a&b (x86)\^bin\leasegate.exe" hook codex`, `& 'D:\a&b (x86)\^bin\leasegate.exe' hook AGENT`},
@@ -21,7 +21,7 @@ func TestWindowsHookCommand(t *testing.T) {
 			`& 'C:\Users\o''brien\$env\leasegate.exe' hook AGENT`},
 		"C:\\Users\\Jos\u00e9\u2019s\\leasegate.exe": {"\"C:\\Users\\Jos\u00e9\u2019s\\leasegate.exe\" hook codex",
 			"& 'C:\\Users\\Jos\u00e9\u2019\u2019s\\leasegate.exe' hook AGENT"},
-		`\\server\share\leasegate.exe`: {`"\\server\share\leasegate.exe" hook codex`, `& '\\server\share\leasegate.exe' hook AGENT`},
+		`\\server\share\leasegate.exe`: {`\\server\share\leasegate.exe hook codex`, `& '\\server\share\leasegate.exe' hook AGENT`},
 	} {
 		for _, a := range []Agent{Codex, Gemini, Cursor} {
 			line, err := windowsHookCommand(a, exe)

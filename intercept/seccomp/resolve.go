@@ -32,7 +32,11 @@ var errUnnamed = errors.New("file has no name")
 // lexically), and the tracee's /proc/self is its own, not ours.
 //
 // Where the path stops existing, the rest is appended lexically: the
-// syscall will create that name or fail.
+// syscall will create that name or fail. A ".." there, or any component
+// after a file that is not a directory, fails the lookup as the kernel
+// fails it (ENOENT, ENOTDIR): taken lexically it would name a file the
+// kernel never reaches, and an open made in the worker's place would
+// create it.
 type walker struct {
 	pid, tid int
 	lookups  *lookups
@@ -61,6 +65,8 @@ func (w *walker) resolve(root, dir, path string, follow bool) (string, error) {
 		case comp == "":
 			return filepath.Clean(dir), nil
 		case comp == ".":
+		case comp == ".." && missing:
+			return "", unix.ENOENT
 		case comp == "..":
 			dir = parentWithin(root, dir)
 		case missing:
@@ -153,6 +159,9 @@ func (w *walker) step(root, dir, comp, rest string, noFollow bool) (string, stri
 		return next, rest, true, nil
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
+		if !fi.IsDir() && strings.Trim(rest, "/") != "" {
+			return "", "", false, unix.ENOTDIR
+		}
 		return next, rest, false, nil
 	}
 	if w.links++; w.links > maxSymlinks {

@@ -101,6 +101,10 @@ type ResolveResult struct {
 	Message    string          `json:"message"`
 }
 
+// MaxCheckPaths bounds the paths of one check: a caller lists the files of
+// a task, and a glob covers a tree.
+const MaxCheckPaths = 256
+
 // CheckView is what the coordinator knows of some paths, found through
 // the lease table's path index rather than by building the whole status:
 // the active leases overlapping them, their holders' liveness, the

@@ -12,10 +12,6 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// MaxCheckPaths bounds the paths of one check: a caller lists the files of
-// a task, and a glob covers a tree.
-const MaxCheckPaths = 256
-
 // Check answers what stands in the way of writing paths. Its cost grows with the leases, contentions
 // and blockers on the asked paths, not with everything the coordinator
 // holds, so an agent may ask before every edit.
@@ -45,9 +41,9 @@ func checkScope(paths []string) (gate.Scope, error) {
 	switch {
 	case len(paths) == 0:
 		return gate.Scope{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "check: paths is empty"}
-	case len(paths) > MaxCheckPaths:
+	case len(paths) > leasegate.MaxCheckPaths:
 		return gate.Scope{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid,
-			Message: fmt.Sprintf("check: %d paths is over the limit of %d", len(paths), MaxCheckPaths)}
+			Message: fmt.Sprintf("check: %d paths is over the limit of %d", len(paths), leasegate.MaxCheckPaths)}
 	}
 	s := gate.Scope{Type: gate.ScopeSparse, Paths: make([]string, 0, len(paths))}
 	for _, p := range paths {

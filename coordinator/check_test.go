@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -70,7 +70,7 @@ func TestCheckContention(t *testing.T) {
 func TestCheckBadInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		many := make([]string, coordinator.MaxCheckPaths+1)
+		many := make([]string, leasegate.MaxCheckPaths+1)
 		for i := range many {
 			many[i] = "f" + strings.Repeat("x", i%7)
 		}

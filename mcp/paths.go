@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
 // maxPaths bounds the paths of one call: a model lists the files of a
-// task, not a tree (a glob covers a tree).
-const maxPaths = 256
+// task, not a tree (a glob covers a tree). One check carries them all.
+const maxPaths = leasegate.MaxCheckPaths
 
 // cleanPaths turns a tool's paths or globs into workspace-relative
 // patterns: relative to the workspace root, or absolute inside it. A ".."

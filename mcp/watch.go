@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,13 +93,9 @@ func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	if err != nil {
 		return err
 	}
-	cl, err := s.conn.get(ctx)
+	st, _, _, err := s.look(ctx, []string{p})
 	if err != nil {
 		return err
-	}
-	st, err := cl.Status(ctx)
-	if err != nil {
-		return s.conn.check(cl, err)
 	}
 	s.watch.mu.Lock()
 	s.watch.paths[req.Params.URI] = p
@@ -152,13 +150,32 @@ func (s *Server) followOnce(ctx context.Context) error {
 		if !e.IsLease() {
 			return nil
 		}
-		st, err := cl.Status(ctx)
+		st, err := s.lookWatched(ctx)
 		if err != nil {
 			return err
 		}
 		s.compare(ctx, st)
 		return nil
 	})
+}
+
+// lookWatched asks the coordinator about the watched paths alone, one
+// check per maxPaths of them, rather than for the whole status after
+// every lease event, and returns the answers as one snapshot.
+func (s *Server) lookWatched(ctx context.Context) (leasegate.Status, error) {
+	s.watch.mu.Lock()
+	paths := slices.Collect(maps.Values(s.watch.paths))
+	s.watch.mu.Unlock()
+	var st leasegate.Status
+	for chunk := range slices.Chunk(paths, maxPaths) {
+		part, _, _, err := s.look(ctx, chunk)
+		if err != nil {
+			return st, err
+		}
+		st.Now, st.Leases = part.Now, append(st.Leases, part.Leases...)
+		st.Contentions, st.Blockers = append(st.Contentions, part.Contentions...), append(st.Blockers, part.Blockers...)
+	}
+	return st, nil
 }
 
 // compare notifies the subscribers of each path whose state changed.

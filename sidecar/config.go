@@ -26,11 +26,7 @@ const DefaultStopPoll = time.Second
 // protocol (api.Gate) over it.
 type Coordinator interface {
 	api.Mutator
-	Register(ctx context.Context, r leasegate.Registration) error
-	Heartbeat(ctx context.Context, name string) error
-	Activity(ctx context.Context, name string) error
-	Stop(ctx context.Context, name, reason string) (time.Time, error)
-	End(ctx context.Context, name, reason string) (int, error)
+	api.Owner
 	ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error)
 	Status(ctx context.Context) (leasegate.Status, error)
 	Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error
@@ -68,7 +64,8 @@ type Config struct {
 	// for and a live countdown on Notices: one line, redrawn each second,
 	// cleared when the write is decided. Only for a terminal.
 	Countdown bool
-	// Clock times the countdown; nil means the real clock.
+	// Clock times the countdown and the heartbeats; nil means the real
+	// clock.
 	Clock clock.Clock
 	// Workspace is the workspace being gated. Required.
 	Workspace *workspace.Workspace

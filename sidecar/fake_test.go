@@ -89,11 +89,11 @@ func (f *fakeService) Withdraw(_ context.Context, id, _ string) (leasegate.Resul
 	return leasegate.Result{Outcome: leasegate.Withdrawn}, nil
 }
 
-func (f *fakeService) Register(context.Context, leasegate.Registration) error {
+func (f *fakeService) Join(_ context.Context, r leasegate.Registration) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.registered++
-	return nil
+	return r.Name, nil
 }
 
 func (f *fakeService) count(call string) int {
@@ -120,6 +120,8 @@ func fakeSidecar(t *testing.T, svc *fakeService) (*Sidecar, *bytes.Buffer) {
 	var notices bytes.Buffer
 	s := &Sidecar{cfg: Config{Name: "alice", Workspace: ws, Client: svc, Notices: &notices, Clock: clock.NewMock()},
 		log: hclog.NewNullLogger(), rule: rule, held: newHeld(), leased: newLeased(), commits: make(chan struct{}, 1)}
+	s.owner = gate.Owner{Name: "alice", PID: 7}
+	s.sess = api.ResumeSession(svc, s.registration(), "alice")
 	return s, &notices
 }
 

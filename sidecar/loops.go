@@ -24,19 +24,9 @@ const commitSettle = 300 * time.Millisecond
 // coordinator is back within a beat or two, and the writes it left held,
 // which wait and retry meanwhile, go on.
 func (s *Sidecar) heartbeats(ctx context.Context) {
-	t := time.NewTicker(s.cfg.HeartbeatEvery)
-	defer t.Stop()
 	down := false // the coordinator was found gone and has not answered since
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		err := s.cfg.Client.Heartbeat(ctx, s.cfg.Name)
+	s.sess.KeepAlive(ctx, s.cfg.Clock, s.cfg.HeartbeatEvery, func(err error) {
 		switch {
-		case ctx.Err() != nil:
-			return
 		case err == nil:
 			if down {
 				s.notef("the coordinator answers again")
@@ -55,7 +45,7 @@ func (s *Sidecar) heartbeats(ctx context.Context) {
 		default:
 			s.log.Warn("heartbeat failed", "error", err)
 		}
-	}
+	})
 }
 
 // notices relays the owner's notices (reminders, evictions, reclaims,
@@ -120,11 +110,11 @@ func (s *Sidecar) watchStopped(ctx context.Context) {
 		stopped = now
 		if now {
 			s.held.forget()
-			if r, err := s.cfg.Client.Stop(ctx, s.cfg.Name, "process tree stopped"); err == nil {
+			if r, err := s.sess.Stop(ctx, "process tree stopped"); err == nil {
 				s.notef("worker stopped: its leases are released at %s unless it resumes", r.UTC().Format(time.RFC3339))
 			}
 		} else {
-			_ = s.cfg.Client.Activity(ctx, s.cfg.Name)
+			_ = s.sess.Activity(ctx)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func (s *Sidecar) registerAgain(ctx context.Context, cause error) bool {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	s.held.forget()
-	if err := s.cfg.Client.Register(ctx, s.registration()); err != nil {
+	if err := s.sess.Register(ctx); err != nil {
 		s.notef("the coordinator lost the registration of %s (%v) and registering again failed: %v; writes stay held or refused, never ungated", s.cfg.Name, cause, err)
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/internal/envname"
@@ -28,6 +29,7 @@ type Sidecar struct {
 	log   hclog.Logger
 	rule  *workspace.Rule
 	owner gate.Owner
+	sess  *api.Session // the owner's session with the coordinator, from register on
 	sup   *seccomp.Supervisor
 
 	regMu sync.Mutex // one registerAgain at a time
@@ -80,7 +82,7 @@ func (s *Sidecar) register(ctx context.Context) error {
 	}
 	host, _ := os.Hostname()
 	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
-	if err := s.cfg.Client.Register(ctx, s.registration()); err != nil {
+	if s.sess, err = api.NewSession(ctx, s.cfg.Client, s.registration()); err != nil {
 		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
 	}
 	return nil
@@ -185,7 +187,7 @@ func (s *Sidecar) end(code int, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), endTimeout)
 	defer cancel()
-	r, e := s.cfg.Client.End(ctx, s.cfg.Name, why)
+	r, e := s.sess.End(ctx, why)
 	if e != nil {
 		s.notef("could not release leases of %s: %v (a dead owner's leases are reclaimed anyway)", s.cfg.Name, e)
 		return

@@ -20,9 +20,12 @@ type openCall struct {
 	mode  uint32
 }
 
-// callOf is the open to emulate for req, whose first path resolved to
-// path; nil for syscalls that are not opens.
-func callOf(req request, paths []string) *openCall {
+// callOf is the open to emulate for req, whose first path, named in the
+// tracee as written, resolved to paths[0]; nil for syscalls that are not
+// opens. A trailing slash is kept: it asks the kernel for a directory, so
+// the supervisor's open fails where the worker's would (EISDIR for a
+// create, ENOTDIR for a file) instead of opening the file.
+func callOf(req request, written string, paths []string) *openCall {
 	intent := req.open
 	if intent == nil {
 		intent = req.call
@@ -30,7 +33,11 @@ func callOf(req request, paths []string) *openCall {
 	if intent == nil || len(paths) == 0 {
 		return nil
 	}
-	return &openCall{path: paths[0], flags: intent.flags, mode: intent.mode}
+	path := paths[0]
+	if strings.HasSuffix(written, "/") && path != "/" {
+		path += "/"
+	}
+	return &openCall{path: path, flags: intent.flags, mode: intent.mode}
 }
 
 // seccompNotifAddfd mirrors struct seccomp_notif_addfd.

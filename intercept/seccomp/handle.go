@@ -127,7 +127,7 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
 	if err == nil {
 		err = s.guardMemory(m)
 	}
-	return m, callOf(req, m.Paths), err
+	return m, callOf(req, snap.firstPath(), m.Paths), err
 }
 
 // resolveErrno is the errno for a syscall the supervisor will not let

@@ -10,9 +10,9 @@ import (
 
 // TestLookupFailuresAsNative checks that a path the kernel cannot look up
 // fails under the gate as it fails without it: a ".." after a missing
-// directory or after a file is not taken lexically, so the open the
-// supervisor makes in the worker's place creates nothing the kernel would
-// have refused.
+// directory or after a file is not taken lexically, and a trailing slash
+// still asks for a directory, so the open the supervisor makes in the
+// worker's place creates or changes nothing the kernel would have refused.
 func TestLookupFailuresAsNative(t *testing.T) {
 	tests := []struct {
 		name, script, made string
@@ -21,6 +21,9 @@ func TestLookupFailuresAsNative(t *testing.T) {
 		{name: "dot-dot after file", script: "echo x > file/../g", made: "g"},
 		{name: "existing file after missing dir", script: "echo x > nodir/../file", made: ""},
 		{name: "mkdir after file", script: "mkdir file/../d", made: "d"},
+		{name: "trailing slash on a file", script: "echo x > file/", made: ""},
+		{name: "trailing slash on a new name", script: "echo x > new/", made: "new"},
+		{name: "append through a trailing slash", script: "echo x >> file/", made: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

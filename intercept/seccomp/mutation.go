@@ -140,6 +140,14 @@ func (s snapshot) symlinkTarget(dir string) string {
 	return filepath.Join(dir, s.linkTarget)
 }
 
+// firstPath is the first name's path argument as the tracee wrote it.
+func (s snapshot) firstPath() string {
+	if len(s.names) == 0 {
+		return ""
+	}
+	return s.names[0].path
+}
+
 // fileKind is what an lstat found at a path.
 type fileKind struct {
 	exists  bool

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,10 +183,15 @@ func TestMCPCoordinatorDown(t *testing.T) {
 // also learns who the caller is. With LEASEGATE_MEASURE_BASELINE set to
 // another leasegate binary, that binary's `mcp` is measured too, against
 // the same coordinator, in alternating rounds so that both see the same
-// load. It asserts nothing about time: the machine may be loaded.
+// load. With LEASEGATE_MEASURE_LEASES=N, another owner holds N more
+// check-outs of other files throughout. It asserts nothing about time:
+// the machine may be loaded.
 func TestMCPCheckLatency(t *testing.T) {
 	r := newRepo(t, nil)
 	r.mustLG("acquire", "--as", "bob", "p3.go", "p7.go")
+	if n, _ := strconv.Atoi(os.Getenv("LEASEGATE_MEASURE_LEASES")); n > 0 {
+		loadCheckouts(t, r, n)
+	}
 	var paths []string
 	for i := range 10 {
 		paths = append(paths, fmt.Sprintf("p%d.go", i))
@@ -218,6 +224,30 @@ func TestMCPCheckLatency(t *testing.T) {
 	}
 	c50, c99 := percentiles(cliTimes)
 	t.Logf("leasegate status --json: p50 %s p99 %s (n=%d)", c50, c99, len(cliTimes))
+}
+
+// loadCheckouts has carol, an owner with a process of its own, check out
+// n files under load/, from a few clients at once.
+func loadCheckouts(t *testing.T, r *repo, n int) {
+	t.Helper()
+	registerSleeper(t, r, "carol")
+	const clients = 8
+	errs := make(chan error, clients)
+	for c := range clients {
+		go func() {
+			var err error
+			for i := c; i < n && err == nil; i += clients {
+				_, err = r.client.Lease(context.Background(), leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: "carol"},
+					Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("load/%d.go", i)}}})
+			}
+			errs <- err
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatalf("carol's check-outs: %v", err)
+		}
+	}
 }
 
 // checkLatency times n calls of leases_check of paths.

@@ -1,32 +1,14 @@
 package api
 
 import (
-	"net"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/leasegate/leasegate/gate"
 )
 
-// connPeer reads c's peer credentials with LOCAL_PEERCRED, which the
-// kernel recorded at connect: the effective uid, the first group and, from
-// FreeBSD 13 on, the pid.
-func connPeer(c *net.UnixConn) gate.Peer {
-	none := gate.Peer{UID: gate.NoID, GID: gate.NoID}
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return none
-	}
-	var cred *unix.Xucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil || cerr != nil || cred.Ngroups < 1 {
-		return none
-	}
-	return gate.Peer{PID: xucredPID(cred), UID: cred.Uid, GID: cred.Groups[0]}
-}
+// peerPID reads the pid of the peer from its LOCAL_PEERCRED credentials:
+// FreeBSD 13 and later record it there (xucredPID).
+func peerPID(_ int, cred *unix.Xucred) (int, error) { return xucredPID(cred), nil }
 
 // xucredVersion is XUCRED_VERSION of <sys/ucred.h>: the one layout of
 // struct xucred that xucredPID knows.

@@ -39,10 +39,7 @@ const (
 // implements it.
 type Coordinator interface {
 	Gate(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
-	Join(ctx context.Context, r leasegate.Registration) (string, error)
-	Activity(ctx context.Context, name string) error
-	Stop(ctx context.Context, name, reason string) (time.Time, error)
-	End(ctx context.Context, name, reason string) (int, error)
+	api.Owner
 	ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error)
 	ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error
 	Leases(ctx context.Context, path string) ([]gate.Lease, error)

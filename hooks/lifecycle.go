@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
@@ -35,6 +37,15 @@ func (h *Handler) running(ctx context.Context, ev Event) (cl Coordinator, ws *wo
 	return cl, ws, o, true
 }
 
+// ownerSession is the session of owner name, which a hook call of the same
+// agent session registered before (register): each hook is a process of
+// its own, so what the session's calls share is remembered in the state
+// directory, and a call that finds the owner forgotten registers it again
+// from there (register with force), not through this session.
+func ownerSession(cl Coordinator, name string) *api.Session {
+	return api.ResumeSession(cl, leasegate.Registration{Owner: gate.Owner{Name: name}}, name)
+}
+
 // activity tells a running coordinator that the owner is at work, which
 // cancels a pending stop-idle release. Best effort.
 func (h *Handler) activity(ctx context.Context, ws *workspace.Workspace, name string) {
@@ -49,7 +60,7 @@ func (h *Handler) activity(ctx context.Context, ws *workspace.Workspace, name st
 }
 
 func (h *Handler) noteActivity(ctx context.Context, cl Coordinator, name string) {
-	if err := cl.Activity(ctx, name); err != nil {
+	if err := ownerSession(cl, name).Activity(ctx); err != nil {
 		h.log.Debug("activity not recorded", "owner", name, "error", err)
 	}
 }
@@ -114,7 +125,7 @@ func (h *Handler) turnEnd(ctx context.Context, ev Event) Decision {
 		d = Decision{Verdict: Refuse, StopReason: refusal(reps, "the session stays halted")}
 	}
 	h.rewindow(ctx, cl, ws, o)
-	if _, err := cl.Stop(ctx, name, ev.Agent.String()+" "+ev.Name); err != nil && !errors.Is(err, gate.ErrNotFound) {
+	if _, err := ownerSession(cl, name).Stop(ctx, ev.Agent.String()+" "+ev.Name); err != nil && !errors.Is(err, gate.ErrNotFound) {
 		d.Warning = fmt.Sprintf("leasegate: could not start the stop-idle window of %s: %v", name, err)
 	}
 	return d
@@ -173,7 +184,7 @@ func (h *Handler) sessionEnd(ctx context.Context, ev Event) Decision {
 		return Decision{}
 	}
 	defer cl.Close()
-	if _, err := cl.End(ctx, o.name, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
+	if _, err := ownerSession(cl, o.name).End(ctx, ev.Agent.String()+" session ended"); err != nil && !errors.Is(err, gate.ErrNotFound) {
 		return warn(fmt.Sprintf("leasegate: could not release the leases of %s: %v", o.name, err))
 	}
 	return Decision{}

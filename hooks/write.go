@@ -140,10 +140,11 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 	if ok && last == now && !force {
 		return nil
 	}
-	name, err := cl.Join(ctx, leasegate.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL, JoinRoot: !w.explicit})
+	owned, err := api.NewSession(ctx, cl, leasegate.Registration{Owner: now.Owner, Windows: now.Windows, HeartbeatTTL: now.HeartbeatTTL, JoinRoot: !w.explicit})
 	if err != nil {
 		return err
 	}
+	name := owned.Name()
 	if w.name, now.ActsAs = name, ""; name != w.key {
 		now.ActsAs = name
 	}

@@ -84,7 +84,11 @@ type LeaseRequest struct {
 	LeaseID gate.LeaseID  `json:"lease_id,omitempty"`
 	Token   uint64        `json:"token,omitempty"`
 	Reason  string        `json:"reason,omitempty"`
-	Admin   string        `json:"-"` // set by the API once the admin token checked out
+	// Admin is who an eviction is recorded under. It never travels in
+	// the body: the api client sends it as a header, and the server keeps
+	// it only when the caller proved to be an operator (its process on the
+	// unix socket, the admin token on TCP).
+	Admin string `json:"-"`
 }
 
 // LeaseResult is the answer to a LeaseRequest.

@@ -1,5 +1,7 @@
 package workspace
 
+import "strings"
+
 // Verdict is what one absolute path is to the gate, and why.
 type Verdict struct {
 	// Class is the path's class; Gated paths pass the lease gate.
@@ -103,18 +105,33 @@ func (w *Workspace) place(reach Reach, rel, abs string) (Class, string) {
 	return Gated, whyUndecided
 }
 
-// inGitDir reports whether abs, inside the root at rel, is in ".git" (a
-// directory, or the file a linked worktree or submodule has) or in a git
-// dir that lies inside the root elsewhere. Outside git, ".git" is an
-// ordinary name.
+// inGitDir reports whether abs, inside the root at rel, is in a ".git"
+// (a directory, or the file a linked worktree or submodule has), the
+// root's or that of a repository nested anywhere in the tree, or in a git
+// dir that lies inside the root elsewhere. Git never tracks a path with a
+// ".git" component, and a nested repository's git serializes itself as
+// the root's does: gating its lock files would stall two agents that
+// both run git there. Outside git, ".git" is an ordinary name.
 func (w *Workspace) inGitDir(rel, abs string) bool {
 	if w.GitDir == "" {
 		return false
 	}
-	if inside(".git", rel) {
+	if hasGitComponent(rel) {
 		return true
 	}
 	_, inGit := Under(w.GitDir, abs)
 	_, inCommon := Under(w.CommonDir, abs)
 	return (inGit && w.GitDir != w.Root) || (inCommon && w.CommonDir != w.Root)
+}
+
+// hasGitComponent reports whether one of rel's components is ".git".
+func hasGitComponent(rel string) bool {
+	for rest := rel; rest != ""; {
+		comp, tail, _ := strings.Cut(rest, "/")
+		if comp == ".git" {
+			return true
+		}
+		rest = tail
+	}
+	return false
 }

@@ -20,10 +20,10 @@ func (r *Rule) Describe() string {
 		b.WriteString("gated: every path under the root\n")
 	case r.cfg.GateGitIgnored:
 		b.WriteString("gated: every path under the root, ignored by git or not\n")
-		b.WriteString("not gated: .git/ (git serializes itself)\n")
+		b.WriteString("not gated: .git/, a nested repository's too (git serializes itself)\n")
 	default:
 		b.WriteString("gated: every path under the root that git tracks or does not ignore\n")
-		b.WriteString("not gated: .git/ (git serializes itself); paths git ignores (.gitignore, info/exclude, core.excludesFile)\n")
+		b.WriteString("not gated: .git/, a nested repository's too (git serializes itself); paths git ignores (.gitignore, info/exclude, core.excludesFile)\n")
 	}
 	writeList(&b, "include (gated even if ignored)", r.cfg.Include)
 	writeList(&b, "exclude (never gated)", r.cfg.Exclude)

@@ -67,10 +67,15 @@ func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) (s
 	c.mu.Lock()
 	now := c.clock.Now()
 	if j, ok := c.joinable(r, cl, sn, now); ok {
-		c.mu.Unlock()
 		c.log.Info("registration joins the owner of its root process", "owner", o.Name, "joins", j.Name,
 			"root-pid", sn.Process.PID, "peer-pid", cl.peer.PID)
-		return j.Name, nil
+		if r.Windows == (gate.Windows{}) || r.Windows == j.windows {
+			c.mu.Unlock()
+			return j.Name, nil
+		}
+		// The windows belong to the owner that names them: the joined
+		// owner is registered again, as it was, with the registrant's.
+		r.Owner, o = j.Owner, j.Owner
 	}
 	if err := c.mayRegister(cl, o.Name); err != nil {
 		c.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
+	"github.com/leasegate/leasegate/store/storetest"
 )
 
 // TestClientNothingListening: with no coordinator on the socket every call
@@ -299,7 +300,8 @@ func (s *testServer) operator(t *testing.T, id string, a blocker.Action, release
 
 var errDisk = errors.New("injected disk error")
 
-// brokenLedger fails every append once broken is set.
+// brokenLedger fails every append once broken is set; storetest.AppendOnly
+// makes the coordinator's EnqueueAck of this Append.
 type brokenLedger struct {
 	store.Ledger
 	broken *atomic.Bool
@@ -317,7 +319,7 @@ func (l brokenLedger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Eve
 // until ctx ends instead of proceeding.
 func TestGateNeverGrantsOnFailedCoordinator(t *testing.T) {
 	broken := new(atomic.Bool)
-	s := serve(t, func(c *coordinator.Config) { c.Ledger = brokenLedger{c.Ledger, broken} })
+	s := serve(t, func(c *coordinator.Config) { c.Ledger = storetest.AppendOnly(brokenLedger{c.Ledger, broken}) })
 	broken.Store(true)
 	ctx := context.Background()
 	r, err := s.client.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})

@@ -23,6 +23,7 @@ import (
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
+	"github.com/leasegate/leasegate/store/storetest"
 )
 
 // The frame layout of api.StreamProtocol, written out here as a second,
@@ -225,8 +226,8 @@ func TestStreamCarriesOnlyItsTargets(t *testing.T) {
 }
 
 // heldLedger holds every Append while held is set, until release: it lets a
-// test keep a request waiting for its commit. It hides the ledger's
-// Enqueue, so the coordinator's writer appends one batch at a time.
+// test keep a request waiting for its commit. storetest.AppendOnly makes
+// the coordinator's EnqueueAck of this Append, one call at a time.
 type heldLedger struct {
 	store.Ledger
 	held    atomic.Bool
@@ -244,7 +245,7 @@ func newHeldLedger(l store.Ledger) *heldLedger {
 // before the coordinator's.)
 func holdLedger(t *testing.T) (*testServer, *heldLedger) {
 	var hl *heldLedger
-	s := serve(t, func(c *coordinator.Config) { hl = newHeldLedger(c.Ledger); c.Ledger = hl })
+	s := serve(t, func(c *coordinator.Config) { hl = newHeldLedger(c.Ledger); c.Ledger = storetest.AppendOnly(hl) })
 	t.Cleanup(func() {
 		select {
 		case <-hl.release:

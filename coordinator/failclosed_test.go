@@ -12,13 +12,14 @@ import (
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
+	"github.com/leasegate/leasegate/store/storetest"
 )
 
 var errDisk = errors.New("injected disk error")
 
 // failingLedger is a real ledger whose appends fail while fail is set, as
-// on a disk gone bad. It hides the ledger's Enqueue, so the coordinator
-// appends batch by batch.
+// on a disk gone bad. The coordinator meets the failure through
+// storetest.AppendOnly, which makes its EnqueueAck of this Append.
 type failingLedger struct {
 	store.Ledger
 	fail *atomic.Bool
@@ -31,15 +32,31 @@ func (l failingLedger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Ev
 	return l.Ledger.Append(ctx, evs...)
 }
 
-// failingEnqueuer is a failingLedger that also queues appends
-// (store.Enqueuer), the path the bbolt ledger takes.
+// failingEnqueuer is a failingLedger whose EnqueueAck also fails while
+// fail is set, the failure told through ack from a goroutine of its own,
+// as the bbolt committer tells it (the caller may hold a lock that ack
+// takes); otherwise the real ledger's group commit takes the call.
 type failingEnqueuer struct{ failingLedger }
 
 func (l failingEnqueuer) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
-	if l.fail.Load() {
-		return func() ([]gate.Event, error) { return nil, errDisk }
+	return l.EnqueueAck(nil, evs...)
+}
+
+func (l failingEnqueuer) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.Event, error) {
+	if !l.fail.Load() {
+		return l.Ledger.EnqueueAck(ack, evs...)
 	}
-	return l.Ledger.(store.Enqueuer).Enqueue(evs...)
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		if ack != nil {
+			ack(errDisk)
+		}
+	}()
+	return func() ([]gate.Event, error) {
+		<-acked
+		return nil, errDisk
+	}
 }
 
 // TestLedgerFailureFailsClosed: once an append fails, the request that
@@ -52,7 +69,7 @@ func TestLedgerFailureFailsClosed(t *testing.T) {
 		name string
 		wrap func(store.Ledger, *atomic.Bool) store.Ledger
 	}{
-		{name: "append", wrap: func(l store.Ledger, f *atomic.Bool) store.Ledger { return failingLedger{l, f} }},
+		{name: "append", wrap: func(l store.Ledger, f *atomic.Bool) store.Ledger { return storetest.AppendOnly(failingLedger{l, f}) }},
 		{name: "enqueue", wrap: func(l store.Ledger, f *atomic.Bool) store.Ledger { return failingEnqueuer{failingLedger{l, f}} }},
 	}
 	for _, kind := range kinds {

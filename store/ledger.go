@@ -24,6 +24,11 @@ type Ledger interface {
 	// for the commit and reports it.
 	Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, error)
 
+	// AckEnqueuer is the append mode the coordinator uses, so a store
+	// without it is no Ledger and store/storetest holds every backend to
+	// it.
+	AckEnqueuer
+
 	// Replay calls fn for every event with Seq > after, in order, up to
 	// the LastSeq observed when Replay starts. It stops at the first error
 	// from fn or ctx and returns it (wrapped, so errors.Is works). fn may
@@ -40,8 +45,7 @@ type Ledger interface {
 	Close() error
 }
 
-// Enqueuer is implemented by a Ledger that can queue an append without
-// waiting for its commit. Enqueue returns the function that waits for the
+// Enqueuer queues an append without waiting for its commit. Enqueue returns the function that waits for the
 // outcome; calls are committed in the order Enqueue was called, so a
 // single writer can keep several commits in flight without reordering.
 type Enqueuer interface {
@@ -51,14 +55,15 @@ type Enqueuer interface {
 // AckEnqueuer is the append mode the coordinator uses: Enqueue whose
 // outcome is also reported through ack (when not nil) the moment it is
 // known, from the ledger's committer, so each caller can be answered
-// while a single waiter publishes commits in order. Both backends offer
-// it and store/storetest requires it.
+// while a single waiter publishes commits in order. Every Ledger is one.
 //
 // Calls are committed in the order EnqueueAck (or Enqueue) was called and
 // get consecutive Seqs in that order. ack is called at most once, only
 // after the commit is durable and LastSeq covers it, with the outcome
-// wait reports; it must not block. A call the ledger never took (it was
-// closed) may not be acknowledged; its wait reports ErrClosed.
+// wait reports; it must not block, and it is never called from within
+// EnqueueAck itself (the caller may hold a lock that ack takes). A call
+// the ledger never took (it was closed) may not be acknowledged; its wait
+// reports ErrClosed.
 type AckEnqueuer interface {
 	Enqueuer
 	EnqueueAck(ack func(error), evs ...gate.Event) (wait func() ([]gate.Event, error))

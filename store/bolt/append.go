@@ -48,8 +48,6 @@ func (l *Ledger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, e
 	return r.events, nil
 }
 
-var _ store.AckEnqueuer = (*Ledger)(nil)
-
 // Enqueue queues evs for the next commit without waiting for it and
 // returns the function that waits for the outcome (what Append returns).
 // Calls are committed in the order Enqueue was called.

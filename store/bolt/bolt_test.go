@@ -22,6 +22,16 @@ func TestLedgerConformance(t *testing.T) {
 	})
 }
 
+// TestAppendOnlyConformance runs the store suite against
+// storetest.AppendOnly over a bbolt ledger: the adapter the test doubles
+// rely on keeps the append mode's order, acknowledgement and errors.
+func TestAppendOnlyConformance(t *testing.T) {
+	storetest.RunLedgerTests(t, func(t *testing.T) (store.Ledger, func() store.Ledger) {
+		path, cfg := tempLedgerPath(t), testConfig(t)
+		return storetest.AppendOnly(mustOpen(t, path, cfg)), func() store.Ledger { return storetest.AppendOnly(mustOpen(t, path, cfg)) }
+	})
+}
+
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name    string

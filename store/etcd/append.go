@@ -43,7 +43,7 @@ func (l *Ledger) Append(ctx context.Context, evs ...gate.Event) ([]gate.Event, e
 	return l.Enqueue(evs...)()
 }
 
-var _ store.AckEnqueuer = (*Ledger)(nil)
+var _ store.Ledger = (*Ledger)(nil)
 
 // Enqueue queues evs for the next commit and returns the function that
 // waits for its outcome; commits follow the order of Enqueue calls.

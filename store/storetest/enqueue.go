@@ -15,17 +15,6 @@ import (
 // enqueueCalls is how many calls the EnqueueAck scenarios keep in flight.
 const enqueueCalls = 40
 
-// ackEnqueuer is l as the append mode the coordinator uses; a ledger
-// without it fails the suite.
-func ackEnqueuer(t *testing.T, l store.Ledger) store.AckEnqueuer {
-	t.Helper()
-	enq, ok := l.(store.AckEnqueuer)
-	if !ok {
-		t.Fatalf("%T does not implement store.AckEnqueuer", l)
-	}
-	return enq
-}
-
 // ackRecord is what one call's ack saw.
 type ackRecord struct {
 	calls   int
@@ -36,7 +25,7 @@ type ackRecord struct {
 
 // enqueueAll queues enqueueCalls calls of one to three events from one
 // goroutine without waiting, and returns their waits and ack records.
-func enqueueAll(l store.Ledger, enq store.AckEnqueuer) ([]func() ([]gate.Event, error), []*ackRecord, *sync.Mutex) {
+func enqueueAll(l store.Ledger) ([]func() ([]gate.Event, error), []*ackRecord, *sync.Mutex) {
 	var mu sync.Mutex
 	waits := make([]func() ([]gate.Event, error), enqueueCalls)
 	acks := make([]*ackRecord, enqueueCalls)
@@ -44,7 +33,7 @@ func enqueueAll(l store.Ledger, enq store.AckEnqueuer) ([]func() ([]gate.Event, 
 		rec := &ackRecord{done: make(chan struct{})}
 		acks[c] = rec
 		in := notes(fmt.Sprintf("call-%02d", c), 1+c%3)
-		waits[c] = enq.EnqueueAck(func(err error) {
+		waits[c] = l.EnqueueAck(func(err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			rec.calls++
@@ -62,7 +51,7 @@ func enqueueAll(l store.Ledger, enq store.AckEnqueuer) ([]func() ([]gate.Event, 
 // ledger replays exactly that.
 func testEnqueueAckOrder(t *testing.T, o opener) {
 	l, _ := o.open(t)
-	waits, _, _ := enqueueAll(l, ackEnqueuer(t, l))
+	waits, _, _ := enqueueAll(l)
 	var want []uint64
 	bySeq := make(map[uint64]gate.Event)
 	for c, wait := range waits {
@@ -92,7 +81,7 @@ func testEnqueueAckOrder(t *testing.T, o opener) {
 // that what was acknowledged is there after reopening.
 func testEnqueueAckDurable(t *testing.T, o opener) {
 	l, reopen := o.open(t)
-	waits, acks, mu := enqueueAll(l, ackEnqueuer(t, l))
+	waits, acks, mu := enqueueAll(l)
 	var last uint64
 	for c, wait := range waits {
 		got, err := wait()
@@ -136,12 +125,11 @@ func waitAcked(t *testing.T, rec *ackRecord) {
 // ErrClosed through wait (and ack, if called) and writes nothing.
 func testEnqueueAckClosed(t *testing.T, o opener) {
 	l, reopen := o.open(t)
-	enq := ackEnqueuer(t, l)
 	mustAppend(t, l, notes("alice", 1)...)
 	mustClose(t, l)
 	var mu sync.Mutex
 	var acked []error
-	wait := enq.EnqueueAck(func(err error) {
+	wait := l.EnqueueAck(func(err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		acked = append(acked, err)

@@ -121,7 +121,7 @@ func (c *Coordinator) inside(p string) error {
 	}
 	abs := filepath.Join(c.cfg.Workspace, filepath.FromSlash(lit))
 	real := workspace.ResolveExisting(abs)
-	if real != c.cfg.Workspace && !strings.HasPrefix(real, c.cfg.Workspace+string(filepath.Separator)) {
+	if _, in := workspace.Under(c.cfg.Workspace, real); !in {
 		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
 			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}
 	}

@@ -3,6 +3,8 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -127,6 +129,40 @@ func TestMutateRefusesBadRequests(t *testing.T) {
 		}
 		if n := len(e.events(gate.EventGranted)); n != 0 {
 			t.Fatalf("%d grants after refused requests, want 0", n)
+		}
+	})
+}
+
+// TestMutateThroughSymlink: a path whose literal part leads out of the
+// workspace through a symlink, even into a sibling sharing the root's
+// name as a prefix, is refused OUTSIDE_WORKSPACE; one that stays inside,
+// or names the root's own tree through a link, is granted.
+func TestMutateThroughSymlink(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{filepath.Join(ws, "src"), filepath.Join(dir, "wsx")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"out": filepath.Join(dir, "wsx"), "in": filepath.Join(ws, "src")} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = ws })
+		for _, p := range []string{"out/a.go", "out/new/**"} {
+			_, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{p}})
+			if gate.ReasonOf(err) != gate.ReasonOutsideWorkspace {
+				t.Errorf("Mutate(alice, %s) = %v, want %s", p, err, gate.ReasonOutsideWorkspace)
+			}
+		}
+		if r := e.mutate("alice", "in/a.go"); r.Outcome != leasegate.Granted {
+			t.Errorf("Mutate(alice, in/a.go) = %s %s, want granted", r.Outcome, r.Reason)
 		}
 	})
 }

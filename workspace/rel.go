@@ -1,9 +1,6 @@
 package workspace
 
-import (
-	"path/filepath"
-	"strings"
-)
+import "path/filepath"
 
 // Rel converts an absolute path to a clean workspace-relative slash path:
 // "." for the root itself, "src/a.go" beneath it. A path outside the root,
@@ -30,23 +27,23 @@ func (w *Workspace) Rel(abs string) (rel string, inside bool) {
 // absolute with its directories' symlinks resolved, as the seccomp gate
 // reports paths.
 func (w *Workspace) AffectsIgnore(abs string) bool {
-	if filepath.Base(abs) == ".gitignore" {
+	if native.same(filepath.Base(abs), ".gitignore") {
 		_, ok := Under(w.Root, abs)
 		return ok
 	}
 	if w.GitDir == "" {
 		return false
 	}
-	return isJoin(abs, w.GitDir, "/index") ||
-		isJoin(abs, w.GitDir, "/info/exclude") ||
-		isJoin(abs, w.CommonDir, "/info/exclude")
+	return isJoin(abs, w.GitDir, "index") ||
+		isJoin(abs, w.GitDir, "info/exclude") ||
+		isJoin(abs, w.CommonDir, "info/exclude")
 }
 
-// isJoin reports whether p is filepath.Join(dir, name) for a clean
-// absolute dir and a clean name that starts with "/", without joining.
+// isJoin reports whether p is the file name (slash separated) in the clean
+// absolute dir, without joining.
 func isJoin(p, dir, name string) bool {
-	dir = strings.TrimSuffix(dir, "/") // "/" + "/index" joins as "/index"
-	return len(p) == len(dir)+len(name) && strings.HasPrefix(p, dir) && strings.HasSuffix(p, name)
+	rel, ok := Under(dir, p)
+	return ok && rel == name
 }
 
 // within returns abs relative to base if it is base or beneath it,
@@ -64,24 +61,6 @@ func within(base, abs string) (string, bool) {
 		return "", false
 	}
 	return Under(base, real)
-}
-
-// Under returns p relative to base ("." for base itself) if p is base or
-// beneath it, comparing strings only and allocating nothing: base and p
-// are clean absolute paths. A sibling sharing base's prefix (/ws and
-// /wsx) is not beneath it; an empty base holds nothing.
-func Under(base, p string) (string, bool) {
-	switch {
-	case base == "":
-		return "", false
-	case p == base:
-		return ".", true
-	case base == "/":
-		return p[1:], true
-	case len(p) > len(base) && p[len(base)] == '/' && strings.HasPrefix(p, base):
-		return p[len(base)+1:], true
-	}
-	return "", false
 }
 
 // resolveDirOf resolves the symlinks in the directory part of abs; the

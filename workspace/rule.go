@@ -204,15 +204,6 @@ func (r *Rule) askGit(gen uint64, tree bool, rel string) ruling {
 	return ruling{class: Gated, why: r.whyGated}
 }
 
-// inside reports whether the workspace-relative path rel is base or
-// beneath it.
-func inside(base, rel string) bool {
-	if base == "." || rel == base {
-		return true
-	}
-	return len(rel) > len(base) && rel[len(base)] == '/' && strings.HasPrefix(rel, base)
-}
-
 func parentOf(rel string) string {
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		return rel[:i]

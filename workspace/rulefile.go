@@ -1,6 +1,9 @@
 package workspace
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // gitRuleFiles are the files in a git dir that change what leasegate
 // gates (info/exclude), or what git runs (config, attributes, hooks).
@@ -14,7 +17,7 @@ var gitRuleFiles = []string{"/info/exclude", "/info/attributes", "/config", "/co
 // git dirs wherever they lie. Like AffectsIgnore, it compares strings only:
 // abs must be clean and absolute with its directories' symlinks resolved.
 func (w *Workspace) RuleFile(abs string) (name string, ok bool) {
-	if rel, in := Under(w.Root, abs); in && (rel == ConfigFile || rel == ".gitignore" || strings.HasSuffix(rel, "/.gitignore")) {
+	if rel, in := Under(w.Root, abs); in && (native.same(rel, ConfigFile) || native.same(path.Base(rel), ".gitignore")) {
 		return rel, true
 	}
 	for _, dir := range []string{w.GitDir, w.CommonDir} {
@@ -25,11 +28,11 @@ func (w *Workspace) RuleFile(abs string) (name string, ok bool) {
 		if !in {
 			continue
 		}
-		if rel == "info" || rel == "hooks" || strings.HasPrefix(rel, "hooks/") {
+		if top, _, _ := strings.Cut(rel, "/"); native.same(rel, "info") || native.same(top, "hooks") {
 			return ".git/" + rel, true
 		}
 		for _, f := range gitRuleFiles {
-			if rel == f[1:] {
+			if native.same(rel, f[1:]) {
 				return ".git/" + rel, true
 			}
 		}

@@ -1,0 +1,119 @@
+package workspace
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// pathRules are how a platform spells and compares absolute paths: which
+// bytes separate elements and whether names that differ only in case name
+// one file. Each platform's file sets native; the logic below takes the
+// rules as a value, so that the tests on one platform run the others'.
+type pathRules struct {
+	// sep is the separator of a clean path: '/' on Unix, '\\' on Windows.
+	sep byte
+	// alt is a second separator the platform accepts, or 0: Windows takes
+	// "c:/Users/me" as "C:\Users\me" (git prints its paths so).
+	alt byte
+	// fold makes names that differ only in case one name, as NTFS does by
+	// default. unicode.ToUpper stands in for NTFS's upcase table; the two
+	// agree on every letter a path is likely to hold.
+	fold bool
+}
+
+// Under returns p relative to base ("." for base itself), slash separated
+// on every platform, if p is base or beneath it. It compares strings only:
+// base and p are clean absolute paths. A sibling sharing base's prefix
+// (/ws and /wsx) is not beneath it; an empty base holds nothing. On
+// Windows a drive letter or name spelt in another case and "/" for "\"
+// are the same path, and a relative path holding "\" costs one allocation;
+// elsewhere it allocates nothing.
+func Under(base, p string) (string, bool) {
+	return native.under(base, p)
+}
+
+// under is Under by the rules r.
+func (r pathRules) under(base, p string) (string, bool) {
+	if base == "" {
+		return "", false
+	}
+	n, ok := r.prefix(base, p)
+	switch {
+	case !ok:
+		return "", false
+	case n == len(p):
+		return ".", true
+	case r.isSep(base[len(base)-1]): // a root: "/", `C:\`, `\\server\share\`
+		return r.slash(p[n:]), true
+	case r.isSep(p[n]):
+		return r.slash(p[n+1:]), true
+	}
+	return "", false
+}
+
+// prefix reports whether p starts with base by the rules r, and how many
+// bytes of p that start takes (a case-folded letter may be spelt with
+// another number of bytes).
+func (r pathRules) prefix(base, p string) (int, bool) {
+	if !r.fold && r.alt == 0 {
+		return len(base), strings.HasPrefix(p, base)
+	}
+	i, j := 0, 0
+	for i < len(base) {
+		if j == len(p) {
+			return 0, false
+		}
+		if base[i] < utf8.RuneSelf && p[j] < utf8.RuneSelf {
+			if !r.sameByte(base[i], p[j]) {
+				return 0, false
+			}
+			i, j = i+1, j+1
+			continue
+		}
+		a, na := utf8.DecodeRuneInString(base[i:])
+		b, nb := utf8.DecodeRuneInString(p[j:])
+		if a != b && (!r.fold || unicode.ToUpper(a) != unicode.ToUpper(b)) {
+			return 0, false
+		}
+		i, j = i+na, j+nb
+	}
+	return j, true
+}
+
+// sameByte reports whether two ASCII bytes of a path are one by the rules.
+func (r pathRules) sameByte(a, b byte) bool {
+	switch {
+	case a == b:
+		return true
+	case r.isSep(a) && r.isSep(b):
+		return true
+	}
+	return r.fold && upperASCII(a) == upperASCII(b)
+}
+
+// same reports whether two names or relative paths are one by the rules:
+// "LEASEGATE.JSON" is leasegate.json on Windows.
+func (r pathRules) same(a, b string) bool {
+	n, ok := r.prefix(a, b)
+	return ok && n == len(b)
+}
+
+func (r pathRules) isSep(c byte) bool {
+	return c == r.sep || (r.alt != 0 && c == r.alt)
+}
+
+// slash spells a relative path with "/", as gate and the ledger keep it.
+func (r pathRules) slash(rel string) string {
+	if r.sep == '/' {
+		return rel
+	}
+	return strings.ReplaceAll(rel, string(r.sep), "/")
+}
+
+func upperASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}

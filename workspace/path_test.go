@@ -1,0 +1,89 @@
+package workspace
+
+import "testing"
+
+var (
+	unixRules    = pathRules{sep: '/'}
+	windowsRules = pathRules{sep: '\\', alt: '/', fold: true}
+)
+
+// TestPathRulesUnder runs Under's core with each platform's rules, so the
+// Windows rules are exercised on every platform. A ".." never reaches
+// Under: filepath.Clean and ResolveExisting take it away first.
+func TestPathRulesUnder(t *testing.T) {
+	tests := []struct {
+		name       string
+		rules      pathRules
+		base, p    string
+		rel        string
+		wantInside bool
+	}{
+		{name: "unix root itself", rules: unixRules, base: "/ws", p: "/ws", rel: ".", wantInside: true},
+		{name: "unix beneath", rules: unixRules, base: "/ws", p: "/ws/a/b", rel: "a/b", wantInside: true},
+		{name: "unix sibling", rules: unixRules, base: "/ws", p: "/wsx/a"},
+		{name: "unix sibling named ..", rules: unixRules, base: "/ws", p: "/ws../a"},
+		{name: "unix element named ..x", rules: unixRules, base: "/ws", p: "/ws/..x", rel: "..x", wantInside: true},
+		{name: "unix parent", rules: unixRules, base: "/ws/a", p: "/ws"},
+		{name: "unix case counts", rules: unixRules, base: "/ws", p: "/WS/a"},
+		{name: "unix backslash is a name", rules: unixRules, base: "/ws", p: `/ws\a`},
+		{name: "unix backslash kept", rules: unixRules, base: "/ws", p: `/ws/a\b`, rel: `a\b`, wantInside: true},
+		{name: "unix filesystem root", rules: unixRules, base: "/", p: "/a", rel: "a", wantInside: true},
+		{name: "unix filesystem root itself", rules: unixRules, base: "/", p: "/", rel: ".", wantInside: true},
+		{name: "unix empty base", rules: unixRules, base: "", p: "/a"},
+
+		{name: "windows beneath", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me\repo\src\x.go`, rel: "src/x.go", wantInside: true},
+		{name: "windows lower drive letter", rules: windowsRules, base: `C:\Users\Me\repo`, p: `c:\Users\Me\repo\src\x.go`, rel: "src/x.go", wantInside: true},
+		{name: "windows other case", rules: windowsRules, base: `C:\Users\Me\repo`, p: `c:\users\ME\REPO\src\x.go`, rel: "src/x.go", wantInside: true},
+		{name: "windows forward slashes", rules: windowsRules, base: `C:\Users\Me\repo`, p: "c:/Users/me/repo/src/x.go", rel: "src/x.go", wantInside: true},
+		{name: "windows mixed slashes", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me\repo/src\x.go`, rel: "src/x.go", wantInside: true},
+		{name: "windows base as git prints it", rules: windowsRules, base: "C:/Users/Me/repo", p: `C:\Users\Me\repo\a`, rel: "a", wantInside: true},
+		{name: "windows root itself", rules: windowsRules, base: `C:\Users\Me\repo`, p: `c:\users\me\repo`, rel: ".", wantInside: true},
+		{name: "windows sibling", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me\repox\a`},
+		{name: "windows sibling named ..", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me\repo..\a`},
+		{name: "windows element named ..x", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me\repo\..x`, rel: "..x", wantInside: true},
+		{name: "windows parent", rules: windowsRules, base: `C:\Users\Me\repo`, p: `C:\Users\Me`},
+		{name: "windows other drive", rules: windowsRules, base: `C:\Users\Me\repo`, p: `D:\Users\Me\repo\a`},
+		{name: "windows drive root", rules: windowsRules, base: `C:\`, p: `c:\a\b`, rel: "a/b", wantInside: true},
+		{name: "windows drive root itself", rules: windowsRules, base: `C:\`, p: `c:/`, rel: ".", wantInside: true},
+		{name: "windows drive root, other drive", rules: windowsRules, base: `C:\`, p: `D:\a`},
+		{name: "windows unc", rules: windowsRules, base: `\\server\share\repo`, p: `\\SERVER\Share\repo\a\b`, rel: "a/b", wantInside: true},
+		{name: "windows unc slashes", rules: windowsRules, base: `\\server\share\repo`, p: "//server/share/repo/a", rel: "a", wantInside: true},
+		{name: "windows unc sibling", rules: windowsRules, base: `\\server\share\repo`, p: `\\server\share\repox\a`},
+		{name: "windows unc other share", rules: windowsRules, base: `\\server\share\repo`, p: `\\server\other\repo\a`},
+		{name: "windows unc share root", rules: windowsRules, base: `\\server\share\`, p: `\\server\share\a`, rel: "a", wantInside: true},
+		{name: "windows unc is not a drive", rules: windowsRules, base: `\\server\share\repo`, p: `C:\server\share\repo\a`},
+		{name: "windows non-ascii case", rules: windowsRules, base: `C:\Users\Émile\repo`, p: `c:\users\émile\repo\Ä.go`, rel: "Ä.go", wantInside: true},
+		{name: "windows non-ascii differs", rules: windowsRules, base: `C:\Users\Émile\repo`, p: `C:\Users\Emile\repo\a`},
+		{name: "windows empty base", rules: windowsRules, base: "", p: `C:\a`},
+	}
+	for _, tt := range tests {
+		rel, inside := tt.rules.under(tt.base, tt.p)
+		if rel != tt.rel || inside != tt.wantInside {
+			t.Errorf("%s: under(%q, %q) = %q, %v, want %q, %v", tt.name, tt.base, tt.p, rel, inside, tt.rel, tt.wantInside)
+		}
+	}
+}
+
+// TestPathRulesSame: names that only differ in case are one name on
+// Windows and two elsewhere.
+func TestPathRulesSame(t *testing.T) {
+	tests := []struct {
+		rules pathRules
+		a, b  string
+		want  bool
+	}{
+		{rules: unixRules, a: "leasegate.json", b: "leasegate.json", want: true},
+		{rules: unixRules, a: "leasegate.json", b: "LEASEGATE.json"},
+		{rules: unixRules, a: "leasegate.json", b: "leasegate.jsonx"},
+		{rules: windowsRules, a: "leasegate.json", b: "LEASEGATE.json", want: true},
+		{rules: windowsRules, a: ".git", b: ".GIT", want: true},
+		{rules: windowsRules, a: "leasegate.json", b: "leasegate.jso"},
+		{rules: windowsRules, a: "leasegate.json", b: "leasegate.jsonx"},
+		{rules: windowsRules, a: "info/exclude", b: `INFO\exclude`, want: true},
+	}
+	for _, tt := range tests {
+		if got := tt.rules.same(tt.a, tt.b); got != tt.want {
+			t.Errorf("%+v.same(%q, %q) = %v, want %v", tt.rules, tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -52,9 +52,12 @@ func (l *Ledger) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
 }
 
 // EnqueueAck is Enqueue that also reports the outcome through ack (when
-// not nil) the moment it is known, from the committer goroutine.
+// not nil) the moment it is known, from the committer goroutine. A call of
+// no events, or one made after Close, is answered at once and not
+// acknowledged: ack never runs inside EnqueueAck, whose caller may hold a
+// lock that ack takes.
 func (l *Ledger) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.Event, error) {
-	r := &request{evs: evs, ack: ack, epoch: l.epoch.Load(), done: make(chan struct{})}
+	r := &request{evs: evs, epoch: l.epoch.Load(), done: make(chan struct{})}
 	if len(evs) == 0 {
 		r.finish([]gate.Event{}, nil)
 		return r.wait
@@ -65,6 +68,7 @@ func (l *Ledger) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.E
 		r.finish(nil, errClosed())
 		return r.wait
 	}
+	r.ack = ack
 	l.queue = append(l.queue, r)
 	l.mu.Unlock()
 	l.signal()

@@ -148,3 +148,53 @@ func testEnqueueAckClosed(t *testing.T, o opener) {
 		t.Fatalf("LastSeq() after reopen = %d, want 1 (the EnqueueAck after Close wrote nothing)", got)
 	}
 }
+
+// testEnqueueAckNotInCall checks that ack never runs inside EnqueueAck,
+// for a call committed, a call of no events and a call after Close: the
+// coordinator calls EnqueueAck under the lock its ack takes.
+func testEnqueueAckNotInCall(t *testing.T, o opener) {
+	l, _ := o.open(t)
+	for _, tc := range []struct {
+		name    string
+		evs     []gate.Event
+		closed  bool
+		wantErr error
+	}{
+		{name: "committed", evs: notes("alice", 1)},
+		{name: "no events"},
+		{name: "after close", evs: notes("alice", 1), closed: true, wantErr: store.ErrClosed},
+	} {
+		if tc.closed {
+			mustClose(t, l)
+		}
+		got, err := enqueueLocked(t, l, tc.evs)()
+		if !errors.Is(err, tc.wantErr) || tc.wantErr == nil && len(got) != len(tc.evs) {
+			t.Fatalf("wait(EnqueueAck, %s) = %d events, %v; want %d, %v", tc.name, len(got), err, len(tc.evs), tc.wantErr)
+		}
+	}
+}
+
+// enqueueLocked calls EnqueueAck while holding a lock that its ack takes,
+// as the coordinator does. An ack run inside EnqueueAck would wait for
+// the lock forever; after a while the test lets go of it, so the call
+// returns, and fails.
+func enqueueLocked(t *testing.T, l store.Ledger, evs []gate.Event) func() ([]gate.Event, error) {
+	t.Helper()
+	lock := make(chan struct{}, 1) // a lock that any goroutine may release
+	lock <- struct{}{}
+	ack := func(error) {
+		lock <- struct{}{}
+		<-lock
+	}
+	returned := make(chan func() ([]gate.Event, error), 1)
+	go func() { returned <- l.EnqueueAck(ack, evs...) }()
+	select {
+	case wait := <-returned:
+		<-lock
+		return wait
+	case <-time.After(10 * time.Second):
+		t.Errorf("EnqueueAck(%d events) did not return while its caller held the lock its ack takes: ack ran inside EnqueueAck", len(evs))
+		<-lock
+		return <-returned
+	}
+}

@@ -39,6 +39,7 @@ func RunLedgerTests(t *testing.T, open func(t *testing.T) (store.Ledger, func() 
 		{"EnqueueAckCommitOrder", testEnqueueAckOrder},
 		{"EnqueueAckAfterCommit", testEnqueueAckDurable},
 		{"EnqueueAckClosed", testEnqueueAckClosed},
+		{"EnqueueAckNotInCall", testEnqueueAckNotInCall},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, o) })

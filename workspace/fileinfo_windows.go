@@ -42,3 +42,20 @@ func fileID(path string) (dev, ino uint64, ok bool) {
 	}
 	return uint64(fi.VolumeSerialNumber), uint64(fi.FileIndexHigh)<<32 | uint64(fi.FileIndexLow), true
 }
+
+// onDisk returns the existing path p with its final element spelt as the
+// directory holds it: NTFS ignores case, and "PROGRA~1" is a short name of
+// "Program Files". p itself when the name cannot be read.
+func onDisk(p string) string {
+	name, err := windows.UTF16PtrFromString(p)
+	if err != nil {
+		return p
+	}
+	var data windows.Win32finddata
+	h, err := windows.FindFirstFile(name, &data)
+	if err != nil {
+		return p
+	}
+	windows.FindClose(h)
+	return filepath.Join(filepath.Dir(p), windows.UTF16ToString(data.FileName[:]))
+}

@@ -13,8 +13,9 @@ import (
 // file about to be created, a mkdir -p in progress). A ".." is taken as
 // the kernel takes it, from the directory reached so far with its
 // symlinks followed: with link -> /ws/src, /tmp/link/../x is /ws/x, not
-// /tmp/x. A dangling symlink is kept as the link itself. p is absolute; a
-// relative p is only cleaned.
+// /tmp/x. A dangling symlink is kept as the link itself. On Windows each
+// existing element is spelt as on disk (its case, its long name). p is
+// absolute; a relative p is only cleaned.
 func ResolveExisting(p string) string {
 	if !filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -53,13 +54,16 @@ func ResolvePath(cwd, p string) string {
 
 // follow resolves the final element of p, whose directory is resolved
 // already. It reports false when p does not exist or is a dangling link.
+// Where names are case-insensitive the element comes back spelt as on
+// disk, so that two spellings of one file are one relative path (and one
+// lease).
 func follow(p string) (string, bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return "", false
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
-		return p, true
+		return onDisk(p), true
 	}
 	real, err := filepath.EvalSymlinks(p)
 	return real, err == nil

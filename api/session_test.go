@@ -126,10 +126,12 @@ func TestSessionKeepAlive(t *testing.T) {
 		o := &scriptedOwner{joinAs: "alice", beat: gate.ErrNotFound}
 		sess := api.ResumeSession(o, leasegate.Registration{Owner: gate.Owner{Name: "alice"}}, "alice")
 		var heard []error
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel() // ends a KeepAlive that End failed to end
 		ended := make(chan struct{})
 		go func() {
 			defer close(ended)
-			sess.KeepAlive(context.Background(), clock.New(), 2*time.Second, func(err error) { heard = append(heard, err) })
+			sess.KeepAlive(ctx, clock.New(), 2*time.Second, func(err error) { heard = append(heard, err) })
 		}()
 		time.Sleep(7 * time.Second)
 		synctest.Wait()
@@ -137,6 +139,11 @@ func TestSessionKeepAlive(t *testing.T) {
 			t.Fatalf("heard %v in 7 s of 2 s beats, want 3 not-found errors", heard)
 		}
 		_, _ = sess.End(context.Background(), "exit")
-		<-ended
+		synctest.Wait()
+		select {
+		case <-ended:
+		default:
+			t.Fatal("KeepAlive goes on after End")
+		}
 	})
 }

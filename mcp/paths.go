@@ -18,7 +18,8 @@ const maxPaths = leasegate.MaxCheckPaths
 // cleanPaths turns a tool's paths or globs into workspace-relative
 // patterns: relative to the workspace root, or absolute inside it. A ".."
 // segment is refused rather than resolved, so that what a lease covers is
-// what the model wrote; an absolute path outside the workspace is
+// what the model wrote; symlinks are followed (Workspace.ArgPath), and a
+// path outside the workspace, absolute or through a link, is
 // PATH_OUTSIDE_WORKSPACE.
 func cleanPaths(ws *workspace.Workspace, paths []string) ([]string, error) {
 	switch {
@@ -53,7 +54,10 @@ func cleanPath(ws *workspace.Workspace, p string) (string, error) {
 		return "", &ToolError{Code: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf(
 			"path %q has a \"..\" segment: give paths relative to the workspace root %s without \"..\"", p, ws.Root)}
 	}
-	c, err := gate.CleanPath(p)
+	// Resolved as the sidecar and the hooks resolve a write's path: a link
+	// is the file it names, and a path through a link out of the
+	// workspace is outside it.
+	c, err := ws.ArgPath(ws.Root, p)
 	if err != nil {
 		return "", &ToolError{Code: gate.ReasonOf(err), Message: err.Error()}
 	}

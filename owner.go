@@ -28,8 +28,10 @@ type Registration struct {
 	// same root process, if there is one, instead of registering a second
 	// owner for that process (see Service.Join). The agent adapters that
 	// each name an agent's session (its hooks, its MCP server) set it; a
-	// sidecar, whose process is its own, does not.
-	JoinRoot bool `json:"join_root,omitempty"`
+	// sidecar, whose process is its own, does not. On the wire it is the
+	// query ?join=root, which a coordinator without it ignores, where it
+	// would refuse an unknown field of the body.
+	JoinRoot bool `json:"-"`
 }
 
 // Joined is the answer of a registration: the owner its registrant acts

@@ -259,8 +259,12 @@ func (c *Client) Register(ctx context.Context, r leasegate.Registration) error {
 // coordinator finds one the caller runs under; else r's own name (also
 // from a coordinator that answers registrations with nothing).
 func (c *Client) Join(ctx context.Context, r leasegate.Registration) (string, error) {
+	path := "/v1/owners"
+	if r.JoinRoot {
+		path += "?join=root"
+	}
 	var j leasegate.Joined
-	if err := c.do(ctx, http.MethodPost, "/v1/owners", r, &j); err != nil {
+	if err := c.do(ctx, http.MethodPost, path, r, &j); err != nil {
 		return "", err
 	}
 	return cmp.Or(j.Owner, r.Name), nil

@@ -69,6 +69,7 @@ func (s *Server) register(q *call) (any, error) {
 	if err := q.decode(&reg); err != nil {
 		return nil, err
 	}
+	reg.JoinRoot = q.query.Get("join") == "root"
 	name, err := s.c.Join(q.ctx, reg)
 	return leasegate.Joined{Owner: name}, err
 }

@@ -88,7 +88,6 @@ func (c *Coordinator) register(ctx context.Context, r leasegate.Registration) (s
 				Message: fmt.Sprintf("owner %s is already registered to live pid %d on %s (%s)", o.Name, old.PID, old.Host, strings.Join(v.Evidence, "; "))}
 		}
 	}
-	r.JoinRoot = false // an answer's condition, not part of the record
 	data, _ := json.Marshal(registered{Registration: r, Seen: sn})
 	if old := c.owners[o.Name]; old != nil {
 		old.forget()

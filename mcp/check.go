@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -78,11 +79,29 @@ func (s *Server) look(ctx context.Context, paths []string) (leasegate.Status, li
 		return leasegate.Status{}, nil, "", err
 	}
 	v, err := cl.Check(ctx, paths)
+	if errors.Is(err, gate.ErrNotFound) {
+		return s.lookAll(ctx, cl) // a coordinator started before POST /v1/check existed
+	}
 	if err != nil {
 		return leasegate.Status{}, nil, "", s.conn.check(cl, err)
 	}
 	st := leasegate.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers}
 	return st, livenessOf(v.Liveness), s.id.named(v.Caller), nil
+}
+
+// lookAll is look as it was before the check: whoami and the whole
+// status, for a coordinator that an older leasegate started and that
+// answers POST /v1/check with LEASE_NOT_FOUND.
+func (s *Server) lookAll(ctx context.Context, cl Coordinator) (leasegate.Status, livenessOf, string, error) {
+	me, err := s.id.who(ctx, cl, false)
+	if err != nil {
+		return leasegate.Status{}, nil, "", s.conn.check(cl, err)
+	}
+	st, err := cl.Status(ctx)
+	if err != nil {
+		return leasegate.Status{}, nil, "", s.conn.check(cl, err)
+	}
+	return st, ownersLiveness(st), me, nil
 }
 
 // checkPath is what the status snapshot st says of path p.

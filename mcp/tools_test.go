@@ -75,14 +75,42 @@ func TestCheckIsOneRequest(t *testing.T) {
 	}
 }
 
-// countingCoordinator counts the read calls made of a real client.
+// TestCheckOfAnOlderCoordinator: a coordinator that has no check (an
+// older leasegate started it) is asked as before, whoami and status, and
+// the answer is the same.
+func TestCheckOfAnOlderCoordinator(t *testing.T) {
+	w := newWorld(t)
+	w.register(t, "bob")
+	w.acquire(t, "bob", "p3.go")
+	calls := &countingCoordinator{noCheck: true}
+	cs := w.session(t, "", func(ctx context.Context) (mcp.Coordinator, error) {
+		cl, err := w.connect(ctx)
+		calls.Coordinator = cl
+		return calls, err
+	})
+	var out mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"p1.go", "p3.go"}}, &out)
+	if len(out.Paths) != 2 || out.Paths[1].State != mcp.HeldByOther || out.Paths[1].Holders[0].Liveness != "alive" || out.Paths[0].State != mcp.Free {
+		t.Fatalf("check = %+v, want p3.go held by bob, alive, and p1.go free", out)
+	}
+	if calls.status != 1 || calls.whoami != 1 {
+		t.Errorf("leases_check asked %d statuses, %d whoamis of a coordinator without the check; want one each", calls.status, calls.whoami)
+	}
+}
+
+// countingCoordinator counts the read calls made of a real client; with
+// noCheck it answers Check as a coordinator without the endpoint does.
 type countingCoordinator struct {
 	mcp.Coordinator
+	noCheck               bool
 	check, status, whoami int
 }
 
 func (c *countingCoordinator) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
 	c.check++
+	if c.noCheck {
+		return leasegate.CheckView{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no stream endpoint POST /v1/check"}
+	}
 	return c.Coordinator.Check(ctx, paths)
 }
 

@@ -13,9 +13,9 @@ import (
 // Its literal part is resolved as the shell would (relative to cwd,
 // symlinks followed) and must stay inside the workspace, or the error is
 // a *gate.DeniedError with gate.ReasonOutsideWorkspace. The result is
-// gate.CleanPath's (a trailing slash names the directory's tree).
+// gate.CleanPath's (a trailing separator names the directory's tree).
 func (w *Workspace) ArgPath(cwd, a string) (string, error) {
-	trailing := strings.HasSuffix(a, "/")
+	trailing := a != "" && os.IsPathSeparator(a[len(a)-1]) // on Windows "\" too
 	abs := a
 	switch {
 	case cwd == "" && !filepath.IsAbs(a):

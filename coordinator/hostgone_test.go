@@ -24,12 +24,21 @@ type hostProber struct {
 
 func (p hostProber) Host() string { return p.host }
 
-// sharedCoordinator runs a coordinator of host on the shared workspace
-// until stop is called or the test ends.
-func sharedCoordinator(t *testing.T, endpoints []string, host string) (c *coordinator.Coordinator, stop func()) {
+// Session TTLs of the shared-ledger tests: a host that is meant to go
+// gets a short one, so that its end is seen in seconds; every other host
+// a long one, so that a machine starved of CPU for a moment (a loaded CI
+// runner, -race) does not lose a session the test needs to keep.
+const (
+	goneTTL = 2 * time.Second
+	keptTTL = 15 * time.Second
+)
+
+// sharedCoordinator runs a coordinator of host, whose etcd session has
+// ttl, on the shared workspace until stop is called or the test ends.
+func sharedCoordinator(t *testing.T, endpoints []string, host string, ttl time.Duration) (c *coordinator.Coordinator, stop func()) {
 	t.Helper()
 	l, err := etcd.Open(context.Background(), etcd.Config{Endpoints: endpoints, Workspace: "hosts", Host: host,
-		SessionTTL: 2 * time.Second, Logger: testLogger(t).Named(host)})
+		SessionTTL: ttl, Logger: testLogger(t).Named(host)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +79,8 @@ func startCluster(t *testing.T) *etcdtest.Cluster {
 func TestHostGoneIsReclaimed(t *testing.T) {
 	cluster := startCluster(t)
 	ctx := context.Background()
-	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
-	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL)
 	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +129,7 @@ func TestHostGoneIsReclaimed(t *testing.T) {
 func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 	cluster := startCluster(t)
 	ctx := context.Background()
-	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a")
+	a, stopA := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
 	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +139,7 @@ func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 	stopA()
 	waitNoSession(t, cluster.Endpoints, "/leasegate/hosts/members/host-a/")
 	startedB := time.Now()
-	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL)
 	if err := b.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "bob", Host: "host-b"}}); err != nil {
 		t.Fatal(err)
 	}

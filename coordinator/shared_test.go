@@ -22,8 +22,8 @@ import (
 func TestSharedRacesRebuild(t *testing.T) {
 	cluster := startCluster(t)
 	ctx := context.Background()
-	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a")
-	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b")
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		c := []*coordinator.Coordinator{a, b}[w%2]
@@ -51,7 +51,7 @@ func TestSharedRacesRebuild(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c")
+	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL)
 	want := activeJSON(t, replayed)
 	for _, c := range []*coordinator.Coordinator{a, b} {
 		if err := c.Sync(ctx); err != nil {

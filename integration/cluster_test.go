@@ -257,6 +257,13 @@ func TestClusterMachineKilled(t *testing.T) {
 		strings.Join(etcd.Endpoints, `", "`), ttl.String())
 	a := newCheckout(t, map[string]string{"leasegate.json": cfg, "f.txt": "f\n"})
 	b := cloneCheckout(t, a)
+	// machine-b outlives the test: a long session TTL, so that a loaded
+	// runner starving it of CPU for a moment does not end its session.
+	keep := fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": "killed", "session_ttl": "15s"}}`,
+		strings.Join(etcd.Endpoints, `", "`))
+	if err := os.WriteFile(filepath.Join(b.dir, "leasegate.json"), []byte(keep), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	a.host, b.host = "machine-a", "machine-b"
 	a.startServer(retryAfter, idleAfter)
 	b.startServer(retryAfter, idleAfter)

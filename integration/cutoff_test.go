@@ -101,13 +101,16 @@ func (c *cutter) close() {
 // session, reloads the table and her write waits for bob's lease.
 func TestClusterCutOffHoldsWrites(t *testing.T) {
 	etcd := startEtcd(t, 3)
-	cfg := func(endpoints []string) string {
-		return fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": "cutoff", "session_ttl": "2s"}}`, strings.Join(endpoints, `", "`))
+	// machine-a is cut off past its 2 s session TTL; machine-b, which must
+	// keep its session throughout, has a long one, so that a loaded runner
+	// starving it of CPU for a moment does not end it.
+	cfg := func(endpoints []string, ttl string) string {
+		return fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": "cutoff", "session_ttl": %q}}`, strings.Join(endpoints, `", "`), ttl)
 	}
-	b := newCheckout(t, map[string]string{"leasegate.json": cfg(etcd.Endpoints), "f.txt": "f\n"})
+	b := newCheckout(t, map[string]string{"leasegate.json": cfg(etcd.Endpoints, "15s"), "f.txt": "f\n"})
 	a := cloneCheckout(t, b)
 	cut, via := newCutter(t, etcd.Endpoints)
-	if err := os.WriteFile(filepath.Join(a.dir, "leasegate.json"), []byte(cfg(via)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(a.dir, "leasegate.json"), []byte(cfg(via, "2s")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	a.host, b.host = "machine-a", "machine-b"

@@ -193,7 +193,13 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		go func() { defer wg.Done(); watchWorkspace(ctx, ws, c, log) }()
 	}
 	wg.Add(1)
-	go func() { defer wg.Done(); exitWhenRemoved(ctx, anchor, cancel, log) }()
+	go func() {
+		defer wg.Done()
+		if why, err := c.WaitRemoved(ctx, anchor); err == nil {
+			log.Warn("workspace removed: the coordinator stops", "why", why)
+			cancel()
+		}
+	}()
 	if f.idleExit > 0 {
 		wg.Add(1)
 		go func() {

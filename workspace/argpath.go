@@ -21,9 +21,9 @@ func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 	case cwd == "" && !filepath.IsAbs(a):
 		abs = filepath.Clean(a) // not absolute: outside
 	case !filepath.IsAbs(a):
-		// Not joined: filepath.Join would apply a ".." before the symlink
+		// Not filepath.Join, which would apply a ".." before the symlink
 		// in front of it is followed.
-		abs = cwd + string(filepath.Separator) + a
+		abs = native.join(cwd, a)
 	}
 	rel, inside := w.Rel(resolveLiteral(abs))
 	if !inside {

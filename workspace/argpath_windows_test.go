@@ -8,7 +8,8 @@ import (
 
 // TestArgPathWindows: a command-line path in any Windows spelling is the
 // workspace-relative slash path, a trailing "\" names a tree as "/" does,
-// and a path on another drive is outside.
+// a rooted "\x" is on the current directory's drive, and a path on another
+// drive is outside.
 func TestArgPathWindows(t *testing.T) {
 	w := &workspace.Workspace{Root: `C:\nowhere\repo`}
 	tests := []struct{ cwd, arg, want string }{
@@ -17,6 +18,8 @@ func TestArgPathWindows(t *testing.T) {
 		{cwd: `C:\nowhere\repo`, arg: `c:/nowhere/REPO/docs/`, want: "docs/**"},
 		{cwd: `C:\nowhere\repo`, arg: `docs\`, want: "docs/**"},
 		{cwd: `C:\nowhere\repo`, arg: `docs\*.go`, want: "docs/*.go"},
+		{cwd: `C:\nowhere\repo\src`, arg: `\nowhere\repo\x.go`, want: "x.go"},
+		{cwd: `C:\nowhere\repo\src`, arg: `C:b.go`, want: "src/b.go"},
 	}
 	for _, tt := range tests {
 		if got, err := w.ArgPath(tt.cwd, tt.arg); got != tt.want || err != nil {

@@ -20,6 +20,9 @@ type pathRules struct {
 	// default. unicode.ToUpper stands in for NTFS's upcase table; the two
 	// agree on every letter a path is likely to hold.
 	fold bool
+	// volumes says that a path may start with a volume: a drive ("C:") or
+	// a UNC share ("\\server\share").
+	volumes bool
 }
 
 // Under returns p relative to base ("." for base itself), slash separated
@@ -116,4 +119,54 @@ func upperASCII(c byte) byte {
 		return c - ('a' - 'A')
 	}
 	return c
+}
+
+// join makes the relative path p absolute against the clean absolute cwd
+// as the platform does: on Windows "\x" is x at the root of cwd's volume,
+// and "D:x" is x in cwd when cwd is on D:. The current directory of
+// another drive is the process's own affair, so "D:x" from C: is taken
+// from D:'s root. p is kept as written otherwise: a ".." in it is applied
+// after the symlinks before it are followed.
+func (r pathRules) join(cwd, p string) string {
+	if v := r.volume(p); v != "" {
+		if r.same(v, r.volume(cwd)) {
+			return cwd + string(r.sep) + p[len(v):]
+		}
+		return v + string(r.sep) + p[len(v):]
+	}
+	if p != "" && r.isSep(p[0]) {
+		return r.volume(cwd) + p
+	}
+	return cwd + string(r.sep) + p
+}
+
+// volume returns the volume p starts with ("C:", "\\server\share"), or
+// "" where the rules have none.
+func (r pathRules) volume(p string) string {
+	switch {
+	case !r.volumes:
+		return ""
+	case len(p) >= 2 && p[1] == ':' && upperASCII(p[0]) >= 'A' && upperASCII(p[0]) <= 'Z':
+		return p[:2]
+	case len(p) < 3 || !r.isSep(p[0]) || !r.isSep(p[1]) || r.isSep(p[2]):
+		return ""
+	}
+	server := 2 + r.indexSep(p[2:])
+	if server < 2 || server+1 == len(p) || r.isSep(p[server+1]) {
+		return "" // a server without a share
+	}
+	if share := r.indexSep(p[server+1:]); share >= 0 {
+		return p[:server+1+share]
+	}
+	return p
+}
+
+// indexSep is the index of the first separator in p, or -1.
+func (r pathRules) indexSep(p string) int {
+	for i := 0; i < len(p); i++ {
+		if r.isSep(p[i]) {
+			return i
+		}
+	}
+	return -1
 }

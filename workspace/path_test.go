@@ -4,7 +4,7 @@ import "testing"
 
 var (
 	unixRules    = pathRules{sep: '/'}
-	windowsRules = pathRules{sep: '\\', alt: '/', fold: true}
+	windowsRules = pathRules{sep: '\\', alt: '/', fold: true, volumes: true}
 )
 
 // TestPathRulesUnder runs Under's core with each platform's rules, so the
@@ -84,6 +84,59 @@ func TestPathRulesSame(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.rules.same(tt.a, tt.b); got != tt.want {
 			t.Errorf("%+v.same(%q, %q) = %v, want %v", tt.rules, tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestPathRulesJoin: a relative path is made absolute against the current
+// directory as the platform makes it; on Windows a rooted path keeps the
+// current directory's volume.
+func TestPathRulesJoin(t *testing.T) {
+	tests := []struct {
+		rules        pathRules
+		cwd, p, want string
+	}{
+		{rules: unixRules, cwd: "/ws/src", p: "a.go", want: "/ws/src/a.go"},
+		{rules: unixRules, cwd: "/ws/src", p: "../a.go", want: "/ws/src/../a.go"},
+		{rules: unixRules, cwd: "/ws", p: `C:a.go`, want: "/ws/C:a.go"},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `a.go`, want: `C:\ws\src\a.go`},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `..\a.go`, want: `C:\ws\src\..\a.go`},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `\ws\a.go`, want: `C:\ws\a.go`},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `/ws/a.go`, want: `C:/ws/a.go`},
+		{rules: windowsRules, cwd: `\\server\share\ws`, p: `\ws\a.go`, want: `\\server\share\ws\a.go`},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `c:a.go`, want: `C:\ws\src\a.go`},
+		{rules: windowsRules, cwd: `C:\ws\src`, p: `D:a.go`, want: `D:\a.go`},
+	}
+	for _, tt := range tests {
+		if got := tt.rules.join(tt.cwd, tt.p); got != tt.want {
+			t.Errorf("%+v.join(%q, %q) = %q, want %q", tt.rules, tt.cwd, tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestPathRulesVolume: the volumes a Windows path may start with, and
+// none on Unix.
+func TestPathRulesVolume(t *testing.T) {
+	tests := []struct {
+		rules   pathRules
+		p, want string
+	}{
+		{rules: unixRules, p: `C:\ws`, want: ""},
+		{rules: unixRules, p: `//server/share/ws`, want: ""},
+		{rules: windowsRules, p: `C:\ws`, want: "C:"},
+		{rules: windowsRules, p: `c:ws`, want: "c:"},
+		{rules: windowsRules, p: `1:\ws`, want: ""},
+		{rules: windowsRules, p: `\\server\share\ws`, want: `\\server\share`},
+		{rules: windowsRules, p: `//server/share`, want: `//server/share`},
+		{rules: windowsRules, p: `\\server`, want: ""},
+		{rules: windowsRules, p: `\\server\`, want: ""},
+		{rules: windowsRules, p: `\\\server\share`, want: ""},
+		{rules: windowsRules, p: `\ws`, want: ""},
+		{rules: windowsRules, p: ``, want: ""},
+	}
+	for _, tt := range tests {
+		if got := tt.rules.volume(tt.p); got != tt.want {
+			t.Errorf("%+v.volume(%q) = %q, want %q", tt.rules, tt.p, got, tt.want)
 		}
 	}
 }

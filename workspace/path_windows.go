@@ -1,5 +1,6 @@
 package workspace
 
 // native are the path rules of Windows: "\" separates and "/" does too,
-// and case does not count (NTFS's default).
-var native = pathRules{sep: '\\', alt: '/', fold: true}
+// case does not count (NTFS's default), and a path may start with a drive
+// or a UNC share.
+var native = pathRules{sep: '\\', alt: '/', fold: true, volumes: true}

@@ -272,3 +272,42 @@ func TestCoversTree(t *testing.T) {
 		}
 	})
 }
+
+// TestCovers: a path is covered when an active auto lease takes it, not
+// when only a check-out does, nor once the lease is released; a glob or a
+// path that is not a clean relative one is never covered.
+func TestCovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, slowLiveness)
+		e.checkout("dan", 0, "docs/**")
+		e.register("cat")
+		e.mutate("cat", "src/a.go")
+		if _, err := e.c.Mutate(e.ctx, leasegate.MutateRequest{Owner: "cat", Op: "mkdir", Paths: []string{"vendor/**"}, Try: true}); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			rel  string
+			want bool
+		}{
+			{rel: "src/a.go", want: true},
+			{rel: "./src/a.go", want: true},
+			{rel: "src/b.go", want: false},
+			{rel: "vendor/x/y.go", want: true},
+			{rel: "docs/guide.md", want: false},
+			{rel: "src/*.go", want: false},
+			{rel: "/abs/src/a.go", want: false},
+			{rel: "../src/a.go", want: false},
+		}
+		for _, tt := range tests {
+			if got := e.c.Covers(tt.rel); got != tt.want {
+				t.Errorf("Covers(%q) = %v, want %v", tt.rel, got, tt.want)
+			}
+		}
+		if _, err := e.c.End(e.ctx, "cat", "test"); err != nil {
+			t.Fatal(err)
+		}
+		if e.c.Covers("src/a.go") {
+			t.Fatal("Covers(src/a.go) still true after its lease was released")
+		}
+	})
+}

@@ -136,6 +136,26 @@ func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) 
 	return nonNil(c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}})), nil
 }
 
+// Covers reports whether an active auto lease covers the workspace-relative
+// path rel: a gate granted its holder the write, so a change the watcher
+// sees there is the holder's. A check-out gates nothing, so it does not
+// count, nor does a name with glob characters (it would be read as a glob),
+// nor a path that is not a clean relative one.
+func (c *Coordinator) Covers(rel string) bool {
+	cp, err := gate.CleanPath(rel)
+	if err != nil || gate.IsGlob(rel) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}) {
+		if l.Kind != gate.KindCheckout {
+			return true
+		}
+	}
+	return false
+}
+
 // CoversTree reports whether one active auto lease covers the directory
 // dir (workspace-relative) and everything beneath it: a full-scope lease,
 // or a pattern "P/**" with P dir or a directory above it. A check-out does

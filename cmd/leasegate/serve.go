@@ -20,7 +20,6 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
-	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/liveness"
@@ -272,32 +271,10 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 			log.Warn("lost watch events not recorded", "error", err)
 		}
 	}
-	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: leased(c), CoveredTree: c.CoversTree,
+	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: c.Covers, CoveredTree: c.CoversTree,
 		Report: report, Lost: lost})
 	if err != nil {
 		log.Error("workspace watcher stopped", "error", err)
-	}
-}
-
-// leased reports whether an active auto lease covers a path the watcher
-// saw: a gate granted its holder the write. A check-out gates nothing, so
-// its paths go to ObserveChange, as does a name with glob characters
-// (Leases would read it as a glob).
-func leased(c *coordinator.Coordinator) func(rel string) bool {
-	return func(rel string) bool {
-		if gate.IsGlob(rel) {
-			return false
-		}
-		ls, err := c.Leases(context.Background(), rel)
-		if err != nil {
-			return false
-		}
-		for _, l := range ls {
-			if l.Kind != gate.KindCheckout {
-				return true
-			}
-		}
-		return false
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/blocker"
 )
 
 // claudeProgram is the real Claude Code CLI: the path in
@@ -309,7 +311,9 @@ func TestClaudeCodeHooksWrite(t *testing.T) {
 // TestClaudeCodeHooksDenyHeld: the real Claude Code's Write of a file
 // another owner holds waits for the one retry, is denied with a hard stop
 // (continue:false) that ends the session before the model hears back,
-// the file unchanged and a blocker open.
+// the file unchanged and a blocker opened against the holder. Once Claude
+// Code has exited, its session is a gone requester, so the blocker may
+// already be closed by liveness as aborted: the one outcome besides open.
 func TestClaudeCodeHooksDenyHeld(t *testing.T) {
 	r := newRepo(t, map[string]string{"held.txt": "old\n"})
 	registerSleeper(t, r, "bob")
@@ -319,8 +323,15 @@ func TestClaudeCodeHooksDenyHeld(t *testing.T) {
 	if got := r.read("held.txt"); got != "old\n" {
 		t.Fatalf("held.txt = %q, want it unchanged\n%s", got, out)
 	}
-	if bs := r.openBlockers(); len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
-		t.Errorf("open blockers = %+v, want one against bob", bs)
+	bs, err := r.client.Blockers(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
+		t.Fatalf("blockers = %+v, want one against bob", bs)
+	}
+	if res := bs[0].Resolution; res != nil && (res.Action != blocker.ActionAbort || res.By != "liveness") {
+		t.Errorf("blocker resolved %+v, want open, or aborted by liveness once Claude Code was gone", *res)
 	}
 	if _, results := m.seen(); len(results) != 0 {
 		t.Errorf("the model was asked again after the deny (results %q): the session was not stopped\n%s", results, out)

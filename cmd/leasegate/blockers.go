@@ -51,7 +51,7 @@ func printBlockers(reps []blocker.Report, full bool) {
 			fmt.Println(r.Markdown())
 			continue
 		}
-		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, r.Path,
+		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, shownPath(r.Path),
 			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
 		if note := r.FreeNote(); note != "" {
 			fmt.Printf("    now %s\n", note)

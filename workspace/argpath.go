@@ -23,7 +23,7 @@ func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 	case !filepath.IsAbs(a):
 		// Not filepath.Join, which would apply a ".." before the symlink
 		// in front of it is followed.
-		abs = native.join(cwd, a)
+		abs = native().join(cwd, a)
 	}
 	rel, inside := w.Rel(resolveLiteral(abs))
 	if !inside {

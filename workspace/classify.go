@@ -97,7 +97,7 @@ func (w *Workspace) place(reach Reach, rel, abs string) (Class, string) {
 	switch {
 	case rel == ".":
 		return Root, whyRoot
-	case native.same(rel, ConfigFile):
+	case native().same(rel, ConfigFile):
 		return Operator, whyOperator
 	case w.inGitDir(rel, abs):
 		return GitDir, whyGitDir
@@ -128,7 +128,7 @@ func (w *Workspace) inGitDir(rel, abs string) bool {
 func hasGitComponent(rel string) bool {
 	for rest := rel; rest != ""; {
 		comp, tail, _ := strings.Cut(rest, "/")
-		if native.same(comp, ".git") {
+		if native().same(comp, ".git") {
 			return true
 		}
 		rest = tail

@@ -8,7 +8,7 @@ import (
 
 // pathRules are how a platform spells and compares absolute paths: which
 // bytes separate elements and whether names that differ only in case name
-// one file. Each platform's file sets native; the logic below takes the
+// one file. Each platform's file has native; the logic below takes the
 // rules as a value, so that the tests on one platform run the others'.
 type pathRules struct {
 	// sep is the separator of a clean path: '/' on Unix, '\\' on Windows.
@@ -33,17 +33,17 @@ type pathRules struct {
 // are the same path, and a relative path holding "\" costs one allocation;
 // elsewhere it allocates nothing.
 func Under(base, p string) (string, bool) {
-	return native.under(base, p)
+	return native().under(base, p)
 }
 
 // under is Under by the rules r.
 func (r pathRules) under(base, p string) (string, bool) {
-	if base == "" {
-		return "", false
+	n, ok := len(base), strings.HasPrefix(p, base)
+	if r.varies() {
+		n, ok = r.prefix(base, p)
 	}
-	n, ok := r.prefix(base, p)
 	switch {
-	case !ok:
+	case !ok || base == "":
 		return "", false
 	case n == len(p):
 		return ".", true
@@ -55,13 +55,10 @@ func (r pathRules) under(base, p string) (string, bool) {
 	return "", false
 }
 
-// prefix reports whether p starts with base by the rules r, and how many
-// bytes of p that start takes (a case-folded letter may be spelt with
-// another number of bytes).
+// prefix reports whether p starts with base by the rules r, where
+// separators or case vary, and how many bytes of p that start takes (a
+// case-folded letter may be spelt with another number of bytes).
 func (r pathRules) prefix(base, p string) (int, bool) {
-	if !r.fold && r.alt == 0 {
-		return len(base), strings.HasPrefix(p, base)
-	}
 	i, j := 0, 0
 	for i < len(base) {
 		if j == len(p) {
@@ -98,6 +95,18 @@ func (r pathRules) sameByte(a, b byte) bool {
 // same reports whether two names or relative paths are one by the rules:
 // "LEASEGATE.JSON" is leasegate.json on Windows.
 func (r pathRules) same(a, b string) bool {
+	return a == b || (r.varies() && r.sameFolded(a, b))
+}
+
+// varies reports whether one path has several spellings by the rules.
+func (r pathRules) varies() bool { return r.fold || r.alt != 0 }
+
+// sameFolded is same where separators or case vary. It is kept out of
+// line so that same inlines where case counts: the classifier calls it for
+// every path the sidecar is asked about.
+//
+//go:noinline
+func (r pathRules) sameFolded(a, b string) bool {
 	n, ok := r.prefix(a, b)
 	return ok && n == len(b)
 }

@@ -2,7 +2,7 @@
 
 package workspace
 
-// native are the path rules of Unix: "/" alone separates, and case counts.
+// native returns the path rules of Unix: "/" alone separates, and case counts.
 // macOS's default file system ignores case too; a path spelt in another
 // case than the root's is taken as outside there.
-var native = pathRules{sep: '/'}
+func native() pathRules { return pathRules{sep: '/'} }

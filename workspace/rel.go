@@ -27,16 +27,19 @@ func (w *Workspace) Rel(abs string) (rel string, inside bool) {
 // absolute with its directories' symlinks resolved, as the seccomp gate
 // reports paths.
 func (w *Workspace) AffectsIgnore(abs string) bool {
-	if native.same(filepath.Base(abs), ".gitignore") {
+	name := filepath.Base(abs)
+	switch {
+	case native().same(name, ".gitignore"):
 		_, ok := Under(w.Root, abs)
 		return ok
-	}
-	if w.GitDir == "" {
+	case w.GitDir == "":
 		return false
+	case native().same(name, "index"):
+		return isJoin(abs, w.GitDir, "index")
+	case native().same(name, "exclude"):
+		return isJoin(abs, w.GitDir, "info/exclude") || isJoin(abs, w.CommonDir, "info/exclude")
 	}
-	return isJoin(abs, w.GitDir, "index") ||
-		isJoin(abs, w.GitDir, "info/exclude") ||
-		isJoin(abs, w.CommonDir, "info/exclude")
+	return false
 }
 
 // isJoin reports whether p is the file name (slash separated) in the clean

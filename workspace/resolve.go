@@ -47,7 +47,7 @@ func ResolvePath(cwd, p string) string {
 		if cwd == "" {
 			cwd, _ = os.Getwd()
 		}
-		p = native.join(cwd, p)
+		p = native().join(cwd, p)
 	}
 	return ResolveExisting(p)
 }

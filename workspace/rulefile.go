@@ -17,7 +17,7 @@ var gitRuleFiles = []string{"/info/exclude", "/info/attributes", "/config", "/co
 // git dirs wherever they lie. Like AffectsIgnore, it compares strings only:
 // abs must be clean and absolute with its directories' symlinks resolved.
 func (w *Workspace) RuleFile(abs string) (name string, ok bool) {
-	if rel, in := Under(w.Root, abs); in && (native.same(rel, ConfigFile) || native.same(path.Base(rel), ".gitignore")) {
+	if rel, in := Under(w.Root, abs); in && (native().same(rel, ConfigFile) || native().same(path.Base(rel), ".gitignore")) {
 		return rel, true
 	}
 	for _, dir := range []string{w.GitDir, w.CommonDir} {
@@ -28,11 +28,11 @@ func (w *Workspace) RuleFile(abs string) (name string, ok bool) {
 		if !in {
 			continue
 		}
-		if top, _, _ := strings.Cut(rel, "/"); native.same(rel, "info") || native.same(top, "hooks") {
+		if top, _, _ := strings.Cut(rel, "/"); native().same(rel, "info") || native().same(top, "hooks") {
 			return ".git/" + rel, true
 		}
 		for _, f := range gitRuleFiles {
-			if native.same(rel, f[1:]) {
+			if native().same(rel, f[1:]) {
 				return ".git/" + rel, true
 			}
 		}

@@ -65,7 +65,8 @@ func (r *Rule) ClassifyPath(abs string, reach Reach) Verdict {
 // answers Outside, StateDir, Root, Operator and GitDir as ClassifyPath
 // does; Gated means only that abs lies elsewhere in the workspace, where
 // the rule's globs and git's ignore rules decide. It does no system call
-// and allocates nothing, for a caller that must answer at once.
+// and allocates nothing (on Windows, only the relative path spelt with
+// "/"), for a caller that must answer at once.
 func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 	if rel, in := Under(w.Root, abs); in {
 		c, why := w.place(reach, rel, abs)

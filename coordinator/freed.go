@@ -20,7 +20,7 @@ func (c *Coordinator) freeFor(owner string, paths []string, now time.Time) (gate
 	if o == nil || o.gone {
 		return gate.Decision{}, false
 	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(paths), Paths: paths}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths}}
 	d := gate.Decide(req, c.table, now)
 	return d, d.Granted
 }

@@ -132,7 +132,7 @@ func (c *Coordinator) inside(p string) error {
 // identities files) for o, reclaiming the leases of dead holders first, and
 // commits a grant. Call with c.mu held.
 func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate.File, now time.Time) (gate.Decision, <-chan error, error) {
-	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(paths), Paths: paths, Files: files}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths, Files: files}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil || !d.Granted {
 		return d, pre, err
@@ -140,16 +140,6 @@ func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate
 	c.fillIDs(d.Events, now)
 	done, err := c.commit(d.Events)
 	return d, both(pre, done), err
-}
-
-// scopeOf is the scope type of an auto lease over paths.
-func scopeOf(paths []string) gate.ScopeType {
-	for _, p := range paths {
-		if gate.IsGlob(p) {
-			return gate.ScopeSparse
-		}
-	}
-	return gate.ScopeFile
 }
 
 // decideReclaiming runs Decide; when the holders include a dead owner it

@@ -94,7 +94,7 @@ func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (leasegate.Re
 	if !ok || o.gone {
 		return leasegate.Result{Outcome: leasegate.Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
 	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(rep.Paths), Paths: rep.Paths}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(rep.Paths), Paths: rep.Paths}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil {
 		return leasegate.Result{}, nil, nil, err

@@ -39,7 +39,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 			c.mu.Unlock()
 			return leasegate.ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone"}
 		}
-		req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(con.req.Paths), Paths: con.req.Paths, Files: con.req.Files}}
+		req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(con.req.Paths), Paths: con.req.Paths, Files: con.req.Files}}
 		d, rd, err := c.decideReclaiming(req, now)
 		if err != nil || !d.Granted {
 			if err == nil && d.Holder != nil {

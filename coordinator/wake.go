@@ -83,7 +83,7 @@ func (c *Coordinator) wake(id string, ended gate.Event) {
 // together with the contention.woken event that says why it came early.
 // Call with c.mu held.
 func (c *Coordinator) decideWoken(o gate.Owner, con *contention, ended gate.Event, now time.Time) (gate.Decision, <-chan error, error) {
-	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: scopeOf(con.req.Paths), Paths: con.req.Paths, Files: con.req.Files}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(con.req.Paths), Paths: con.req.Paths, Files: con.req.Files}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil || !d.Granted {
 		return d, pre, err

@@ -2,9 +2,7 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +71,7 @@ func (s *Server) acquire(ctx context.Context, _ *sdk.CallToolRequest, in Acquire
 	scope.Files = s.ws.Files(scope.Paths) // the lease covers these files under every name
 	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: me}, Scope: scope, TTL: ttl, Reason: in.Note})
 	done := "acquired"
-	if held, ok := alreadyHeld(err, me, scope); ok {
+	if held, ok := gate.AlreadyHeld(err, me, scope); ok {
 		res, err, done = leasegate.LeaseResult{Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {
@@ -103,10 +101,7 @@ func (s *Server) acquireArgs(in AcquireInput) (gate.Scope, time.Duration, error)
 	}
 	sc := gate.Scope{Type: gate.ScopeType(in.Scope), Paths: paths}
 	if sc.Type == "" {
-		sc.Type = gate.ScopeFile
-		if slices.ContainsFunc(paths, gate.IsGlob) {
-			sc.Type = gate.ScopeSparse
-		}
+		sc.Type = gate.ScopeTypeOf(paths)
 	}
 	return sc, ttl, nil
 }
@@ -135,22 +130,6 @@ func ttlOf(s string) (time.Duration, error) {
 		return 0, &ToolError{Code: gate.ReasonTTLOutOfBounds, Message: fmt.Sprintf("ttl %s is out of bounds: want %s to %s", d, gate.MinCheckoutTTL, gate.MaxCheckoutTTL)}
 	}
 	return d, nil
-}
-
-// alreadyHeld reports whether an acquire was refused only because owner
-// already holds a check-out of exactly that scope: acquiring it again is
-// not an error, and leaves the lease as it is (as `leasegate acquire`).
-func alreadyHeld(err error, owner string, scope gate.Scope) (gate.Lease, bool) {
-	var de *gate.DeniedError
-	if !errors.As(err, &de) || de.Reason != gate.ReasonScopeOverlap || de.Holder == nil {
-		return gate.Lease{}, false
-	}
-	h := *de.Holder
-	a, b := slices.Sorted(slices.Values(h.Scope.Paths)), slices.Sorted(slices.Values(scope.Paths))
-	if !h.HeldBy(owner) || h.Kind != gate.KindCheckout || h.Scope.Type != scope.Type || !slices.Equal(slices.Compact(a), slices.Compact(b)) {
-		return gate.Lease{}, false
-	}
-	return h, true
 }
 
 func (s *Server) renew(ctx context.Context, _ *sdk.CallToolRequest, in RenewInput) (*sdk.CallToolResult, LeaseOutput, error) {

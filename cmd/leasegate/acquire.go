@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/leasegate/leasegate"
@@ -40,7 +38,7 @@ func cmdAcquire(ctx context.Context, args []string) error {
 	scope.Files = ws.Files(scope.Paths) // the lease covers these files under every name
 	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl})
 	verb := "acquired"
-	if held, ok := alreadyHeld(err, f.as, scope); ok {
+	if held, ok := gate.AlreadyHeld(err, f.as, scope); ok {
 		res, err, verb = leasegate.LeaseResult{Decision: gate.Decision{Granted: true, Reason: gate.ReasonOK, Lease: &held}, Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {
@@ -56,30 +54,9 @@ func cmdAcquire(ctx context.Context, args []string) error {
 	return nil
 }
 
-// alreadyHeld reports whether an acquire was refused only because owner
-// already holds a check-out of exactly that scope: acquiring it again is
-// not an error, and leaves the lease as it is.
-func alreadyHeld(err error, owner string, scope gate.Scope) (gate.Lease, bool) {
-	var de *gate.DeniedError
-	if !errors.As(err, &de) || de.Reason != gate.ReasonScopeOverlap || de.Holder == nil {
-		return gate.Lease{}, false
-	}
-	h := *de.Holder
-	if !h.HeldBy(owner) || h.Kind != gate.KindCheckout || h.Scope.Type != scope.Type || !sameSet(h.Scope.Paths, scope.Paths) {
-		return gate.Lease{}, false
-	}
-	return h, true
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(slices.Compact(a), slices.Compact(b))
-}
-
 // scopeOf turns command-line paths into a scope, each relative to the
-// current directory and checked to lie inside the workspace.
+// current directory and checked to lie inside the workspace; without
+// --scope it is the one gate.ScopeTypeOf gives the paths.
 func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, error) {
 	if kind == "full" {
 		if len(args) > 0 {
@@ -91,20 +68,15 @@ func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, e
 		return gate.Scope{}, usagef("acquire: give PATH or GLOB arguments, or --scope full")
 	}
 	s := gate.Scope{Type: gate.ScopeType(kind)}
-	glob := false
 	for _, a := range args {
 		rel, err := relArg(ws, a)
 		if err != nil {
 			return gate.Scope{}, err
 		}
-		glob = glob || gate.IsGlob(rel)
 		s.Paths = append(s.Paths, rel)
 	}
 	if s.Type == "" {
-		s.Type = gate.ScopeFile
-		if glob {
-			s.Type = gate.ScopeSparse
-		}
+		s.Type = gate.ScopeTypeOf(s.Paths)
 	}
 	return s, nil
 }

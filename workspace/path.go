@@ -23,6 +23,10 @@ type pathRules struct {
 	// volumes says that a path may start with a volume: a drive ("C:") or
 	// a UNC share ("\\server\share").
 	volumes bool
+	// lexicalDotDot takes a ".." as removing the element written before
+	// it, as Windows does before it looks at the disk, where a Unix kernel
+	// steps back from the directory a symlink there led to.
+	lexicalDotDot bool
 }
 
 // Under returns p relative to base ("." for base itself), slash separated

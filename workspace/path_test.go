@@ -1,6 +1,10 @@
 package workspace
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 var (
 	unixRules    = pathRules{sep: '/'}
@@ -139,4 +143,44 @@ func TestPathRulesVolume(t *testing.T) {
 			t.Errorf("%+v.volume(%q) = %q, want %q", tt.rules, tt.p, got, tt.want)
 		}
 	}
+}
+
+// TestPathRulesDotDot: after a symlink, ".." steps back from where the
+// link led by Unix rules and removes the link's name by Windows rules,
+// each as its system writes the file. Run with real symlinks here.
+func TestPathRulesDotDot(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"ws/src", "elsewhere/dir"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "elsewhere", "dir"), filepath.Join(root, "ws", "link")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	lexical := pathRules{sep: filepath.Separator, lexicalDotDot: true}
+	tests := []struct {
+		rules   pathRules
+		in, out string
+	}{
+		{rules: unixRules, in: "ws/link/../x.go", out: "elsewhere/x.go"},
+		{rules: lexical, in: "ws/link/../x.go", out: "ws/x.go"},
+		{rules: lexical, in: "ws/link/y.go", out: "elsewhere/dir/y.go"},
+		{rules: lexical, in: "ws/src/../../ws/a.go", out: "ws/a.go"},
+	}
+	for _, tt := range tests {
+		got := tt.rules.resolveExisting(root + string(filepath.Separator) + filepath.FromSlash(tt.in)) // not Join, which cleans
+		if want := filepath.Join(mustEval(t, root), filepath.FromSlash(tt.out)); got != want {
+			t.Errorf("%+v.resolveExisting(%s) = %s, want %s", tt.rules, tt.in, got, want)
+		}
+	}
+}
+
+func mustEval(t *testing.T, p string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }

@@ -1,6 +1,8 @@
 package workspace
 
 // native returns the path rules of Windows: "\" separates and "/" does too,
-// case does not count (NTFS's default), and a path may start with a drive
-// or a UNC share.
-func native() pathRules { return pathRules{sep: '\\', alt: '/', fold: true, volumes: true} }
+// case does not count (NTFS's default), a path may start with a drive or
+// a UNC share, and ".." is taken away before any symlink is followed.
+func native() pathRules {
+	return pathRules{sep: '\\', alt: '/', fold: true, volumes: true, lexicalDotDot: true}
+}

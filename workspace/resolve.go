@@ -11,14 +11,23 @@ import (
 // ResolveExisting follows the symlinks in the longest prefix of p that
 // exists, p itself included, and keeps the missing rest as written (a
 // file about to be created, a mkdir -p in progress). A ".." is taken as
-// the kernel takes it, from the directory reached so far with its
-// symlinks followed: with link -> /ws/src, /tmp/link/../x is /ws/x, not
-// /tmp/x. A dangling symlink is kept as the link itself. On Windows each
-// existing element is spelt as on disk (its case, its long name). p is
-// absolute; a relative p is only cleaned.
+// the system takes it: a Unix kernel from the directory reached so far
+// with its symlinks followed (with link -> /ws/src, /tmp/link/../x is
+// /ws/x, not /tmp/x), Windows by removing the element before it. A
+// dangling symlink is kept as the link itself. On Windows each existing
+// element is spelt as on disk (its case, its long name). p is absolute; a
+// relative p is only cleaned.
 func ResolveExisting(p string) string {
-	if !filepath.IsAbs(p) {
+	return native().resolveExisting(p)
+}
+
+// resolveExisting is ResolveExisting by the rules r.
+func (r pathRules) resolveExisting(p string) string {
+	switch {
+	case !filepath.IsAbs(p):
 		return filepath.Clean(p)
+	case r.lexicalDotDot:
+		p = filepath.Clean(p)
 	}
 	vol := filepath.VolumeName(p)
 	done := vol + string(filepath.Separator)
@@ -41,7 +50,7 @@ func ResolveExisting(p string) string {
 // ResolvePath is the file that a tool writing p from cwd writes: p made
 // absolute against cwd (the current directory when cwd is empty) and
 // resolved by ResolveExisting, so that a link is the file it names and a
-// ".." is applied after the symlinks before it.
+// ".." is applied as the system applies it.
 func ResolvePath(cwd, p string) string {
 	if !filepath.IsAbs(p) {
 		if cwd == "" {

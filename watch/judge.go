@@ -15,6 +15,7 @@ import (
 // flush judges each path of the batch once, watches the new directories
 // among them, reports the gated changes and empties the batch.
 func (wt *watcher) flush() {
+	wt.followIgnoreChanges()
 	j := &judgement{seen: make(map[string]bool, len(wt.batch.order))}
 	for _, abs := range wt.batch.order {
 		wt.judgeEvent(j, abs, wt.batch.ops[abs])
@@ -23,6 +24,20 @@ func (wt *watcher) flush() {
 	wt.batch.reset()
 	if len(j.changes) > 0 {
 		wt.cfg.Report(j.changes)
+	}
+}
+
+// followIgnoreChanges makes the rule forget its verdicts when the batch
+// changed a file that decides what git ignores (a .gitignore): git's
+// check-ignore process reads those files once, so a file they now ignore
+// would be reported as an ungated write, and one they no longer ignore
+// would go unreported.
+func (wt *watcher) followIgnoreChanges() {
+	for _, abs := range wt.batch.order {
+		if wt.cfg.Workspace.AffectsIgnore(abs) {
+			wt.cfg.Rule.Invalidate()
+			return
+		}
 	}
 }
 

@@ -316,3 +316,17 @@ func TestRunRequiresConfig(t *testing.T) {
 		t.Error("Run(empty Config) = nil, want an error naming what is required")
 	}
 }
+
+// A change of .gitignore changes what is gated from then on: a file it
+// now ignores is not reported, though git had been asked about its
+// directory before.
+func TestGitignoreChangeIsFollowed(t *testing.T) {
+	w := start(t)
+	write(t, filepath.Join(w.root, "src", "x.log"), "1")
+	w.expect(t, watch.Change{Path: "src/x.log", Op: "create"})
+	write(t, filepath.Join(w.root, ".gitignore"), "build/\n*.log\n")
+	w.expect(t, watch.Change{Path: ".gitignore", Op: "write"})
+	write(t, filepath.Join(w.root, "src", "y.log"), "2")
+	write(t, filepath.Join(w.root, "src", "after.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/after.go", Op: "create"}, "src/y.log")
+}

@@ -20,7 +20,7 @@ func TestStatePaths(t *testing.T) {
 		{name: "BlockersDir", got: w.BlockersDir(), want: "/r/.git/leasegate/blockers"},
 	}
 	for _, tt := range tests {
-		if tt.got != tt.want {
+		if tt.want = filepath.FromSlash(tt.want); tt.got != tt.want {
 			t.Errorf("%s() = %q, want %q", tt.name, tt.got, tt.want)
 		}
 	}

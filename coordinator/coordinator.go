@@ -45,6 +45,7 @@ type Coordinator struct {
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []leasegate.UngatedWrite
 	ended       *recentEnds // paths of leases ended within ungatedGrace
+	gatedIn     *recentEnds // paths granted under their writer's check-out within ungatedGrace
 	lastLoss    time.Time   // when the watcher's last lost events were recorded
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
@@ -70,6 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		table: gate.NewTable(), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
+		gatedIn: newRecentEnds(),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
 	}
 	if s, ok := cfg.Ledger.(sessionKeeper); ok {

@@ -8,7 +8,9 @@ import (
 
 // recentEnds remembers the paths of leases that ended within ungatedGrace
 // (and paths just reported as ungated), so that a change the watcher sees
-// right after a release is not taken for an ungated write. Entries expire
+// right after a release is not taken for an ungated write. A second set
+// holds the paths written under their writer's own check-out, which the
+// watcher takes for gated writes the same way. Entries expire
 // in the order they came, so each new one drops the expired ones in front
 // of it: the set holds ungatedGrace's worth of releases, not every path
 // ever released, and a lookup is a map read plus a scan of the globs.

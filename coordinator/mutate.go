@@ -138,8 +138,24 @@ func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate
 		return d, pre, err
 	}
 	c.fillIDs(d.Events, now)
+	c.noteGatedInCheckout(d, paths, now)
 	done, err := c.commit(d.Events)
 	return d, both(pre, done), err
+}
+
+// noteGatedInCheckout remembers the paths of a write granted under its
+// writer's own check-out. Such a grant adds no auto lease, so nothing else
+// would tell the watcher that a gate saw the write, and the holder's own
+// gated write would be reported as ungated. Call with c.mu held.
+func (c *Coordinator) noteGatedInCheckout(d gate.Decision, paths []string, now time.Time) {
+	for _, l := range d.Covered {
+		if l.Kind == gate.KindCheckout {
+			for _, p := range paths {
+				c.gatedIn.note(p, now)
+			}
+			return
+		}
+	}
 }
 
 // decideReclaiming runs Decide; when the holders include a dead owner it

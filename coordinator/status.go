@@ -222,12 +222,20 @@ const ungatedGrace = 5 * time.Second
 // grace period, no gate saw the write, and it is recorded as ungated. A
 // path covered only by a check-out is recorded too, naming the lease:
 // the holder may have written it (a check-out gates no process), or
-// anyone else; an auto lease means a gate granted its holder the write.
+// anyone else; an auto lease means a gate granted its holder the write,
+// and so does a grant of the path under its writer's own check-out within
+// the grace period. Each change taken for such a grant extends it, so the
+// later events of one long write stay the holder's.
 func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
 	c.mu.Lock()
 	now := c.clock.Now()
 	checkout, covered := c.watchedCover(path)
 	if covered || c.ended.covers(path, now) {
+		c.mu.Unlock()
+		return nil
+	}
+	if c.gatedIn.covers(path, now) {
+		c.gatedIn.note(path, now)
 		c.mu.Unlock()
 		return nil
 	}

@@ -112,4 +112,5 @@ func (c *Coordinator) pruneWaits(now time.Time) {
 		}
 	}
 	c.ended.prune(now)
+	c.gatedIn.prune(now)
 }

@@ -62,6 +62,38 @@ func TestObserveChangeOnCheckout(t *testing.T) {
 	})
 }
 
+// TestObserveChangeGatedInCheckout: a write a gate granted the holder
+// under its own check-out (no auto lease records it) is the holder's for
+// the 5 s grace, each change seen extending it; a change of another path
+// of the check-out, or of the same path once the grace has passed with no
+// change, is still reported naming the check-out.
+func TestObserveChangeGatedInCheckout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		co := e.checkout("alice", 0, "docs/**")
+		if r := e.mutate("alice", "docs/a.md"); r.Outcome != leasegate.Granted {
+			t.Fatalf("Mutate(alice, docs/a.md) = %+v, want granted under her check-out", r)
+		}
+		if got := e.held("alice", gate.KindAuto); len(got) != 0 {
+			t.Fatalf("alice's auto leases = %q, want none: her check-out covers the write", got)
+		}
+		e.advanceTo(4 * time.Second)
+		observe(t, e, "docs/a.md", "docs/b.md")
+		e.advanceTo(8 * time.Second) // 4 s after the last change seen
+		observe(t, e, "docs/a.md")
+		e.advanceTo(14 * time.Second)
+		observe(t, e, "docs/a.md")
+		if got, want := ungatedPaths(e), []string{"docs/b.md", "docs/a.md"}; !slices.Equal(got, want) {
+			t.Fatalf("ungated writes recorded = %q, want %q", got, want)
+		}
+		for _, ev := range e.events(gate.EventUngatedWrite) {
+			if ev.LeaseID != co.ID {
+				t.Errorf("ungated write of %s names lease %q, want alice's check-out %s", ev.Path, ev.LeaseID, co.ID)
+			}
+		}
+	})
+}
+
 func release(t *testing.T, e *env, l gate.Lease) {
 	t.Helper()
 	_, err := e.c.Lease(e.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: l.Owner, LeaseID: l.ID, Token: l.FencingToken})

@@ -318,6 +318,34 @@ func TestUngatedWritesReported(t *testing.T) {
 	}
 }
 
+// TestGatedWriteInOwnCheckout: the holder of a check-out writes in it
+// through its Claude Code hook, which grants the write at once (the check-out
+// covers it, so no auto lease is taken); the write is not reported as
+// ungated. A write by a process no gate saw, in the same check-out, still
+// is, naming the holder.
+func TestGatedWriteInOwnCheckout(t *testing.T) {
+	r := newRepo(t, map[string]string{"docs/old.md": "old\n"})
+	r.mustLG("acquire", "docs/**", "--as", "cc-s1")
+	if out, errs, code := r.hook(toolWrite("s1", r.dir, "docs/a.md")); code != 0 {
+		t.Fatalf("the hook refused the holder's write in its check-out: exit %d: %s %s", code, out, errs)
+	}
+	r.write("docs/a.md", "written by Claude Code once its hook allowed it\n")
+	r.write("docs/b.md", "written by no gated process\n")
+	eventually(t, 10*time.Second, "the ungated write of docs/b.md naming cc-s1", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Path == "docs/b.md" && u.Lease != nil && u.Lease.Owner.Name == "cc-s1" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, u := range r.status().Ungated {
+		if u.Path == "docs/a.md" {
+			t.Fatalf("the holder's hook-gated write was reported as ungated: %+v", u)
+		}
+	}
+}
+
 // TestUngatedWriteOnCheckout: a write to a file alice has checked out,
 // made by a process no gate sees, is reported as ungated naming alice's
 // lease (she, or anyone, may have made it), not taken silently for hers.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/api"
@@ -98,4 +99,55 @@ func listening(ctx context.Context, path string) bool {
 func isNoCoordinator(err error) bool {
 	var nc *noCoordinatorError
 	return errors.As(err, &nc)
+}
+
+// pollEvery is how often a command looks again at a coordinator it
+// started or stopped: a start or stop is seen within a few tens of
+// milliseconds of happening, at the cost of one cheap look each time.
+const pollEvery = 50 * time.Millisecond
+
+// errWaitLimit means a wait for a coordinator ran out of time.
+var errWaitLimit = errors.New("wait limit reached")
+
+// waitFor looks at ready every pollEvery, at once first, until it holds;
+// it returns errWaitLimit once limit has passed without that, or ctx's
+// error if ctx ends first. Both count on c's clock.
+func (c *common) waitFor(ctx context.Context, limit time.Duration, ready func() bool) error {
+	clk := c.clock
+	if clk == nil {
+		clk = clock.New()
+	}
+	deadline := clk.Now().Add(limit)
+	for {
+		if ready() {
+			return nil
+		}
+		if !clk.Now().Before(deadline) {
+			return errWaitLimit
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-clk.After(pollEvery):
+		}
+	}
+}
+
+// waitHealthy waits until the coordinator answers its health check.
+func (c *common) waitHealthy(ctx context.Context, cl *api.Client, who, logPath string) error {
+	err := c.waitFor(ctx, startWait, func() bool { _, err := cl.Health(ctx); return err == nil })
+	if errors.Is(err, errWaitLimit) {
+		return fmt.Errorf("%w: %s did not answer within %s; see %s", api.ErrUnavailable, who, startWait, logPath)
+	}
+	return err
+}
+
+// waitStopped waits until no coordinator holds the workspace's serve
+// lock: the coordinator has closed its ledger and ended.
+func (c *common) waitStopped(ctx context.Context, ws *workspace.Workspace) error {
+	err := c.waitFor(ctx, stopWait, func() bool { _, serving := ws.Serving(); return !serving })
+	if errors.Is(err, errWaitLimit) {
+		return fmt.Errorf("still serves after %s", stopWait)
+	}
+	return err
 }

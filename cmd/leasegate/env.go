@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/api"
@@ -27,6 +28,9 @@ type common struct {
 	windows  gate.Windows // named by --retry-after/--idle-after or the environment
 	logLevel string
 	noStart  bool
+	// clock times the waits for a coordinator to start or stop; nil means
+	// the real clock (tests set a mock).
+	clock clock.Clock
 }
 
 func (c *common) register(fs *flag.FlagSet, waits bool) {

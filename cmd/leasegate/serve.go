@@ -75,7 +75,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		return stopServe(ctx, ws, f.force)
+		return f.stopServe(ctx, ws, f.force)
 	}
 	rep := newReporter(f.readyFD)
 	err := startServe(ctx, f, rep)

@@ -21,7 +21,7 @@ const stopWait = 15 * time.Second
 // 3) to a process the coordinator places inside a worker or agent tree,
 // and while owners hold leases unless force; the leases stay in the
 // ledger either way, for the next coordinator.
-func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
+func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
 	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1})
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
 	if err := stopCoordinator(pid); err != nil {
 		return fmt.Errorf("stop the coordinator (pid %d): %w", pid, err)
 	}
-	if err := waitStopped(ctx, ws); err != nil {
+	if err := c.waitStopped(ctx, ws); err != nil {
 		return fmt.Errorf("the coordinator (pid %d) was sent SIGTERM but %w", pid, err)
 	}
 	fmt.Printf("coordinator (pid %d) of %s stopped\n", pid, ws.Root)
@@ -92,23 +92,4 @@ func coordinatorPID(ctx context.Context, ws *workspace.Workspace, h api.Health) 
 		return pid
 	}
 	return h.PID
-}
-
-// waitStopped waits until no coordinator holds the workspace's serve
-// lock: the coordinator has closed its ledger and ended.
-func waitStopped(ctx context.Context, ws *workspace.Workspace) error {
-	deadline := time.Now().Add(stopWait)
-	for {
-		if _, serving := ws.Serving(); !serving {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("still serves after %s", stopWait)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

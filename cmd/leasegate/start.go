@@ -69,11 +69,11 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		return fmt.Errorf("%w: started a coordinator (pid %d) but %v; see %s", api.ErrUnavailable, cmd.Process.Pid, err, logPath)
 	case rep.Ready:
 		warnPidNS()
-		return waitHealthy(ctx, cl, fmt.Sprintf("the coordinator (pid %d)", rep.PID), logPath)
+		return c.waitHealthy(ctx, cl, fmt.Sprintf("the coordinator (pid %d)", rep.PID), logPath)
 	case rep.Serving:
 		// Another starter's coordinator won the workspace; it may still be
 		// replaying its ledger.
-		return waitHealthy(ctx, cl, serving(rep.ServingPID), logPath)
+		return c.waitHealthy(ctx, cl, serving(rep.ServingPID), logPath)
 	case rep.Error != "":
 		return &startError{fmt.Errorf("%s; see %s", rep.Error, logPath)}
 	}
@@ -90,22 +90,4 @@ func serving(pid int) string {
 		return "the coordinator another command started"
 	}
 	return fmt.Sprintf("the coordinator (pid %d) another command started", pid)
-}
-
-// waitHealthy waits until the coordinator answers its health check.
-func waitHealthy(ctx context.Context, cl *api.Client, who, logPath string) error {
-	deadline := time.Now().Add(startWait)
-	for {
-		if _, err := cl.Health(ctx); err == nil {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("%w: %s did not answer within %s; see %s", api.ErrUnavailable, who, startWait, logPath)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

@@ -346,6 +346,31 @@ func TestGatedWriteInOwnCheckout(t *testing.T) {
 	}
 }
 
+// TestRunWritesInOwnCheckout: a worker run under the name that holds a
+// check-out writes two files in it; each write is gated (none adds an auto
+// lease), and neither is reported as ungated, while a write no gate saw is.
+func TestRunWritesInOwnCheckout(t *testing.T) {
+	r := newRepo(t, map[string]string{"docs/old.md": "old\n"})
+	r.mustLG("acquire", "docs/**", "--as", "alice")
+	if code := r.worker("alice", "echo a > docs/a.md; echo b > docs/b.md").wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("alice's run exited %d", code)
+	}
+	r.write("docs/c.md", "written by no gated process\n")
+	eventually(t, 10*time.Second, "the ungated write of docs/c.md naming alice", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Path == "docs/c.md" && u.Lease != nil && u.Lease.Owner.Name == "alice" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, u := range r.status().Ungated {
+		if u.Path == "docs/a.md" || u.Path == "docs/b.md" {
+			t.Errorf("alice's gated write in her check-out was reported as ungated: %+v", u)
+		}
+	}
+}
+
 // TestUngatedWriteOnCheckout: a write to a file alice has checked out,
 // made by a process no gate sees, is reported as ungated naming alice's
 // lease (she, or anyone, may have made it), not taken silently for hers.

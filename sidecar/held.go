@@ -9,7 +9,10 @@ import (
 // held remembers the leases this worker was granted, so that a mutation
 // fully covered by them (an editor saving the same file again, a checkout
 // filling a directory the worker created) is answered without a round trip
-// to the coordinator.
+// to the coordinator. A check-out is not remembered: a write under it adds
+// no auto lease, so the coordinator learns that a gate saw the write only
+// when it is asked, and would otherwise report the worker's own write in
+// its check-out as ungated.
 //
 // The cache is only ever a subset of the truth: it is cleared whenever the
 // event stream reports anything that can end one of the worker's leases
@@ -31,7 +34,7 @@ func (h *held) add(owner string, ls []gate.Lease) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, l := range ls {
-		if !l.HeldBy(owner) || l.State != gate.StateActive || l.Scope.Type == gate.ScopeFull {
+		if !l.HeldBy(owner) || l.State != gate.StateActive || l.Kind == gate.KindCheckout || l.Scope.Type == gate.ScopeFull {
 			continue
 		}
 		for _, p := range l.Scope.Paths {

@@ -209,6 +209,25 @@ func TestDecideCachesOnlyOwnActiveLeases(t *testing.T) {
 	}
 }
 
+// TestDecideAsksUnderOwnCheckout: a write granted under the worker's own
+// check-out is not answered from the cache the next time: the coordinator
+// must see each such write to know a gate saw it.
+func TestDecideAsksUnderOwnCheckout(t *testing.T) {
+	co := gate.Lease{ID: "L-docs", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindCheckout, State: gate.StateActive,
+		Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**"}}}
+	svc := newFakeService()
+	svc.mutates = []answer{{r: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{co}}}}
+	s, _ := fakeSidecar(t, svc)
+	for i, rel := range []string{"docs/a.md", "docs/a.md", "docs/b.md"} {
+		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, rel)); err != nil {
+			t.Fatalf("Decide(write %s) #%d = %v", rel, i, err)
+		}
+	}
+	if n := svc.count("Mutate"); n != 3 {
+		t.Errorf("Mutate called %d times for three writes under alice's check-out, want 3", n)
+	}
+}
+
 // TestDecideTakesNewDirectorySubtree: a directory the worker creates is
 // leased with its whole subtree when free (a Try request), so what is then
 // made in it is answered without the coordinator.

@@ -96,9 +96,9 @@ type Stats struct {
 	// write waits for the ledger.
 	CommitLatency Histogram `json:"commit_latency_seconds"`
 	// CommitBatch is how many events each ledger commit carried: the
-	// group commit's batch size (events per fsync). From the ledger's own
-	// committer when it has one (store.Batcher), else from the writer's
-	// appends.
+	// group commit's batch size (events per fsync), as the ledger's own
+	// committer counts it (store.Batcher); empty for a ledger that does
+	// not count it.
 	CommitBatch Histogram `json:"commit_batch_events"`
 	// CommittedEvents counts the events made durable.
 	CommittedEvents uint64 `json:"committed_events"`

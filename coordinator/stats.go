@@ -20,13 +20,12 @@ var commitLatencyBounds = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0
 type commitStats struct {
 	mu      sync.Mutex
 	latency leasegate.Histogram
-	batches store.Batches // the writer's own appends, for a ledger that is no store.Batcher
 	events  uint64
 }
 
 func newCommitStats() *commitStats {
 	b := commitLatencyBounds
-	return &commitStats{latency: leasegate.Histogram{Bounds: b, Counts: make([]uint64, len(b))}, batches: store.NewBatches()}
+	return &commitStats{latency: leasegate.Histogram{Bounds: b, Counts: make([]uint64, len(b))}}
 }
 
 // observe records one commit of n events queued at start.
@@ -56,19 +55,12 @@ func (c *Coordinator) Stats(context.Context) (leasegate.Stats, error) {
 	st.CommitLatency = s.latency
 	st.CommitLatency.Counts = append([]uint64(nil), s.latency.Counts...)
 	st.CommittedEvents = s.events
-	b := s.batches.Clone()
+	b := store.NewBatches() // none counted: the ledger groups commits without saying how
 	if l, ok := c.cfg.Ledger.(store.Batcher); ok {
 		b = l.Batches()
 	}
 	st.CommitBatch = batchHistogram(b)
 	return st, nil
-}
-
-// observeBatch records one append of n events made by the writer.
-func (s *commitStats) observeBatch(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.batches.Observe(n)
 }
 
 // batchHistogram is b as a Histogram of events per commit.

@@ -14,12 +14,11 @@ import (
 )
 
 // writer makes decided events durable in decision order. Decisions enqueue
-// under the coordinator's mutex; one goroutine appends everything queued in
-// one call (one fsync), then starts on whatever queued meanwhile: group
-// commit without a timer. With a ledger that queues commits itself
-// (store.Enqueuer), the goroutine only waits for them in order to publish;
-// one that also acknowledges them (store.AckEnqueuer) answers each caller the
-// moment its commit is known, before that goroutine gets to it.
+// under the coordinator's mutex straight into the ledger (EnqueueAck), which
+// groups whatever is queued into one commit and starts the next as soon as
+// one ends: group commit without a timer. The ledger's acknowledgement
+// answers each caller the moment its commit is known; one goroutine waits
+// for the commits in order to publish them.
 type writer struct {
 	ledger  store.Ledger
 	publish func([]gate.Event) // called with committed events, in order
@@ -42,10 +41,8 @@ type writer struct {
 }
 
 type pending struct {
-	events []gate.Event
-	wait   func() ([]gate.Event, error) // set when the ledger queued it already
-	done   chan error                   // buffered; the first outcome reported stays
-	start  time.Time                    // when it was queued, for the commit latency
+	wait func() ([]gate.Event, error) // waits for the ledger's commit
+	done chan error                   // buffered; the first outcome reported stays
 }
 
 func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
@@ -68,18 +65,12 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 		done <- nil
 	default:
 		start := time.Now()
-		p := pending{events: evs, done: done, start: start}
 		w.inflight.Add(1)
 		w.queued++
-		// The ledger orders commits by Enqueue order, and we are under the
+		// The ledger commits in EnqueueAck order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
-		switch enq := w.ledger.(type) {
-		case store.AckEnqueuer:
-			p.wait = enq.EnqueueAck(func(err error) { w.observe(start, len(evs), err); report(done, w.failure(err)) }, evs...)
-		case store.Enqueuer:
-			p.wait = enq.Enqueue(evs...)
-		}
-		w.queue = append(w.queue, p)
+		wait := w.ledger.EnqueueAck(func(err error) { w.observe(start, len(evs), err); report(done, w.failure(err)) }, evs...)
+		w.queue = append(w.queue, pending{wait: wait, done: done})
 		select {
 		case w.wake <- struct{}{}:
 		default:
@@ -88,7 +79,7 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 	return done
 }
 
-// run commits batches until ctx ends, then fails what is left.
+// run publishes commits in order until ctx ends, then fails what is left.
 func (w *writer) run(ctx context.Context) {
 	for {
 		select {
@@ -97,45 +88,24 @@ func (w *writer) run(ctx context.Context) {
 			return
 		case <-w.wake:
 		}
-		for w.commitOnce(ctx) {
+		for w.settleQueued() {
 		}
 	}
 }
 
-func (w *writer) commitOnce(ctx context.Context) bool {
+// settleQueued waits for the commits queued so far, in order, and
+// publishes each; it reports whether there were any.
+func (w *writer) settleQueued() bool {
 	w.mu.Lock()
 	batch := w.queue
 	w.queue = nil
 	w.mu.Unlock()
-	if len(batch) == 0 {
-		return false
-	}
-	if batch[0].wait != nil {
-		for _, p := range batch {
-			committed, err := p.wait()
-			if _, acked := w.ledger.(store.AckEnqueuer); !acked {
-				w.observe(p.start, len(p.events), err)
-			}
-			report(p.done, w.settle(committed, err))
-			w.settledOne()
-		}
-		return true
-	}
-	var all []gate.Event
 	for _, p := range batch {
-		all = append(all, p.events...)
-	}
-	committed, err := w.ledger.Append(context.WithoutCancel(ctx), all...)
-	if err == nil {
-		w.stats.observeBatch(len(all))
-	}
-	err = w.settle(committed, err)
-	for _, p := range batch {
-		w.observe(p.start, len(p.events), err)
-		report(p.done, err)
+		committed, err := p.wait()
+		report(p.done, w.settle(committed, err))
 		w.settledOne()
 	}
-	return true
+	return len(batch) > 0
 }
 
 // observe records a successful commit of n events queued at start.

@@ -218,7 +218,8 @@ func TestClaudeCodeMCPCheck(t *testing.T) {
 // the installed entries, no hook has registered the session when the
 // server acts, so the server registers it; the write, gated by the
 // PreToolUse hook of the same agent process, is granted at once: one
-// owner holds both. (Claude Code gives its MCP servers the session id,
+// owner holds both, and the watcher does not report the gated write as
+// ungated. (Claude Code gives its MCP servers the session id,
 // CLAUDE_CODE_SESSION_ID, so both name the session alike; an agent that
 // does not is joined by the coordinator, TestMCPCheckoutBeforeHooks.)
 func TestClaudeCodeCheckoutThenWrite(t *testing.T) {
@@ -250,6 +251,22 @@ func TestClaudeCodeCheckoutThenWrite(t *testing.T) {
 	}
 	if len(owners) != 1 || checkout != owners[0] || !strings.Contains(results[0], checkout) {
 		t.Errorf("owners registered %v, check-out held by %q (acquire answered %s); want one owner for both", owners, checkout, results[0])
+	}
+	// A write no gate saw, made after Claude Code's, is reported: by then
+	// the watcher has judged Claude Code's gated write, which must not be.
+	r.write("docs/after.md", "written by no gated process\n")
+	eventually(t, 10*time.Second, "the ungated write of docs/after.md", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Path == "docs/after.md" {
+				return true
+			}
+		}
+		return false
+	})
+	for _, u := range r.status().Ungated { // install's own files are ungated writes too
+		if strings.HasPrefix(u.Path, "docs/") && u.Path != "docs/after.md" {
+			t.Errorf("Claude Code's gated write in its own check-out was reported as ungated: %+v", u)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"time"
 
@@ -55,21 +56,7 @@ func (s *Sidecar) notices(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := s.cfg.Client.Events(ctx, after, true, func(e gate.Event) error {
 			after = e.Seq
-			s.leased.apply(e)
-			if s.endsMine(e) {
-				s.held.forget()
-			}
-			if e.Type == gate.EventNotice && e.Actor == s.cfg.Name {
-				n := leasegate.NoticeOf(e)
-				switch {
-				case n.Kind == leasegate.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on "):
-					return nil // the blocked mutation's own report is printed by the observer
-				case s.halted():
-					s.notef("%s: %s", n.Kind, n.Message) // the worker is stopped: its screen is still
-				default:
-					s.holderNotef(e.At, "%s: %s", n.Kind, n.Message)
-				}
-			}
+			s.observe(e)
 			return nil
 		})
 		if ctx.Err() != nil {
@@ -79,6 +66,47 @@ func (s *Sidecar) notices(ctx context.Context) {
 		s.log.Debug("event stream ended", "error", err)
 		sleep(ctx, time.Second)
 	}
+}
+
+// observe applies one event of the stream: the leases it starts or ends,
+// a change of what git ignores, and the owner's notices.
+func (s *Sidecar) observe(e gate.Event) {
+	s.leased.apply(e)
+	if s.endsMine(e) {
+		s.held.forget()
+	}
+	if s.changesIgnores(e) {
+		s.rule.Invalidate()
+	}
+	if e.Type != gate.EventNotice || e.Actor != s.cfg.Name {
+		return
+	}
+	n := leasegate.NoticeOf(e)
+	switch {
+	case n.Kind == leasegate.NoticeBlocked && strings.HasPrefix(n.Message, "blocked on "):
+		// The blocked mutation's own report is printed by the observer.
+	case s.halted():
+		s.notef("%s: %s", n.Kind, n.Message) // the worker is stopped: its screen is still
+	default:
+		s.holderNotef(e.At, "%s: %s", n.Kind, n.Message)
+	}
+}
+
+// changesIgnores reports whether an event says that what git ignores may
+// have changed under another writer: a rule file another worker wrote
+// (rule.changed), or a .gitignore written where no sidecar gates (an
+// ungated write the watcher saw). This sidecar's git reads the ignore
+// files once, and its own writes of them invalidate the rule as they are
+// made; without this, a path another writer stopped ignoring would stay
+// ungated for this worker.
+func (s *Sidecar) changesIgnores(e gate.Event) bool {
+	switch e.Type {
+	case gate.EventRuleChanged:
+		return e.Actor != s.cfg.Name
+	case gate.EventUngatedWrite:
+		return path.Base(e.Path) == ".gitignore"
+	}
+	return false
 }
 
 // endsMine reports whether an event can end one of this worker's leases.

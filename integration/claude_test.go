@@ -256,15 +256,11 @@ func TestClaudeCodeCheckoutThenWrite(t *testing.T) {
 	// the watcher has judged Claude Code's gated write, which must not be.
 	r.write("docs/after.md", "written by no gated process\n")
 	eventually(t, 10*time.Second, "the ungated write of docs/after.md", func() bool {
-		for _, u := range r.status().Ungated {
-			if u.Path == "docs/after.md" {
-				return true
-			}
-		}
-		return false
+		_, ok := r.ungatedWrites()["docs/after.md"]
+		return ok
 	})
-	for _, u := range r.status().Ungated { // install's own files are ungated writes too
-		if strings.HasPrefix(u.Path, "docs/") && u.Path != "docs/after.md" {
+	for p, u := range r.ungatedWrites() { // install's own files are ungated writes too
+		if strings.HasPrefix(p, "docs/") && p != "docs/after.md" {
 			t.Errorf("Claude Code's gated write in its own check-out was reported as ungated: %+v", u)
 		}
 	}

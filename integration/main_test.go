@@ -297,6 +297,22 @@ func (r *repo) status() leasegate.Status {
 	return s
 }
 
+// ungatedWrites returns the ungated writes status lists, by path (the
+// latest of a path).
+func (r *repo) ungatedWrites() map[string]leasegate.UngatedWrite {
+	r.t.Helper()
+	out := map[string]leasegate.UngatedWrite{}
+	for _, u := range r.status().Ungated {
+		out[u.Path] = u
+	}
+	return out
+}
+
+// heldBy reports whether u names a lease of owner.
+func heldBy(u leasegate.UngatedWrite, owner string) bool {
+	return u.Lease != nil && u.Lease.Owner.Name == owner
+}
+
 // ownerView returns the status of owner name, if listed.
 func (r *repo) ownerView(name string) (leasegate.OwnerView, bool) {
 	r.t.Helper()

@@ -262,17 +262,11 @@ func TestUngatedWriteInReleasedDirectory(t *testing.T) {
 	eventually(t, 20*time.Second, "the ungated write in the released directory in status", func() bool {
 		i++
 		r.write("gen/sub/late.txt", fmt.Sprintf("written by no gated process, %d\n", i))
-		for _, u := range r.status().Ungated {
-			if u.Path == "gen/sub/late.txt" {
-				return true
-			}
-		}
-		return false
+		_, ok := r.ungatedWrites()["gen/sub/late.txt"]
+		return ok
 	})
-	for _, u := range r.status().Ungated {
-		if u.Path == "gen/sub/a.txt" {
-			t.Fatalf("alice's gated write was reported as ungated: %+v", u)
-		}
+	if u, ok := r.ungatedWrites()["gen/sub/a.txt"]; ok {
+		t.Fatalf("alice's gated write was reported as ungated: %+v", u)
 	}
 }
 
@@ -301,17 +295,11 @@ func TestUngatedWritesReported(t *testing.T) {
 	w.wait(t, 10*time.Second)
 	r.write("sneaky.txt", "written by no gated process\n")
 	eventually(t, 5*time.Second, "the ungated write in status", func() bool {
-		for _, u := range r.status().Ungated {
-			if u.Path == "sneaky.txt" {
-				return true
-			}
-		}
-		return false
+		_, ok := r.ungatedWrites()["sneaky.txt"]
+		return ok
 	})
-	for _, u := range r.status().Ungated {
-		if u.Path == "a.txt" {
-			t.Fatalf("alice's gated write was reported as ungated: %+v", u)
-		}
+	if u, ok := r.ungatedWrites()["a.txt"]; ok {
+		t.Fatalf("alice's gated write was reported as ungated: %+v", u)
 	}
 	if !hasEvent(r.history("sneaky.txt"), gate.EventUngatedWrite) {
 		t.Fatal("no write.ungated event for sneaky.txt")
@@ -332,17 +320,10 @@ func TestGatedWriteInOwnCheckout(t *testing.T) {
 	r.write("docs/a.md", "written by Claude Code once its hook allowed it\n")
 	r.write("docs/b.md", "written by no gated process\n")
 	eventually(t, 10*time.Second, "the ungated write of docs/b.md naming cc-s1", func() bool {
-		for _, u := range r.status().Ungated {
-			if u.Path == "docs/b.md" && u.Lease != nil && u.Lease.Owner.Name == "cc-s1" {
-				return true
-			}
-		}
-		return false
+		return heldBy(r.ungatedWrites()["docs/b.md"], "cc-s1")
 	})
-	for _, u := range r.status().Ungated {
-		if u.Path == "docs/a.md" {
-			t.Fatalf("the holder's hook-gated write was reported as ungated: %+v", u)
-		}
+	if u, ok := r.ungatedWrites()["docs/a.md"]; ok {
+		t.Fatalf("the holder's hook-gated write was reported as ungated: %+v", u)
 	}
 }
 
@@ -357,15 +338,11 @@ func TestRunWritesInOwnCheckout(t *testing.T) {
 	}
 	r.write("docs/c.md", "written by no gated process\n")
 	eventually(t, 10*time.Second, "the ungated write of docs/c.md naming alice", func() bool {
-		for _, u := range r.status().Ungated {
-			if u.Path == "docs/c.md" && u.Lease != nil && u.Lease.Owner.Name == "alice" {
-				return true
-			}
-		}
-		return false
+		return heldBy(r.ungatedWrites()["docs/c.md"], "alice")
 	})
-	for _, u := range r.status().Ungated {
-		if u.Path == "docs/a.md" || u.Path == "docs/b.md" {
+	ungated := r.ungatedWrites()
+	for _, p := range []string{"docs/a.md", "docs/b.md"} {
+		if u, ok := ungated[p]; ok {
 			t.Errorf("alice's gated write in her check-out was reported as ungated: %+v", u)
 		}
 	}
@@ -381,12 +358,7 @@ func TestUngatedWriteOnCheckout(t *testing.T) {
 	eventually(t, 20*time.Second, "the ungated write of alice's check-out in status", func() bool {
 		i++
 		r.write("f.txt", fmt.Sprintf("written by no gated process, %d\n", i))
-		for _, u := range r.status().Ungated {
-			if u.Path == "f.txt" && u.Lease != nil && u.Lease.Owner.Name == "alice" {
-				return true
-			}
-		}
-		return false
+		return heldBy(r.ungatedWrites()["f.txt"], "alice")
 	})
 	if out := r.mustLG("status"); !strings.Contains(out, "checked out by alice") {
 		t.Fatalf("status does not name alice's check-out:\n%s", out)

@@ -142,18 +142,8 @@ func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) 
 // count, nor does a name with glob characters (it would be read as a glob),
 // nor a path that is not a clean relative one.
 func (c *Coordinator) Covers(rel string) bool {
-	cp, err := gate.CleanPath(rel)
-	if err != nil || gate.IsGlob(rel) {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}) {
-		if l.Kind != gate.KindCheckout {
-			return true
-		}
-	}
-	return false
+	cp, ok := plainPath(rel)
+	return ok && c.anyAuto(cp, func(gate.Lease) bool { return true })
 }
 
 // CoversTree reports whether one active auto lease covers the directory
@@ -161,17 +151,24 @@ func (c *Coordinator) Covers(rel string) bool {
 // or a pattern "P/**" with P dir or a directory above it. A check-out does
 // not count: writes under it may come from anyone and are watched.
 func (c *Coordinator) CoversTree(dir string) bool {
-	cp, err := gate.CleanPath(dir)
-	if err != nil || gate.IsGlob(cp) {
-		return false
-	}
+	cp, ok := plainPath(dir)
+	return ok && c.anyAuto(gate.Subtree(cp), func(l gate.Lease) bool { return l.Scope.CoversTree(cp) })
+}
+
+// plainPath is p cleaned; false when p is no clean relative path or holds
+// glob characters.
+func plainPath(p string) (string, bool) {
+	cp, err := gate.CleanPath(p)
+	return cp, err == nil && !gate.IsGlob(cp)
+}
+
+// anyAuto reports whether an active auto lease overlapping pattern passes
+// test.
+func (c *Coordinator) anyAuto(pattern string, test func(gate.Lease) bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{gate.Subtree(cp)}}) {
-		if l.Kind == gate.KindCheckout {
-			continue
-		}
-		if l.Scope.CoversTree(cp) {
+	for _, l := range c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{pattern}}) {
+		if l.Kind != gate.KindCheckout && test(l) {
 			return true
 		}
 	}

@@ -31,13 +31,22 @@ func (wt *watcher) flush() {
 // changed a file that decides what git ignores (a .gitignore): git's
 // check-ignore process reads those files once, so a file they now ignore
 // would be reported as an ungated write, and one they no longer ignore
-// would go unreported.
+// would go unreported. The directory of each changed .gitignore is then
+// walked again for directories to watch: one it no longer ignores was
+// left unwatched (what it holds is not reported, as at start).
 func (wt *watcher) followIgnoreChanges() {
+	var dirs []string
 	for _, abs := range wt.batch.order {
 		if wt.cfg.Workspace.AffectsIgnore(abs) {
-			wt.cfg.Rule.Invalidate()
-			return
+			dirs = append(dirs, filepath.Dir(abs))
 		}
+	}
+	if len(dirs) == 0 {
+		return
+	}
+	wt.cfg.Rule.Invalidate()
+	for _, dir := range dirs {
+		wt.addTree(dir, nil)
 	}
 }
 

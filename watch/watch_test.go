@@ -330,3 +330,17 @@ func TestGitignoreChangeIsFollowed(t *testing.T) {
 	write(t, filepath.Join(w.root, "src", "after.go"), "package src")
 	w.expect(t, watch.Change{Path: "src/after.go", Op: "create"}, "src/y.log")
 }
+
+// A directory .gitignore stops ignoring is watched from then on: a write
+// in it that no lease covers is reported.
+func TestDirectoryNoLongerIgnoredIsWatched(t *testing.T) {
+	w := start(t)
+	mkdir(t, filepath.Join(w.root, "build"))
+	write(t, filepath.Join(w.root, "build", "old.o"), "1")
+	write(t, filepath.Join(w.root, "src", "barrier.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/barrier.go", Op: "create"}, "build/old.o", "build")
+	write(t, filepath.Join(w.root, ".gitignore"), "")
+	w.expect(t, watch.Change{Path: ".gitignore", Op: "write"})
+	write(t, filepath.Join(w.root, "build", "new.o"), "2")
+	w.expect(t, watch.Change{Path: "build/new.o", Op: "create"})
+}

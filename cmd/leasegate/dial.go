@@ -109,14 +109,19 @@ const pollEvery = 50 * time.Millisecond
 // errWaitLimit means a wait for a coordinator ran out of time.
 var errWaitLimit = errors.New("wait limit reached")
 
+// clk is the command's clock: c.clock, or the real clock when none is set.
+func (c *common) clk() clock.Clock {
+	if c.clock == nil {
+		return clock.New()
+	}
+	return c.clock
+}
+
 // waitFor looks at ready every pollEvery, at once first, until it holds;
 // it returns errWaitLimit once limit has passed without that, or ctx's
 // error if ctx ends first. Both count on c's clock.
 func (c *common) waitFor(ctx context.Context, limit time.Duration, ready func() bool) error {
-	clk := c.clock
-	if clk == nil {
-		clk = clock.New()
-	}
+	clk := c.clk()
 	deadline := clk.Now().Add(limit)
 	for {
 		if ready() {

@@ -80,7 +80,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	select {
 	case <-exited:
 		return &startError{fmt.Errorf("it exited (%v) before serving; see %s", cmd.ProcessState, logPath)}
-	case <-time.After(time.Second):
+	case <-c.clk().After(time.Second):
 		return &startError{fmt.Errorf("it closed its start report without a word; see %s", logPath)}
 	}
 }

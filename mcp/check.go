@@ -108,7 +108,7 @@ func (s *Server) lookAll(ctx context.Context, cl Coordinator) (leasegate.Status,
 func checkPath(st leasegate.Status, p, me string, live livenessOf) PathCheck {
 	pc := PathCheck{Path: p, State: Free}
 	for _, l := range st.Leases {
-		if !l.Live(st.Now) || !covers(l.Scope, p) {
+		if !l.Live(st.Now) || !l.Scope.Overlaps(p) {
 			continue
 		}
 		h := holding(l, me, st.Now, live)

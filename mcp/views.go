@@ -96,19 +96,6 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// covers reports whether lease scope s overlaps the pattern p.
-func covers(s gate.Scope, p string) bool {
-	if s.Type == gate.ScopeFull {
-		return true
-	}
-	for _, q := range s.Paths {
-		if gate.Overlap(q, p) {
-			return true
-		}
-	}
-	return false
-}
-
 func overlapsAny(paths []string, p string) bool {
 	for _, q := range paths {
 		if gate.Overlap(q, p) {

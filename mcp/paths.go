@@ -2,9 +2,6 @@ package mcp
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -16,11 +13,12 @@ import (
 const maxPaths = leasegate.MaxCheckPaths
 
 // cleanPaths turns a tool's paths or globs into workspace-relative
-// patterns: relative to the workspace root, or absolute inside it. A ".."
-// segment is refused rather than resolved, so that what a lease covers is
-// what the model wrote; symlinks are followed (Workspace.ArgPath), and a
-// path outside the workspace, absolute or through a link, is
-// PATH_OUTSIDE_WORKSPACE.
+// patterns: relative to the workspace root, or absolute inside it, by the
+// platform's path rules (the workspace's). A ".." segment, in a relative
+// or an absolute path, is refused rather than resolved, so that what a
+// lease covers is what the model wrote; symlinks are followed
+// (Workspace.ArgPath), and a path outside the workspace, absolute or
+// through a link, is PATH_OUTSIDE_WORKSPACE.
 func cleanPaths(ws *workspace.Workspace, paths []string) ([]string, error) {
 	switch {
 	case len(paths) == 0:
@@ -40,23 +38,13 @@ func cleanPaths(ws *workspace.Workspace, paths []string) ([]string, error) {
 }
 
 func cleanPath(ws *workspace.Workspace, p string) (string, error) {
-	trailing := strings.HasSuffix(p, "/")
-	if filepath.IsAbs(p) {
-		rel, inside := ws.Rel(filepath.Clean(p))
-		if !inside {
-			return "", &ToolError{Code: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf("%s is outside the workspace %s", p, ws.Root)}
-		}
-		if p = rel; trailing {
-			p += "/"
-		}
-	}
-	if slices.Contains(strings.Split(p, "/"), "..") {
+	if workspace.HasDotDot(p) {
 		return "", &ToolError{Code: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf(
 			"path %q has a \"..\" segment: give paths relative to the workspace root %s without \"..\"", p, ws.Root)}
 	}
 	// Resolved as the sidecar and the hooks resolve a write's path: a link
-	// is the file it names, and a path through a link out of the
-	// workspace is outside it.
+	// is the file it names, a path through a link out of the workspace is
+	// outside it, and a trailing separator names the directory's tree.
 	c, err := ws.ArgPath(ws.Root, p)
 	if err != nil {
 		return "", &ToolError{Code: gate.ReasonOf(err), Message: err.Error()}

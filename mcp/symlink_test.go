@@ -42,3 +42,33 @@ func TestPathsThroughSymlinks(t *testing.T) {
 		t.Errorf("lease_acquire(alias.go) = %s (%s), want %s", code, msg, gate.ReasonHeldByOther)
 	}
 }
+
+// TestAbsolutePaths: an absolute path inside the workspace is taken by the
+// workspace's path rules, as a relative one is: a trailing separator names
+// the directory's tree, and a ".." is refused, not cleaned away. Cleaned
+// lexically, link/../x.go would be x.go, while the kernel writes
+// src/real/../x.go, that is src/x.go: the lease would cover another file.
+func TestAbsolutePaths(t *testing.T) {
+	w := newWorld(t)
+	root := w.ws.Root
+	if err := os.MkdirAll(filepath.Join(root, "src", "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src", "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.session(t, "alice", nil)
+
+	var check mcp.CheckOutput
+	tree := filepath.Join(root, "src") + string(filepath.Separator)
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{tree}}, &check)
+	if len(check.Paths) != 1 || check.Paths[0].Path != "src/**" {
+		t.Errorf("leases_check(%s) = %+v, want the tree src/**", tree, check.Paths)
+	}
+	through := root + filepath.FromSlash("/link/../x.go") // not Join, which cleans
+	for _, tool := range []string{"leases_check", "lease_acquire"} {
+		if code, msg := toolError(t, cs, tool, map[string]any{"paths": []string{through}}); code != gate.ReasonOutsideWorkspace {
+			t.Errorf("%s(%s) = %s (%s), want %s", tool, through, code, msg, gate.ReasonOutsideWorkspace)
+		}
+	}
+}

@@ -17,6 +17,7 @@ func TestArgPathWindows(t *testing.T) {
 		{cwd: `c:\NOWHERE\repo\src`, arg: `a.go`, want: "src/a.go"},
 		{cwd: `C:\nowhere\repo`, arg: `c:/nowhere/REPO/docs/`, want: "docs/**"},
 		{cwd: `C:\nowhere\repo`, arg: `docs\`, want: "docs/**"},
+		{cwd: `C:\nowhere\repo`, arg: `C:\nowhere\repo\docs\`, want: "docs/**"},
 		{cwd: `C:\nowhere\repo`, arg: `docs\*.go`, want: "docs/*.go"},
 		{cwd: `C:\nowhere\repo\src`, arg: `\nowhere\repo\x.go`, want: "x.go"},
 		{cwd: `C:\nowhere\repo\src`, arg: `C:b.go`, want: "src/b.go"},

@@ -174,6 +174,26 @@ func (r pathRules) volume(p string) string {
 	return p
 }
 
+// HasDotDot reports whether p has a ".." element, by the platform's
+// separators: on Windows "src\..\x" has one, as "src/../x" has. The volume
+// p starts with is taken off first, so "C:..\x" has one.
+func HasDotDot(p string) bool { return native().hasDotDot(p) }
+
+// hasDotDot is HasDotDot by the rules r.
+func (r pathRules) hasDotDot(p string) bool {
+	p = p[len(r.volume(p)):]
+	for {
+		i := r.indexSep(p)
+		if i < 0 {
+			return p == ".."
+		}
+		if p[:i] == ".." {
+			return true
+		}
+		p = p[i+1:]
+	}
+}
+
 // indexSep is the index of the first separator in p, or -1.
 func (r pathRules) indexSep(p string) int {
 	for i := 0; i < len(p); i++ {

@@ -145,6 +145,40 @@ func TestPathRulesVolume(t *testing.T) {
 	}
 }
 
+// TestPathRulesHasDotDot: a ".." element is found between any of the
+// rules' separators, at either end and after a volume; a name that merely
+// contains ".." is not one, and "\" separates nothing on Unix.
+func TestPathRulesHasDotDot(t *testing.T) {
+	tests := []struct {
+		rules pathRules
+		p     string
+		want  bool
+	}{
+		{rules: unixRules, p: "..", want: true},
+		{rules: unixRules, p: "../x", want: true},
+		{rules: unixRules, p: "a/../b", want: true},
+		{rules: unixRules, p: "a/..", want: true},
+		{rules: unixRules, p: "/ws/a/../b", want: true},
+		{rules: unixRules, p: "a/..b/c..", want: false},
+		{rules: unixRules, p: "a/.../b", want: false},
+		{rules: unixRules, p: `a\..\b`, want: false},
+		{rules: unixRules, p: "", want: false},
+		{rules: windowsRules, p: `a\..\b`, want: true},
+		{rules: windowsRules, p: `a/..\b`, want: true},
+		{rules: windowsRules, p: `..\x`, want: true},
+		{rules: windowsRules, p: `C:\ws\..`, want: true},
+		{rules: windowsRules, p: `C:..\x`, want: true},
+		{rules: windowsRules, p: `\\server\share\..\x`, want: true},
+		{rules: windowsRules, p: `C:\ws\a..\b`, want: false},
+		{rules: windowsRules, p: `docs\`, want: false},
+	}
+	for _, tt := range tests {
+		if got := tt.rules.hasDotDot(tt.p); got != tt.want {
+			t.Errorf("%+v.hasDotDot(%q) = %v, want %v", tt.rules, tt.p, got, tt.want)
+		}
+	}
+}
+
 // TestPathRulesDotDot: after a symlink, ".." steps back from where the
 // link led by Unix rules and removes the link's name by Windows rules,
 // each as its system writes the file. Run with real symlinks here.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/sidecar"
 )
@@ -51,6 +52,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	if err := runGate(); err != nil {
 		return err
+	}
+	if hooks.UnderSidecar() {
+		return refuseNestedRun()
 	}
 	argv := fs.Args()
 	switch {

@@ -1,6 +1,11 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+
+	"github.com/leasegate/leasegate/internal/envname"
+)
 
 // reasonRunUnsupported is the reason code of `run` on a platform without
 // the seccomp gate.
@@ -13,5 +18,17 @@ func refuseRun(platform string) error {
 	reportError(fmt.Errorf("run: the seccomp gate needs Linux on amd64 or arm64; this is %s. "+
 		"Gate the agents through their hooks instead (leasegate install claude-code|codex|gemini|cursor) "+
 		"and commits through the git hooks (leasegate install git)", platform), exitUsage, reasonRunUnsupported)
+	return &exitStatus{code: exitUsage}
+}
+
+// refuseNestedRun says that `run` cannot gate a worker from inside another
+// run's worker, whose sidecar gates this process already: the kernel gives
+// a process one seccomp supervisor (a second listener is EBUSY). It is
+// said before anything starts, so no owner is registered for a command
+// that never runs; exit 2.
+func refuseNestedRun() error {
+	reportError(fmt.Errorf("run: this process already runs under leasegate run (sidecar pid %s), which gates its writes as that run's owner; "+
+		"a process has one seccomp supervisor, so a run inside a run cannot gate: start the command directly, or start this run outside the worker",
+		os.Getenv(envname.Sidecar)), exitUsage, reasonRunUnsupported)
 	return &exitStatus{code: exitUsage}
 }

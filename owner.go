@@ -41,5 +41,25 @@ type Joined struct {
 	Owner string `json:"owner"`
 }
 
+// Beat is a coordinator's answer to an owner's heartbeat: how long the
+// owner's gate may go on answering writes from the leases it caches
+// without a fresh word from the coordinator.
+type Beat struct {
+	// Bounded says that the cache is trusted only for TrustFor: the
+	// coordinator shares its lease table with other machines (etcd), which
+	// are granted this owner's files once the coordinator's session lapses,
+	// whether or not it can tell its gates. False (a lease table no other
+	// machine writes): the cache needs no bound.
+	Bounded bool `json:"bounded,omitempty"`
+	// TrustFor is, with Bounded, how long the coordinator's session is sure
+	// to live when it answered, counted by the gate from when it sent the
+	// heartbeat, which is no later; zero while it has no session.
+	TrustFor time.Duration `json:"trust_for_ns,omitempty"`
+	// Session numbers the coordinator's session (it grows with each new
+	// one): a gate that sees a new number forgets the leases it caches,
+	// since they were granted under an earlier session.
+	Session uint64 `json:"session,omitempty"`
+}
+
 // MaxHeartbeatTTL bounds the heartbeat TTL an owner may name.
 const MaxHeartbeatTTL = time.Hour

@@ -23,8 +23,9 @@ type Service interface {
 	// when the kernel shows the registrant runs under that process, else
 	// r's own name.
 	Join(ctx context.Context, r Registration) (string, error)
-	// Heartbeat tells that an owner's sidecar or hook session is alive.
-	Heartbeat(ctx context.Context, name string) error
+	// Heartbeat tells that an owner's sidecar or hook session is alive,
+	// and answers how long the owner's gate may trust its cache.
+	Heartbeat(ctx context.Context, name string) (Beat, error)
 	// Activity reports an owner's activity other than a mutation; it
 	// cancels a pending stop-idle release.
 	Activity(ctx context.Context, name string) error

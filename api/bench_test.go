@@ -163,7 +163,7 @@ func BenchmarkTransportFloor(b *testing.B) {
 			}
 			runPairs(b, clients, func(ctx context.Context, worker, _ int) error {
 				for range 2 {
-					if err := cls[worker].Heartbeat(ctx, fmt.Sprintf("w%d", worker)); err != nil {
+					if _, err := cls[worker].Heartbeat(ctx, fmt.Sprintf("w%d", worker)); err != nil {
 						return err
 					}
 				}

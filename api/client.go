@@ -270,9 +270,11 @@ func (c *Client) Join(ctx context.Context, r leasegate.Registration) (string, er
 	return cmp.Or(j.Owner, r.Name), nil
 }
 
-// Heartbeat beats for an owner.
-func (c *Client) Heartbeat(ctx context.Context, name string) error {
-	return c.post(ctx, "/v1/owners/"+url.PathEscape(name)+"/heartbeat", nil, nil)
+// Heartbeat beats for an owner and returns the coordinator's answer (a
+// coordinator that answers with nothing sets no bound).
+func (c *Client) Heartbeat(ctx context.Context, name string) (leasegate.Beat, error) {
+	var b leasegate.Beat
+	return b, c.post(ctx, "/v1/owners/"+url.PathEscape(name)+"/heartbeat", nil, &b)
 }
 
 // Activity reports non-mutation activity (cancels stop-idle).

@@ -96,7 +96,7 @@ func errorCodesOver(t *testing.T, f fixture, cl *api.Client) {
 		{name: "owner mismatch", call: lease(holderOp(gate.OpRelease, f.docs, "bob", 0)), is: gate.ErrOwnerMismatch, code: gate.ReasonOwnerMismatch, status: http.StatusForbidden},
 		{name: "ttl out of bounds", call: acquire("dave", time.Second, "ttl/**"), is: gate.ErrTTLOutOfBounds, code: gate.ReasonTTLOutOfBounds, status: http.StatusBadRequest},
 		{name: "lease not found", call: func() error { _, err := cl.GetLease(ctx, "01J00000000000000000000000"); return err }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
-		{name: "heartbeat of an unknown owner", call: func() error { return cl.Heartbeat(ctx, "mallory") }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
+		{name: "heartbeat of an unknown owner", call: func() error { _, err := cl.Heartbeat(ctx, "mallory"); return err }, is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "owner not found", call: mutate("mallory", "a.txt"), is: gate.ErrNotFound, code: gate.ReasonNotFound, status: http.StatusNotFound},
 		{name: "expired", call: lease(holderOp(gate.OpCheckin, f.expired, "carol", 0)), is: gate.ErrExpired, code: gate.ReasonExpired, status: http.StatusGone},
 		{name: "evicted", call: lease(holderOp(gate.OpCheckin, f.evicted, "carol", 0)), is: gate.ErrEvicted, code: gate.ReasonEvicted, status: http.StatusGone, msgContain: "stale"},

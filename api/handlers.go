@@ -79,7 +79,7 @@ func (s *Server) heartbeat(q *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.c.Heartbeat(q.ctx, name)
+	return s.c.Heartbeat(q.ctx, name)
 }
 
 func (s *Server) activity(q *call) (any, error) {

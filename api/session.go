@@ -14,7 +14,7 @@ import (
 // leasegate.Service has it.
 type Owner interface {
 	Join(ctx context.Context, r leasegate.Registration) (string, error)
-	Heartbeat(ctx context.Context, name string) error
+	Heartbeat(ctx context.Context, name string) (leasegate.Beat, error)
 	Activity(ctx context.Context, name string) error
 	Stop(ctx context.Context, name, reason string) (time.Time, error)
 	End(ctx context.Context, name, reason string) (int, error)
@@ -79,8 +79,11 @@ func (s *Session) Register(ctx context.Context) error {
 	return nil
 }
 
-// Heartbeat tells the coordinator the owner is alive.
-func (s *Session) Heartbeat(ctx context.Context) error { return s.c.Heartbeat(ctx, s.Name()) }
+// Heartbeat tells the coordinator the owner is alive and returns its
+// answer.
+func (s *Session) Heartbeat(ctx context.Context) (leasegate.Beat, error) {
+	return s.c.Heartbeat(ctx, s.Name())
+}
 
 // Activity reports work other than a mutation; it cancels a pending
 // stop-idle release.
@@ -104,10 +107,11 @@ func (s *Session) End(ctx context.Context, reason string) (int, error) {
 func (s *Session) Done() <-chan struct{} { return s.done }
 
 // KeepAlive beats for the owner every interval on clk until ctx ends or
-// the session ends, and passes heard each beat's error (nil for a beat the
+// the session ends, and passes heard when each beat was sent (on clk), the
+// coordinator's answer and the beat's error (nil for a beat the
 // coordinator took); heard decides what a failed beat calls for (a
 // forgotten owner: Register; an unreachable coordinator: start it again).
-func (s *Session) KeepAlive(ctx context.Context, clk clock.Clock, every time.Duration, heard func(error)) {
+func (s *Session) KeepAlive(ctx context.Context, clk clock.Clock, every time.Duration, heard func(sent time.Time, b leasegate.Beat, err error)) {
 	t := clk.Ticker(every)
 	defer t.Stop()
 	for {
@@ -118,10 +122,11 @@ func (s *Session) KeepAlive(ctx context.Context, clk clock.Clock, every time.Dur
 			return
 		case <-t.C:
 		}
-		err := s.Heartbeat(ctx)
+		sent := clk.Now()
+		b, err := s.Heartbeat(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		heard(err)
+		heard(sent, b, err)
 	}
 }

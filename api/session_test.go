@@ -27,8 +27,8 @@ func TestSessionLifecycle(t *testing.T) {
 	if err != nil || sess.Name() != "carol" {
 		t.Fatalf("NewSession(carol) = %v, name %q; want carol", err, sess.Name())
 	}
-	if err := sess.Heartbeat(ctx); err != nil {
-		t.Fatalf("Heartbeat() = %v", err)
+	if b, err := sess.Heartbeat(ctx); err != nil || b != (leasegate.Beat{}) {
+		t.Fatalf("Heartbeat() = %+v, %v; want no bound on a coordinator of one machine", b, err)
 	}
 	s.mutate(t, "carol", "c.txt")
 	if at, err := sess.Stop(ctx, "turn ended"); err != nil || !at.After(time.Now().Add(-time.Second)) {
@@ -50,11 +50,14 @@ func TestSessionLifecycle(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("Done not closed by End")
 	}
-	if err := sess.Heartbeat(ctx); !errors.Is(err, gate.ErrNotFound) {
+	if _, err := sess.Heartbeat(ctx); !errors.Is(err, gate.ErrNotFound) {
 		t.Fatalf("Heartbeat() after End = %v, want not found", err)
 	}
-	if err := sess.Register(ctx); err != nil || sess.Heartbeat(ctx) != nil {
-		t.Fatalf("Register() again = %v; then Heartbeat() = %v", err, sess.Heartbeat(ctx))
+	if err := sess.Register(ctx); err != nil {
+		t.Fatalf("Register() again = %v", err)
+	}
+	if _, err := sess.Heartbeat(ctx); err != nil {
+		t.Fatalf("Heartbeat() after registering again = %v", err)
 	}
 }
 
@@ -84,9 +87,9 @@ func (o *scriptedOwner) Join(context.Context, leasegate.Registration) (string, e
 	return o.joinAs, nil
 }
 
-func (o *scriptedOwner) Heartbeat(_ context.Context, name string) error {
+func (o *scriptedOwner) Heartbeat(_ context.Context, name string) (leasegate.Beat, error) {
 	o.record("beat " + name)
-	return o.beat
+	return leasegate.Beat{}, o.beat
 }
 
 func (o *scriptedOwner) Activity(context.Context, string) error { return nil }
@@ -109,7 +112,7 @@ func TestSessionActsAsJoinedOwner(t *testing.T) {
 	if err != nil || sess.Name() != "claude-1" {
 		t.Fatalf("NewSession = %v, name %q; want claude-1", err, sess.Name())
 	}
-	_ = sess.Heartbeat(context.Background())
+	_, _ = sess.Heartbeat(context.Background())
 	if _, err := sess.End(context.Background(), "done"); err == nil {
 		t.Fatal("End() = nil, want the coordinator's error")
 	}
@@ -131,7 +134,7 @@ func TestSessionKeepAlive(t *testing.T) {
 		ended := make(chan struct{})
 		go func() {
 			defer close(ended)
-			sess.KeepAlive(ctx, clock.New(), 2*time.Second, func(err error) { heard = append(heard, err) })
+			sess.KeepAlive(ctx, clock.New(), 2*time.Second, func(_ time.Time, _ leasegate.Beat, err error) { heard = append(heard, err) })
 		}()
 		time.Sleep(7 * time.Second)
 		synctest.Wait()

@@ -409,7 +409,7 @@ func TestStreamServerGoneMidRequest(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- s.srv.Serve(ctx, ln, false) }()
 	cl := newClient(t, api.ClientConfig{Socket: sock})
-	if err := cl.Heartbeat(context.Background(), "alice"); err != nil { // opens the stream
+	if _, err := cl.Heartbeat(context.Background(), "alice"); err != nil { // opens the stream
 		t.Fatalf("Heartbeat() = %v", err)
 	}
 	hl.held.Store(true)
@@ -517,7 +517,7 @@ func TestClientFallsBackToHTTP(t *testing.T) {
 			t.Fatalf("Mutate() against a coordinator without the stream = %s, %v", r.Outcome, err)
 		}
 	}
-	if err := cl.Heartbeat(ctx, "alice"); err != nil {
+	if _, err := cl.Heartbeat(ctx, "alice"); err != nil {
 		t.Fatalf("Heartbeat() = %v", err)
 	}
 	if up, post := c.count("GET /v1/stream"), c.count("POST /v1/mutations"); up != 1 || post != 3 {
@@ -684,7 +684,7 @@ func TestClientCallsFinishOutOfOrder(t *testing.T) {
 	<-hl.entered
 	hl.held.Store(false)
 	for range 3 {
-		if err := cl.Heartbeat(ctx, "bob"); err != nil {
+		if _, err := cl.Heartbeat(ctx, "bob"); err != nil {
 			t.Fatalf("Heartbeat() while another call waits = %v", err)
 		}
 	}
@@ -704,7 +704,7 @@ func TestClientAbandonedCalls(t *testing.T) {
 			s, hl := holdLedger(t)
 			sock, c := serveCounting(t, "unix", filepath.Join(socketDir(t), "abandon.sock"), s.srv.Handler(false))
 			cl := newClient(t, api.ClientConfig{Socket: sock})
-			if err := cl.Heartbeat(context.Background(), "alice"); err != nil { // open the stream
+			if _, err := cl.Heartbeat(context.Background(), "alice"); err != nil { // open the stream
 				t.Fatal(err)
 			}
 			hl.held.Store(true)

@@ -134,16 +134,17 @@ func (c *Coordinator) joinable(r leasegate.Registration, cl caller, sn *seen, no
 	return nil, false
 }
 
-// Heartbeat records that an owner's sidecar is alive.
-func (c *Coordinator) Heartbeat(_ context.Context, name string) error {
+// Heartbeat records that an owner's sidecar is alive, and answers how
+// long its gate may trust the leases it caches (beat).
+func (c *Coordinator) Heartbeat(_ context.Context, name string) (leasegate.Beat, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.owners[name]
 	if o == nil || o.gone {
-		return &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
+		return leasegate.Beat{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
 	}
 	o.lastHeartbeat = c.clock.Now()
-	return nil
+	return c.beat(), nil
 }
 
 // Stop opens the stop-idle window for an owner: unless it mutates again

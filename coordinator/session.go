@@ -13,7 +13,29 @@ import (
 // none; SessionChanged signals each loss and each new session.
 type sessionKeeper interface {
 	Session() (uint64, error)
+	// SessionLeft is Session with how long the session is sure to live
+	// unless it is renewed.
+	SessionLeft() (uint64, time.Duration, error)
 	SessionChanged() <-chan struct{}
+}
+
+// beat is what a heartbeat answers about the leases a gate caches. On a
+// ledger no other machine writes the cache needs no bound: nobody else
+// can be granted this machine's files, paused or not. On a shared one it
+// is trusted as long as the session the table was loaded under is sure to
+// live, and not at all without one: a coordinator paused past that cannot
+// tell its gates, while the others reclaim its owners' files once etcd
+// expires the session, which is no sooner. Call with c.mu held.
+func (c *Coordinator) beat() leasegate.Beat {
+	s, ok := c.cfg.Ledger.(sessionKeeper)
+	if !ok {
+		return leasegate.Beat{}
+	}
+	gen, left, err := s.SessionLeft()
+	if err != nil || gen != c.served.Load() {
+		return leasegate.Beat{Bounded: true}
+	}
+	return leasegate.Beat{Bounded: true, TrustFor: left, Session: gen}
 }
 
 // serving refuses decisions unless the ledger's session is the one the

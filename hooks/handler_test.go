@@ -52,8 +52,10 @@ func (f *fakeCoordinator) Join(_ context.Context, r leasegate.Registration) (str
 	return r.Name, nil
 }
 
-func (f *fakeCoordinator) Heartbeat(context.Context, string) error { return nil }
-func (f *fakeCoordinator) Activity(context.Context, string) error  { return nil }
+func (f *fakeCoordinator) Heartbeat(context.Context, string) (leasegate.Beat, error) {
+	return leasegate.Beat{}, nil
+}
+func (f *fakeCoordinator) Activity(context.Context, string) error { return nil }
 func (f *fakeCoordinator) Stop(context.Context, string, string) (time.Time, error) {
 	return time.Time{}, nil
 }

@@ -32,6 +32,7 @@ type fakeService struct {
 	calls      map[string]int
 	withdrawn  []string
 	registered int
+	beat       leasegate.Beat // the answer to every Heartbeat
 	// inWaitBlocker, when set, is called by each WaitBlocker before it
 	// answers: a test's look at the sidecar while the write is held.
 	inWaitBlocker func()
@@ -96,13 +97,21 @@ func (f *fakeService) Join(_ context.Context, r leasegate.Registration) (string,
 	return r.Name, nil
 }
 
+func (f *fakeService) Heartbeat(context.Context, string) (leasegate.Beat, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls["Heartbeat"]++
+	return f.beat, nil
+}
+
 func (f *fakeService) count(call string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls[call]
 }
 
-// fakeSidecar is a Sidecar of owner alice over svc, for a workspace in a
+// fakeSidecar is a Sidecar of owner alice over svc, trusting its cache
+// without bound as a coordinator of one machine answers, for a workspace in a
 // temporary directory where every path is gated (no git), with its
 // notices in the returned buffer.
 func fakeSidecar(t *testing.T, svc *fakeService) (*Sidecar, *bytes.Buffer) {
@@ -118,8 +127,10 @@ func fakeSidecar(t *testing.T, svc *fakeService) (*Sidecar, *bytes.Buffer) {
 	}
 	t.Cleanup(func() { rule.Close() })
 	var notices bytes.Buffer
-	s := &Sidecar{cfg: Config{Name: "alice", Workspace: ws, Client: svc, Notices: &notices, Clock: clock.NewMock()},
-		log: hclog.NewNullLogger(), rule: rule, held: newHeld(), leased: newLeased(), commits: make(chan struct{}, 1)}
+	clk := clock.NewMock()
+	s := &Sidecar{cfg: Config{Name: "alice", Workspace: ws, Client: svc, Notices: &notices, Clock: clk},
+		log: hclog.NewNullLogger(), rule: rule, held: newHeld(clk), leased: newLeased(), commits: make(chan struct{}, 1)}
+	s.held.hear(clk.Now(), leasegate.Beat{}) // a coordinator of one machine: the cache needs no bound
 	s.owner = gate.Owner{Name: "alice", PID: 7}
 	s.sess = api.ResumeSession(svc, s.registration(), "alice")
 	return s, &notices

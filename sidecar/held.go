@@ -3,6 +3,8 @@ package sidecar
 import (
 	"sync"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -20,14 +22,20 @@ import (
 // window, a commit release), so a lease the coordinator has ended is
 // forgotten within the event stream's latency (milliseconds). Writes in
 // that window are the trade-off for not paying a round trip per syscall;
-// DESIGN.md discusses it.
+// DESIGN.md discusses it. On a lease table shared with other machines the
+// cache answers only while its coordinator has been heard from recently
+// enough (fence).
 type held struct {
 	mu    sync.Mutex
 	files map[string]bool // exact paths
 	globs []string        // patterns, e.g. a created directory's "dir/**"
+	clk   clock.Clock     // reads now for the fence
+	fence fence
 }
 
-func newHeld() *held { return &held{files: make(map[string]bool)} }
+// newHeld returns an empty cache, untrusted until a heartbeat is answered
+// (hear), timed on clk.
+func newHeld(clk clock.Clock) *held { return &held{files: make(map[string]bool), clk: clk} }
 
 // add records the scopes of granted leases of owner.
 func (h *held) add(owner string, ls []gate.Lease) {
@@ -47,7 +55,8 @@ func (h *held) add(owner string, ls []gate.Lease) {
 	}
 }
 
-// covers reports whether every path is covered by a remembered lease.
+// covers reports whether every path is covered by a remembered lease and
+// the cache may answer now (fence).
 func (h *held) covers(paths []string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -56,7 +65,7 @@ func (h *held) covers(paths []string) bool {
 			return false
 		}
 	}
-	return true
+	return h.trustedLocked()
 }
 
 func (h *held) matchGlob(p string) bool {
@@ -68,10 +77,14 @@ func (h *held) matchGlob(p string) bool {
 	return false
 }
 
-// forget drops everything.
+// forget drops every remembered lease.
 func (h *held) forget() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.forgetLocked()
+}
+
+func (h *held) forgetLocked() {
 	clear(h.files)
 	h.globs = h.globs[:0]
 }

@@ -3,7 +3,11 @@ package sidecar
 import (
 	"io"
 	"testing"
+	"time"
 
+	"github.com/benbjohnson/clock"
+
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -25,7 +29,8 @@ func newTestSidecar(tb testing.TB, ws *workspace.Workspace) *Sidecar {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { rule.Close() })
-	s := &Sidecar{cfg: Config{Workspace: ws, Notices: io.Discard}, rule: rule, held: newHeld(), commits: make(chan struct{}, 1)}
+	s := &Sidecar{cfg: Config{Workspace: ws, Notices: io.Discard}, rule: rule, held: newHeld(clock.New()), commits: make(chan struct{}, 1)}
+	s.held.hear(time.Time{}, leasegate.Beat{}) // a coordinator of one machine: the cache needs no bound
 	s.held.files["src/a.go"] = true
 	s.held.globs = append(s.held.globs, "new/**")
 	return s

@@ -26,9 +26,10 @@ const commitSettle = 300 * time.Millisecond
 // which wait and retry meanwhile, go on.
 func (s *Sidecar) heartbeats(ctx context.Context) {
 	down := false // the coordinator was found gone and has not answered since
-	s.sess.KeepAlive(ctx, s.cfg.Clock, s.cfg.HeartbeatEvery, func(err error) {
+	s.sess.KeepAlive(ctx, s.cfg.Clock, s.cfg.HeartbeatEvery, func(sent time.Time, b leasegate.Beat, err error) {
 		switch {
 		case err == nil:
+			s.held.hear(sent, b)
 			if down {
 				s.notef("the coordinator answers again")
 			}

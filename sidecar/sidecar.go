@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, fmt.Errorf("run: %w", err)
 	}
 	cfg.setDefaults()
-	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld(), leased: newLeased()}
+	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld(cfg.Clock), leased: newLeased()}
 	rule, err := workspace.NewRule(cfg.Workspace, cfg.Logger)
 	if err != nil {
 		return 0, err
@@ -62,6 +62,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err := s.register(ctx); err != nil {
 		return 0, err
 	}
+	s.beat(ctx)
 	s.seedLeased(ctx)
 	if err := s.claimInherited(ctx); err != nil {
 		s.end(0, err)

@@ -28,13 +28,22 @@ type sessionState struct {
 // a writer paused or cut off for longer sees it at once, before the
 // client library notices.
 func (l *Ledger) Session() (uint64, error) {
+	gen, _, err := l.SessionLeft()
+	return gen, err
+}
+
+// SessionLeft is Session with how long the current session is still sure
+// to live unless it is renewed: its TTL less a margin (trusted) from the
+// last keep-alive answer, less the time since.
+func (l *Ledger) SessionLeft() (uint64, time.Duration, error) {
 	l.sessMu.Lock()
 	defer l.sessMu.Unlock()
 	s := l.sess
-	if !s.live || !time.Now().Before(s.until) {
-		return s.gen, fmt.Errorf("%w: session %d of host %s lapsed", ErrNoSession, s.gen, l.cfg.Host)
+	left := time.Until(s.until)
+	if !s.live || left <= 0 {
+		return s.gen, 0, fmt.Errorf("%w: session %d of host %s lapsed", ErrNoSession, s.gen, l.cfg.Host)
 	}
-	return s.gen, nil
+	return s.gen, left, nil
 }
 
 // SessionChanged signals each loss and each new session.

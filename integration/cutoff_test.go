@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -148,6 +149,79 @@ func TestClusterCutOffHoldsWrites(t *testing.T) {
 	}
 	cut.setCut(false)
 	eventually(t, 60*time.Second, "alice's write waits for bob on machine-a once it is back", func() bool {
+		for _, c := range a.status().Contentions {
+			if c.Requester == "alice" && c.Holder.Owner.Name == "bob" {
+				return true
+			}
+		}
+		return false
+	})
+	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
+		t.Fatalf("alice's write landed while bob holds f.txt: %q", got)
+	}
+}
+
+// TestClusterPausedCoordinatorHoldsWrites: machine-a's coordinator is
+// paused (SIGSTOP) for longer than its 2 s session TTL while alice's
+// worker on machine-a, which holds f.txt, keeps running. machine-b
+// reclaims the file and bob writes it there. alice's next write to f.txt,
+// which her sidecar had cached as covered by her lease, does not land: a
+// paused coordinator cuts no event stream, but the sidecar trusts its
+// cache only as long as the last heartbeat answer said the session would
+// live, and then asks the coordinator, which answers nothing while paused.
+// Continued, the coordinator takes a new session, reloads the table and
+// her write waits for bob's lease.
+func TestClusterPausedCoordinatorHoldsWrites(t *testing.T) {
+	etcd := startEtcd(t, 3)
+	cfg := func(ttl string) string {
+		return fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": "paused", "session_ttl": %q}}`, strings.Join(etcd.Endpoints, `", "`), ttl)
+	}
+	b := newCheckout(t, map[string]string{"leasegate.json": cfg("15s"), "f.txt": "f\n"})
+	a := cloneCheckout(t, b)
+	if err := os.WriteFile(filepath.Join(a.dir, "leasegate.json"), []byte(cfg("2s")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.host, b.host = "machine-a", "machine-b"
+	a.startServer(retryAfter, idleAfter)
+	b.startServer(retryAfter, idleAfter)
+	coord := a.server.Process
+	t.Cleanup(func() { _ = coord.Signal(syscall.SIGCONT) }) // before stopServer, which runs after it
+	again := filepath.Join(t.TempDir(), "again")
+	alice := a.workerEnv("alice", "echo alice > f.txt; while [ ! -e "+again+" ]; do sleep 0.1; done; echo alice-again >> f.txt; sleep 600", "LEASEGATE_NO_START=1")
+	eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
+	b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "60s", "--", "sh", "-c", "echo bob >> f.txt; sleep 600")
+	eventually(t, 30*time.Second, "bob's write held on machine-b", func() bool {
+		for _, c := range b.status().Contentions {
+			if c.Requester == "bob" && c.Holder.Owner.Host == "machine-a" {
+				return true
+			}
+		}
+		return false
+	})
+	if err := coord.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "bob's write landed on machine-b", func() bool {
+		return b.holders()["f.txt"] == "bob" && strings.Contains(b.read("f.txt"), "bob")
+	})
+	if err := os.WriteFile(again, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// alice polls for the signal every 0.1 s; whatever her write does in
+	// this time must not be landing.
+	time.Sleep(3 * time.Second)
+	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
+		t.Fatalf("alice's cached write landed on machine-a while its coordinator was paused and bob held f.txt: %q", got)
+	}
+	select {
+	case <-alice.done:
+		t.Fatalf("alice's worker ended while its coordinator was paused (exit %d): %s", alice.code, alice.out.String())
+	default:
+	}
+	if err := coord.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "alice's write waits for bob on machine-a once its coordinator runs again", func() bool {
 		for _, c := range a.status().Contentions {
 			if c.Requester == "alice" && c.Holder.Owner.Name == "bob" {
 				return true

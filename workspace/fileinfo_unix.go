@@ -33,7 +33,3 @@ func fileID(path string) (dev, ino uint64, ok bool) {
 	}
 	return uint64(st.Dev), uint64(st.Ino), true
 }
-
-// onDisk returns p: a Unix name is its bytes. (macOS's case-insensitive
-// file systems keep the spelling given.)
-func onDisk(p string) string { return p }

@@ -16,9 +16,9 @@ type pathRules struct {
 	// alt is a second separator the platform accepts, or 0: Windows takes
 	// "c:/Users/me" as "C:\Users\me" (git prints its paths so).
 	alt byte
-	// fold makes names that differ only in case one name, as NTFS does by
-	// default. unicode.ToUpper stands in for NTFS's upcase table; the two
-	// agree on every letter a path is likely to hold.
+	// fold makes names that differ only in case one name, as NTFS, APFS
+	// and HFS+ do by default. unicode.ToUpper stands in for their case
+	// tables; they agree on every letter a path is likely to hold.
 	fold bool
 	// volumes says that a path may start with a volume: a drive ("C:") or
 	// a UNC share ("\\server\share").
@@ -35,7 +35,8 @@ type pathRules struct {
 // (/ws and /wsx) is not beneath it; an empty base holds nothing. On
 // Windows a drive letter or name spelt in another case and "/" for "\"
 // are the same path, and a relative path holding "\" costs one allocation;
-// elsewhere it allocates nothing.
+// elsewhere it allocates nothing. On macOS a name spelt in another case is
+// the same name unless the workspace's volume is case-sensitive.
 func Under(base, p string) (string, bool) {
 	return native().under(base, p)
 }

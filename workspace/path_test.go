@@ -9,10 +9,13 @@ import (
 var (
 	unixRules    = pathRules{sep: '/'}
 	windowsRules = pathRules{sep: '\\', alt: '/', fold: true, volumes: true}
+	// macRules are macOS's on a volume that folds case (APFS's and HFS+'s
+	// default); on a case-sensitive volume they are unixRules.
+	macRules = pathRules{sep: '/', fold: true}
 )
 
 // TestPathRulesUnder runs Under's core with each platform's rules, so the
-// Windows rules are exercised on every platform. A ".." never reaches
+// Windows and macOS rules are exercised on every platform. A ".." never reaches
 // Under: filepath.Clean and ResolveExisting take it away first.
 func TestPathRulesUnder(t *testing.T) {
 	tests := []struct {
@@ -59,6 +62,21 @@ func TestPathRulesUnder(t *testing.T) {
 		{name: "windows non-ascii case", rules: windowsRules, base: `C:\Users\Émile\repo`, p: `c:\users\émile\repo\Ä.go`, rel: "Ä.go", wantInside: true},
 		{name: "windows non-ascii differs", rules: windowsRules, base: `C:\Users\Émile\repo`, p: `C:\Users\Emile\repo\a`},
 		{name: "windows empty base", rules: windowsRules, base: "", p: `C:\a`},
+
+		{name: "mac root in another case", rules: macRules, base: "/Users/me/Repo", p: "/users/ME/repo/src/X.go", rel: "src/X.go", wantInside: true},
+		{name: "mac root itself in another case", rules: macRules, base: "/Users/me/Repo", p: "/USERS/me/repo", rel: ".", wantInside: true},
+		{name: "mac file in another case keeps it", rules: macRules, base: "/Users/me/repo", p: "/Users/me/repo/SRC/x.GO", rel: "SRC/x.GO", wantInside: true},
+		{name: "mac sibling in another case", rules: macRules, base: "/Users/me/repo", p: "/Users/me/REPOX/a"},
+		{name: "mac parent", rules: macRules, base: "/Users/me/repo", p: "/Users/ME"},
+		{name: "mac backslash is a name", rules: macRules, base: "/Users/me/repo", p: `/Users/me/repo\a`},
+		{name: "mac non-ascii case", rules: macRules, base: "/Users/Émile/Été", p: "/users/émile/ÉTÉ/Ä.go", rel: "Ä.go", wantInside: true},
+		{name: "mac greek final sigma", rules: macRules, base: "/Users/me/ΟΔΟΣ", p: "/Users/me/οδος/a", rel: "a", wantInside: true},
+		{name: "mac non-ascii differs", rules: macRules, base: "/Users/Émile/repo", p: "/Users/Emile/repo/a"},
+		// A decomposed é (e + U+0301) is the composed one on the volume,
+		// but not by the rules: ResolveExisting spells the existing part of
+		// a path as the volume keeps it before the rules compare it.
+		{name: "mac decomposed root not by rules", rules: macRules, base: "/Users/me/caf\u00e9", p: "/Users/me/cafe\u0301/a"},
+		{name: "mac case-sensitive volume", rules: unixRules, base: "/Users/me/Repo", p: "/Users/me/repo/a"},
 	}
 	for _, tt := range tests {
 		rel, inside := tt.rules.under(tt.base, tt.p)
@@ -69,7 +87,7 @@ func TestPathRulesUnder(t *testing.T) {
 }
 
 // TestPathRulesSame: names that only differ in case are one name on
-// Windows and two elsewhere.
+// Windows and on a Mac's default volume, and two elsewhere.
 func TestPathRulesSame(t *testing.T) {
 	tests := []struct {
 		rules pathRules
@@ -84,6 +102,9 @@ func TestPathRulesSame(t *testing.T) {
 		{rules: windowsRules, a: "leasegate.json", b: "leasegate.jso"},
 		{rules: windowsRules, a: "leasegate.json", b: "leasegate.jsonx"},
 		{rules: windowsRules, a: "info/exclude", b: `INFO\exclude`, want: true},
+		{rules: macRules, a: ".gitignore", b: ".GitIgnore", want: true},
+		{rules: macRules, a: "info/exclude", b: "Info/EXCLUDE", want: true},
+		{rules: macRules, a: "info/exclude", b: `info\exclude`},
 	}
 	for _, tt := range tests {
 		if got := tt.rules.same(tt.a, tt.b); got != tt.want {

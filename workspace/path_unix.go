@@ -1,8 +1,13 @@
-//go:build !windows
+//go:build !windows && !darwin
 
 package workspace
 
 // native returns the path rules of Unix: "/" alone separates, and case counts.
-// macOS's default file system ignores case too; a path spelt in another
-// case than the root's is taken as outside there.
 func native() pathRules { return pathRules{sep: '/'} }
+
+// adoptVolume has nothing to ask on Linux and the BSDs: their file systems
+// tell names apart by case.
+func adoptVolume(*Workspace) {}
+
+// onDisk returns p: a name on a file system that folds no case is its bytes.
+func onDisk(p string) string { return p }

@@ -6,3 +6,8 @@ package workspace
 func native() pathRules {
 	return pathRules{sep: '\\', alt: '/', fold: true, volumes: true, lexicalDotDot: true}
 }
+
+// adoptVolume has nothing to ask on Windows: NTFS folds case on every
+// volume by default, and filepath.EvalSymlinks has already spelt the
+// workspace's directories as on disk.
+func adoptVolume(*Workspace) {}

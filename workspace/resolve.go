@@ -14,9 +14,11 @@ import (
 // the system takes it: a Unix kernel from the directory reached so far
 // with its symlinks followed (with link -> /ws/src, /tmp/link/../x is
 // /ws/x, not /tmp/x), Windows by removing the element before it. A
-// dangling symlink is kept as the link itself. On Windows each existing
-// element is spelt as on disk (its case, its long name). p is absolute; a
-// relative p is only cleaned.
+// dangling symlink is kept as the link itself. Where names fold case
+// (Windows; macOS unless the workspace's volume is case-sensitive) each
+// existing element is spelt as on disk: its case, on Windows its long
+// name, on macOS its Unicode normalization. p is absolute; a relative p is
+// only cleaned.
 func ResolveExisting(p string) string {
 	return native().resolveExisting(p)
 }
@@ -38,7 +40,7 @@ func (r pathRules) resolveExisting(p string) string {
 			continue
 		}
 		next := filepath.Join(done, e)
-		real, ok := follow(next)
+		real, ok := r.follow(next)
 		if !ok {
 			return filepath.Join(append([]string{next}, elems[i+1:]...)...)
 		}
@@ -63,19 +65,38 @@ func ResolvePath(cwd, p string) string {
 
 // follow resolves the final element of p, whose directory is resolved
 // already. It reports false when p does not exist or is a dangling link.
-// Where names are case-insensitive the element comes back spelt as on
-// disk, so that two spellings of one file are one relative path (and one
-// lease).
-func follow(p string) (string, bool) {
+// Where names fold case the element comes back spelt as on disk, and so
+// does the whole path a symlink leads to, so that two spellings of one
+// file are one relative path (and one lease).
+func (r pathRules) follow(p string) (string, bool) {
 	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.Mode()&fs.ModeSymlink == 0 && r.fold:
+		return onDisk(p), true
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return p, true
+	}
+	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", false
 	}
-	if fi.Mode()&fs.ModeSymlink == 0 {
-		return onDisk(p), true
+	if r.fold {
+		real = spelt(real)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	return real, err == nil
+	return real, true
+}
+
+// spelt returns the existing absolute path p, free of symlinks, with each
+// element spelt as on disk.
+func spelt(p string) string {
+	vol := filepath.VolumeName(p)
+	done := vol + string(filepath.Separator)
+	for _, e := range splitPath(p[len(vol):]) {
+		done = onDisk(filepath.Join(done, e))
+	}
+	return done
 }
 
 // splitPath returns the elements of a path without its volume, dropping

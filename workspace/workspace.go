@@ -34,8 +34,20 @@ type Workspace struct {
 }
 
 // Find returns the workspace containing dir: the top of its git checkout,
-// or dir itself outside git (or when git is not installed).
+// or dir itself outside git (or when git is not installed). On macOS it
+// asks the root's volume whether names fold case and sets the path rules
+// by the answer (see DESIGN.md, "Platform code").
 func Find(dir string) (*Workspace, error) {
+	w, err := find(dir)
+	if err != nil {
+		return nil, err
+	}
+	adoptVolume(w)
+	return w, nil
+}
+
+// find is Find before the volume is asked.
+func find(dir string) (*Workspace, error) {
 	abs, err := resolveDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("find workspace: %w", err)

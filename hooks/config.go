@@ -36,9 +36,10 @@ const (
 )
 
 // Coordinator is what the hooks need of the coordinator; *api.Client
-// implements it.
+// implements it. Gated writes run the contention protocol (api.Gate) over
+// it, as the sidecar's do.
 type Coordinator interface {
-	Gate(ctx context.Context, req leasegate.MutateRequest, obs api.Observer) (leasegate.Result, error)
+	api.Mutator
 	api.Owner
 	ReleaseCommitted(ctx context.Context, name string) ([]gate.Lease, error)
 	ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error

@@ -158,16 +158,17 @@ func (h *Handler) register(ctx context.Context, cl Coordinator, sess session, w 
 // Config.Unreachable.
 var errUnreachable = errors.New("coordinator unreachable")
 
-// gate runs the contention protocol: on a held path it waits for the one
-// retry, and returns at once when the retry opened a blocker (a hook does
-// not hold for the operator: the agent would time the hook out and write).
-// It calls heard at the coordinator's first word: an answer that makes
+// gate runs the contention protocol (api.Gate, the sidecar's too): on a
+// held path it waits for the one retry, and returns at once when the
+// retry opened a blocker (a hook does not hold for the operator: the
+// agent would time the hook out and write). It calls heard at the coordinator's first word: an answer that makes
 // the mutation wait, or a failed attempt.
 func (h *Handler) gate(ctx context.Context, cl Coordinator, req leasegate.MutateRequest, heard func()) (leasegate.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var since time.Time // of the first failed attempt
 	obs := api.Observer{
+		Log:       h.log,
 		Contended: func(leasegate.Result) { heard() },
 		Blocked:   func(leasegate.Result) bool { return false },
 		Unavailable: func(err error, _ int) {
@@ -181,7 +182,7 @@ func (h *Handler) gate(ctx context.Context, cl Coordinator, req leasegate.Mutate
 			}
 		},
 	}
-	r, err := cl.Gate(ctx, req, obs)
+	r, err := api.Gate(ctx, cl, req, obs)
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errUnreachable) {
 		return r, cause
 	}

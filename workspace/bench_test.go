@@ -79,6 +79,24 @@ func BenchmarkRel(b *testing.B) {
 	})
 }
 
+// BenchmarkResolveExisting measures what a hook and the coordinator pay
+// to resolve a path the agent names: an existing file three directories
+// into the workspace (on a Mac's default volume, one getattrlist per
+// element besides the lstat), and a new file there.
+func BenchmarkResolveExisting(b *testing.B) {
+	root := mustFind(b, mustRepo(b)).Root
+	mustWrite(b, root, "src/pkg/dir/a.go", "")
+	for _, name := range []string{"a.go", "new.go"} {
+		p := root + "/src/pkg/dir/" + name
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				workspace.ResolveExisting(p)
+			}
+		})
+	}
+}
+
 // BenchmarkAffectsIgnore measures the check the sidecar makes for every
 // gated path: an ordinary file (the common case), git's index, and a
 // .gitignore.

@@ -56,12 +56,12 @@ type seccompNotifAddfd struct {
 const emulatedResolve = unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 
 // respond answers a notification with a Decider's verdict err (nil:
-// allowed). An allowed open is made by the supervisor and its fd
-// installed in the worker (SECCOMP_IOCTL_NOTIF_ADDFD with
-// SECCOMP_ADDFD_FLAG_SEND, which also answers), so the file opened is the
-// one checked, with the flags checked, whatever the worker changes in its
-// memory meanwhile. Anything else allowed, and an open that cannot be
-// emulated faithfully, continues in the kernel.
+// allowed). An allowed open is made by the supervisor, its fd installed
+// in the worker (SECCOMP_IOCTL_NOTIF_ADDFD) and its number sent as the
+// syscall's result, so the file opened is the one checked, with the flags
+// checked, whatever the worker changes in its memory meanwhile. Anything
+// else allowed, and an open that cannot be emulated faithfully, continues
+// in the kernel.
 func (s *Supervisor) respond(n notif, c *openCall, err error) {
 	if err != nil || c == nil || !s.emulable(n, c) {
 		s.send(n, responseFor(n.ID, err))
@@ -138,18 +138,29 @@ func (s *Supervisor) emulate(n notif, c *openCall) (notifResp, bool) {
 	if !fresh && !s.keepFlags(fd, c.flags) {
 		return notifResp{}, false
 	}
-	add := seccompNotifAddfd{ID: n.ID, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, Srcfd: uint32(fd)}
+	// Trap: not SECCOMP_ADDFD_FLAG_SEND, which would install and answer in
+	// one ioctl. With it the kernel marks the notification answered (with
+	// result 0) before the ioctl waits for the fd to be installed; a signal
+	// to the supervisor's thread in that wait (the Go runtime sends them)
+	// takes the fd back, and the worker's open returns 0, its stdin. Without
+	// it an interrupted ioctl leaves the notification unanswered and is
+	// restarted. The thread cannot lose the fd between the two ioctls: once
+	// its notification is received it waits killable
+	// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV), so only its death ends the
+	// wait.
+	add := seccompNotifAddfd{ID: n.ID, Srcfd: uint32(fd)}
 	if c.flags&unix.O_CLOEXEC != 0 {
 		add.NewfdFlags = unix.O_CLOEXEC
 	}
-	if err := ioctl(s.listener, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add)); err != nil {
+	newfd, err := ioctlValue(s.listener, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+	if err != nil {
 		errno, _ := err.(unix.Errno)
 		if errno == unix.ENOENT || errno == 0 {
 			return notifResp{}, true // the thread is gone: nothing to answer
 		}
 		return errnoResp(n.ID, errno), true // EMFILE: the worker's fd table is full
 	}
-	return notifResp{}, true
+	return valueResp(n.ID, newfd), true
 }
 
 // keepFlags reports whether fd, opened with O_NONBLOCK added, is a

@@ -46,13 +46,19 @@ var (
 
 // ioctl calls ioctl(fd, req, arg) and retries on EINTR.
 func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	_, err := ioctlValue(fd, req, arg)
+	return err
+}
+
+// ioctlValue is ioctl for a request whose result is a number.
+func ioctlValue(fd int, req uintptr, arg unsafe.Pointer) (int, error) {
 	for {
-		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
 		if errno != unix.EINTR {
 			if errno != 0 {
-				return errno
+				return -1, errno
 			}
-			return nil
+			return int(r), nil
 		}
 	}
 }
@@ -85,6 +91,11 @@ func notifValid(listener int, id uint64) bool {
 // continueResp lets the syscall run in the kernel as if never stopped.
 func continueResp(id uint64) notifResp {
 	return notifResp{ID: id, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+}
+
+// valueResp makes the syscall return val, an fd installed in the thread.
+func valueResp(id uint64, val int) notifResp {
+	return notifResp{ID: id, Val: int64(val)}
 }
 
 // errnoResp fails the syscall with errno.

@@ -24,6 +24,7 @@ var programs = map[string]func(args []string) int{
 	"tmpfile-link":  tmpfileLink,
 	"open-loop":     openLoop,
 	"churn-loop":    churnLoop,
+	"truncate-loop": truncateLoop,
 	"syscall-case":  syscallCaseProgram,
 }
 
@@ -127,4 +128,39 @@ func churnLoop(args []string) int {
 	}
 	fmt.Println(time.Since(start).Nanoseconds())
 	return 0
+}
+
+// truncateLoop does what a shell's `echo $i > args[0]` does, args[1]
+// times: it opens the file with O_WRONLY|O_CREAT|O_TRUNC, checks that the
+// fd it got is open for writing, and writes the round's number through it.
+// It stops at the first round that fails.
+func truncateLoop(args []string) int {
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return 2
+	}
+	for i := range n {
+		if err := truncateWrite(args[0], i); err != nil {
+			fmt.Fprintf(os.Stderr, "truncate-loop: round %d: %v\n", i, err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// truncateWrite is one round of truncateLoop.
+func truncateWrite(path string, i int) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer unix.Close(fd)
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil || flags&unix.O_ACCMODE != unix.O_WRONLY {
+		return fmt.Errorf("open returned fd %d with flags %#o (%v), not the file opened for writing", fd, flags, err)
+	}
+	if _, err := unix.Write(fd, []byte(strconv.Itoa(i)+"\n")); err != nil {
+		return fmt.Errorf("write to fd %d: %w", fd, err)
+	}
+	return nil
 }

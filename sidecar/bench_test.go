@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/workspace"
@@ -29,7 +30,8 @@ func mustGitWorkspace(tb testing.TB) *workspace.Workspace {
 // BenchmarkDecideLocal measures the sidecar's answers that need no
 // coordinator, on a real workspace: a write to a held file (DecideNow, the
 // common case, and Decide when DecideNow left it), and a ref update in git's
-// directory (a commit landing).
+// directory (a commit landing); now-held-bounded is now-held with the
+// cache bounded as on a shared lease table.
 func BenchmarkDecideLocal(b *testing.B) {
 	ws := mustGitWorkspace(b)
 	s := newTestSidecar(b, ws)
@@ -40,6 +42,17 @@ func BenchmarkDecideLocal(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if ok, err := s.DecideNow(held); !ok || err != nil {
+				b.Fatalf("DecideNow(held) = %v, %v", ok, err)
+			}
+		}
+	})
+	// On a shared lease table the cache's bound reads the clock.
+	bounded := newTestSidecar(b, ws)
+	bounded.held.fence = fence{heard: true, bounded: true, until: time.Now().Add(time.Hour), session: 1}
+	b.Run("now-held-bounded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if ok, err := bounded.DecideNow(held); !ok || err != nil {
 				b.Fatalf("DecideNow(held) = %v, %v", ok, err)
 			}
 		}

@@ -31,8 +31,8 @@ func TestEmulatedOpenUnderSignals(t *testing.T) {
 
 // signalThreads sends SIGURG, which the Go runtime takes as a request to
 // preempt and otherwise ignores, to every thread of this process over and
-// over until the returned stop is called, with a pause between rounds
-// that leaves the supervisor time to work.
+// over until the returned stop is called or the test ends, with a pause
+// between rounds that leaves the supervisor time to work.
 func signalThreads(tb testing.TB) (stop func()) {
 	tb.Helper()
 	done := make(chan struct{})
@@ -58,8 +58,10 @@ func signalThreads(tb testing.TB) (stop func()) {
 			time.Sleep(100 * time.Microsecond)
 		}
 	})
-	return sync.OnceFunc(func() {
+	stop = sync.OnceFunc(func() {
 		close(done)
 		wg.Wait()
 	})
+	tb.Cleanup(stop) // also when the test ends early
+	return stop
 }

@@ -48,11 +48,7 @@ func TestHeartbeatBoundsCacheOnSharedLedger(t *testing.T) {
 // as etcd does when a session expires.
 func revokeSessions(t *testing.T, endpoints []string, prefix string) {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, endpoints)
 	resp, err := cli.Get(context.Background(), prefix, clientv3.WithPrefix())
 	if err != nil || len(resp.Kvs) == 0 {
 		t.Fatalf("member keys under %s: %d, %v", prefix, len(resp.Kvs), err)

@@ -174,11 +174,7 @@ func TestHostGoneBeforeStartIsReclaimed(t *testing.T) {
 // waitNoSession waits until no member key is left under prefix.
 func waitNoSession(t *testing.T, endpoints []string, prefix string) {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, endpoints)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := cli.Get(context.Background(), prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
@@ -190,4 +186,16 @@ func waitNoSession(t *testing.T, endpoints []string, prefix string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// etcdClient is a client of the cluster at endpoints, closed when the test
+// ends.
+func etcdClient(t *testing.T, endpoints []string) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
 }

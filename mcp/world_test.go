@@ -148,6 +148,14 @@ func (w *world) sessionWith(t testing.TB, owner string, opts *sdk.ClientOptions)
 
 func (w *world) connectSession(t testing.TB, owner string, connect mcp.ConnectFunc, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	return w.connectOver(t, owner, connect, opts, st, ct)
+}
+
+// connectOver connects an MCP client to a new server acting as owner, the
+// server on st and the client on ct.
+func (w *world) connectOver(t testing.TB, owner string, connect mcp.ConnectFunc, opts *sdk.ClientOptions, st, ct sdk.Transport) *sdk.ClientSession {
+	t.Helper()
 	if connect == nil {
 		connect = w.connect
 	}
@@ -155,7 +163,6 @@ func (w *world) connectSession(t testing.TB, owner string, connect mcp.ConnectFu
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, st := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := s.SDK().Connect(ctx, st, nil)
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/mcp"
 )
@@ -50,18 +48,19 @@ func cmdMCP(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("mcp: %v", err)
 	}
-	return s.Run(ctx, &sdk.StdioTransport{})
+	return s.Run(ctx, mcp.StdioTransport())
 }
 
 // The collector's settings for `leasegate mcp`, unless GOGC or GOMEMLIMIT
-// say otherwise. The SDK decodes every message with a new JSON decoder
-// whose buffer is tens of KiB, so one leases_check makes about 0.3 MiB of
-// garbage on a live heap near 1 MiB: at Go's default of 100 a collection
-// ran every four or five calls, and a call that met one took milliseconds
-// longer on a busy machine. At 1000 the heap goal starts near 40 MiB and
-// a collection comes about every hundred calls; the soft limit keeps one
-// large answer (a status of 100,000 leases) from growing the heap tenfold
-// before the next.
+// say otherwise. The SDK decodes JSON through a new decoder with a 32 KiB
+// buffer several times per call, even over mcp.LineTransport, so one
+// leases_check makes a few hundred KiB of garbage on a live heap near
+// 1 MiB: at Go's default of 100 a collection ran every four or five
+// calls, and a call that met one took milliseconds longer on a busy
+// machine. At 1000 the heap goal starts near 40 MiB and a collection
+// comes about every hundred calls; the soft limit keeps one large answer
+// (a status of 100,000 leases) from growing the heap tenfold before the
+// next.
 const (
 	mcpGCPercent   = 1000
 	mcpMemoryLimit = 128 << 20

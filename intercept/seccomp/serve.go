@@ -80,8 +80,22 @@ func (s *Supervisor) poll(r *receiver) (ready, hup bool, err error) {
 	if err != nil {
 		return false, false, err
 	}
-	ev := r.fds[0].Revents
-	return ev&unix.POLLIN != 0, ev&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0, nil
+	ready, hup = listenerEvents(r.fds[0].Revents)
+	return ready, hup, nil
+}
+
+// listenerEvents reads the listener's poll events: ready when a
+// notification waits, hup when no filtered task is left (POLLHUP) or the
+// listener is not open (POLLNVAL).
+//
+// Trap: POLLERR alone is no end. The kernel answers a poll of the
+// listener with POLLERR when a signal arrives while the poll waits for
+// the listener's lock (the Go runtime signals its threads to preempt
+// them), and the next poll answers truly. Taking it as the end stopped
+// serving a live worker, and every gated syscall it made from then on
+// failed with ENOSYS.
+func listenerEvents(ev int16) (ready, hup bool) {
+	return ev&unix.POLLIN != 0, ev&(unix.POLLHUP|unix.POLLNVAL) != 0
 }
 
 // take receives one notification and handles it. It returns false if the

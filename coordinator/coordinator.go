@@ -31,9 +31,9 @@ type Coordinator struct {
 	// it before mu.
 	reportMu sync.Mutex
 
-	// failedReclaims names the owners whose last reclaim was refused
-	// (owners.go); guarded by mu.
-	failedReclaims map[string]bool
+	// refusals are the kinds of record the ledger refused last time
+	// (refusals.go).
+	refusals refusals
 
 	mu          sync.Mutex
 	table       *gate.Table

@@ -82,6 +82,8 @@ func (c *Coordinator) recordLedgerHealth(cause error) {
 	if cause != nil {
 		ev = gate.Event{Type: gate.EventLedgerDegraded, Actor: "coordinator", Reason: cause.Error()}
 		c.log.Warn("ledger degraded: writes will be refused before the journal runs out", "error", cause)
+	} else {
+		c.refusals.reset() // a new episode's refusals are logged again
 	}
 	c.mu.Lock()
 	ev.At = c.clock.Now().UTC()

@@ -258,9 +258,10 @@ func (c *Coordinator) finish(what string, done <-chan error, err error, kv ...an
 		err = <-done
 	}
 	if err != nil {
-		c.log.Error(what+" failed", append(kv, "error", err)...)
+		c.refused(what, what+" failed", err, kv...)
 		return
 	}
+	c.refusals.done(what)
 	c.log.Info(what, kv...)
 }
 
@@ -328,10 +329,10 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 		}
 		done, err := c.reclaim(name, v, now)
 		if err != nil {
-			c.reclaimFailed(name, err)
+			c.refused("reclaim "+name, "reclaim failed; retried every liveness round", err, "owner", name)
 			continue
 		}
-		delete(c.failedReclaims, name)
+		c.refusals.done("reclaim " + name)
 		dones = append(dones, done)
 	}
 	dones = append(dones, c.closeDeadRequesters(now)...)
@@ -407,20 +408,4 @@ func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-ch
 		c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
 	}
 	return done, err
-}
-
-// reclaimFailed logs a refused reclaim, at error level only the first
-// time in a row for the owner: the liveness loop tries again every round,
-// and a ledger that refuses writes on a full disk must not fill that disk
-// with the same lines. Call with c.mu held.
-func (c *Coordinator) reclaimFailed(name string, err error) {
-	if c.failedReclaims[name] {
-		c.log.Debug("reclaim failed again", "owner", name, "error", err)
-		return
-	}
-	if c.failedReclaims == nil {
-		c.failedReclaims = make(map[string]bool)
-	}
-	c.failedReclaims[name] = true
-	c.log.Error("reclaim failed; retried every liveness round, logged again at debug level", "owner", name, "error", err)
 }

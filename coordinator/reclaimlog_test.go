@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,39 @@ func TestRefusedReclaimLoggedOnce(t *testing.T) {
 		}
 		if n := log.count("reclaiming leases of dead owner"); n != 1 {
 			t.Fatalf("the reclaim was logged %d times, want 1", n)
+		}
+	})
+}
+
+// TestRefusedUngatedWriteLoggedOnce: a worker that goes on writing while
+// the ledger refuses writes has each change refused, but the refusal is
+// logged once per degraded episode, and again in the next one.
+func TestRefusedUngatedWriteLoggedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := new(atomic.Bool)
+		log := &syncBuffer{}
+		e := startEnv(t, func(c *coordinator.Config) {
+			c.Ledger = fullLedger{c.Ledger, full}
+			c.Logger = hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Info, Output: log})
+		})
+		observe := func(p string) error { return e.c.ObserveChange(e.ctx, p, "write") }
+		full.Store(true)
+		for i := range 5 {
+			if err := observe(fmt.Sprintf("full%d.txt", i)); err == nil {
+				t.Fatalf("ObserveChange(full%d.txt) = nil on a full ledger, want its refusal", i)
+			}
+		}
+		if n := log.count("ungated write not recorded"); n != 1 {
+			t.Fatalf("%d refused ungated writes logged in 5 changes, want 1", n)
+		}
+		full.Store(false)
+		if err := observe("ok.txt"); err != nil {
+			t.Fatalf("ObserveChange(ok.txt) = %v once the ledger takes writes", err)
+		}
+		full.Store(true)
+		_ = observe("again.txt")
+		if n := log.count("ungated write not recorded"); n != 2 {
+			t.Fatalf("%d refused ungated writes logged over two episodes, want 2", n)
 		}
 	})
 }

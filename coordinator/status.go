@@ -225,7 +225,8 @@ const ungatedGrace = 5 * time.Second
 // anyone else; an auto lease means a gate granted its holder the write,
 // and so does a grant of the path under its writer's own check-out within
 // the grace period. Each change taken for such a grant extends it, so the
-// later events of one long write stay the holder's.
+// later events of one long write stay the holder's. A change it cannot
+// record is logged here, once until a record succeeds again.
 func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
 	c.mu.Lock()
 	now := c.clock.Now()
@@ -242,10 +243,23 @@ func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error 
 	c.ended.note(path, now) // one report per path per grace period
 	done, err := c.recordUngated(leasegate.UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}, now)
 	c.mu.Unlock()
-	if err != nil {
-		return err
+	return c.loggedRecord(ctx, "ungated write not recorded", done, err, "path", path)
+}
+
+// loggedRecord waits for a watcher's record to be durable and logs a
+// failure, once in a row per kind: the watcher sees every write of a
+// worker that goes on writing while the ledger refuses them.
+func (c *Coordinator) loggedRecord(ctx context.Context, what string, done <-chan error, err error, kv ...any) error {
+	if err == nil {
+		err = durable(ctx, done)
 	}
-	return durable(ctx, done)
+	switch {
+	case err == nil:
+		c.refusals.done(what)
+	case ctx.Err() == nil:
+		c.refused(what, what, err, kv...)
+	}
+	return err
 }
 
 // watchedCover returns the check-out lease covering path when only
@@ -278,10 +292,7 @@ func (c *Coordinator) ObserveLoss(ctx context.Context) error {
 	c.lastLoss = now
 	done, err := c.recordUngated(leasegate.UngatedWrite{Path: ".", At: now, Op: "overflow", Reporter: "watcher"}, now)
 	c.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return durable(ctx, done)
+	return c.loggedRecord(ctx, "lost watch events not recorded", done, err)
 }
 
 // noteEnded remembers the paths of a lease that just ended. Call with

@@ -59,9 +59,10 @@ func (c *Coordinator) followStop(name string, v gate.Liveness, now time.Time) <-
 		why := "owner process stopped, seen by the liveness check: " + strings.Join(v.Evidence, "; ")
 		at, done, err := c.openStopIdle(o, now, stopObserved, why, &v)
 		if err != nil {
-			c.log.Error("recording an observed stop failed", "owner", name, "error", err)
+			c.refused("observed stop "+name, "recording an observed stop failed", err, "owner", name)
 			return nil
 		}
+		c.refusals.done("observed stop " + name)
 		c.log.Info("owner process stopped: stop-idle window open", "owner", name, "release-at", at, "evidence", why)
 		return done
 	case v.Status == gate.Alive && o.stoppedBy == stopObserved:

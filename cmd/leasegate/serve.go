@@ -259,18 +259,13 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 		return
 	}
 	defer rule.Close()
+	// The coordinator logs what it could not record.
 	report := func(chs []watch.Change) {
 		for _, ch := range chs {
-			if err := c.ObserveChange(ctx, ch.Path, ch.Op); err != nil && ctx.Err() == nil {
-				log.Warn("ungated write not recorded", "path", ch.Path, "error", err)
-			}
+			_ = c.ObserveChange(ctx, ch.Path, ch.Op)
 		}
 	}
-	lost := func() {
-		if err := c.ObserveLoss(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("lost watch events not recorded", "error", err)
-		}
-	}
+	lost := func() { _ = c.ObserveLoss(ctx) }
 	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: c.Covers, CoveredTree: c.CoversTree,
 		Report: report, Lost: lost})
 	if err != nil {

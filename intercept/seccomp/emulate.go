@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,9 +55,9 @@ type seccompNotifAddfd struct {
 const emulatedResolve = unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 
 // respond answers a notification with a Decider's verdict err (nil:
-// allowed). An allowed open is made by the supervisor, its fd installed
-// in the worker (SECCOMP_IOCTL_NOTIF_ADDFD) and its number sent as the
-// syscall's result, so the file opened is the one checked, with the flags
+// allowed). An allowed open is made by the supervisor and its fd
+// installed in the worker as the syscall's result (addfdSend), so the
+// file opened is the one checked, with the flags
 // checked, whatever the worker changes in its memory meanwhile. Anything
 // else allowed, and an open that cannot be emulated faithfully, continues
 // in the kernel.
@@ -138,29 +137,18 @@ func (s *Supervisor) emulate(n notif, c *openCall) (notifResp, bool) {
 	if !fresh && !s.keepFlags(fd, c.flags) {
 		return notifResp{}, false
 	}
-	// Trap: not SECCOMP_ADDFD_FLAG_SEND, which would install and answer in
-	// one ioctl. With it the kernel marks the notification answered (with
-	// result 0) before the ioctl waits for the fd to be installed; a signal
-	// to the supervisor's thread in that wait (the Go runtime sends them)
-	// takes the fd back, and the worker's open returns 0, its stdin. Without
-	// it an interrupted ioctl leaves the notification unanswered and is
-	// restarted. The thread cannot lose the fd between the two ioctls: once
-	// its notification is received it waits killable
-	// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV), so only its death ends the
-	// wait.
 	add := seccompNotifAddfd{ID: n.ID, Srcfd: uint32(fd)}
 	if c.flags&unix.O_CLOEXEC != 0 {
 		add.NewfdFlags = unix.O_CLOEXEC
 	}
-	newfd, err := ioctlValue(s.listener, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
-	if err != nil {
+	if err := addfdSend(s.listener, &add); err != nil {
 		errno, _ := err.(unix.Errno)
 		if errno == unix.ENOENT || errno == 0 {
 			return notifResp{}, true // the thread is gone: nothing to answer
 		}
 		return errnoResp(n.ID, errno), true // EMFILE: the worker's fd table is full
 	}
-	return valueResp(n.ID, newfd), true
+	return notifResp{}, true
 }
 
 // keepFlags reports whether fd, opened with O_NONBLOCK added, is a

@@ -137,7 +137,7 @@ func TestGateWaitsWhileUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	log := newUnavailableLog()
-	r, err := cl.Gate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
+	r, err := api.Gate(ctx, cl, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
 	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Gate() while unavailable = %s, %v; want ctx's deadline error", r.Outcome, err)
 	}
@@ -174,7 +174,7 @@ func TestGateResumesWhenCoordinatorArrives(t *testing.T) {
 		}
 		s.serveOn(t, ln, false)
 	}()
-	r, err := cl.Gate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
+	r, err := api.Gate(ctx, cl, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}, api.Observer{Unavailable: log.observe})
 	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Gate() after the coordinator arrived = %s, %v; want granted", r.Outcome, err)
 	}
@@ -215,7 +215,7 @@ func TestGateGrantedAfterRelease(t *testing.T) {
 		},
 		Blocked: func(leasegate.Result) bool { st.blocked.Add(1); return false },
 	}
-	r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+	r, err := api.Gate(bounded(t), s.client, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
 	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("Gate() = %s, %v; want granted after the release", r.Outcome, err)
 	}
@@ -237,7 +237,7 @@ func TestGateBlockedWhenObserverDoesNotHold(t *testing.T) {
 		Contended: func(leasegate.Result) { st.contended.Add(1) },
 		Blocked:   func(leasegate.Result) bool { st.blocked.Add(1); return false },
 	}
-	r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+	r, err := api.Gate(bounded(t), s.client, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
 	if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil || r.Blocker.Holder.Owner.Name != "alice" {
 		t.Fatalf("Gate() = %+v, %v; want blocked on alice with a report", r, err)
 	}
@@ -276,7 +276,7 @@ func TestGateHoldsForOperator(t *testing.T) {
 				}()
 				return true
 			}}
-			r, err := s.client.Gate(bounded(t), leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
+			r, err := api.Gate(bounded(t), s.client, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}, obs)
 			if err != nil || r.Outcome != tt.want {
 				t.Fatalf("Gate() held for the operator = %s, %v; want %s", r.Outcome, err, tt.want)
 			}
@@ -329,7 +329,7 @@ func TestGateNeverGrantsOnFailedCoordinator(t *testing.T) {
 	broken.Store(false)
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	r, err = s.client.Gate(short, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}}, api.Observer{})
+	r, err = api.Gate(short, s.client, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"b.txt"}}, api.Observer{})
 	if !errors.Is(err, context.DeadlineExceeded) || r.Outcome == leasegate.Granted {
 		t.Fatalf("Gate() on a failed coordinator = %s, %v; want ctx's deadline error", r.Outcome, err)
 	}

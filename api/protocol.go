@@ -40,16 +40,6 @@ type Mutator interface {
 // pollWait is how long one long-poll waits before asking again.
 const pollWait = 30 * time.Second
 
-// Gate runs the whole contention protocol for one mutation over the client
-// (see the function Gate); its withdrawals that fail are logged to the
-// client's logger unless obs names another.
-func (c *Client) Gate(ctx context.Context, req leasegate.MutateRequest, obs Observer) (leasegate.Result, error) {
-	if obs.Log == nil {
-		obs.Log = c.cfg.Logger
-	}
-	return Gate(ctx, c, req, obs)
-}
-
 // Gate runs the whole contention protocol for one mutation over m and
 // returns its final result: Granted, Denied, Aborted, or Blocked if
 // obs.Blocked said not to hold. It fails closed: while the coordinator is

@@ -206,7 +206,7 @@ func TestBlockers(t *testing.T) {
 	req := leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
 	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
 	defer cancel()
-	r, err := w.client.Gate(ctx, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }})
+	r, err := api.Gate(ctx, w.client, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }})
 	if err != nil || r.Outcome != leasegate.Blocked {
 		t.Fatalf("carol's write = %+v, %v; want blocked", r, err)
 	}

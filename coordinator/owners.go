@@ -344,6 +344,24 @@ func (c *Coordinator) CheckLiveness(ctx context.Context) {
 	}
 }
 
+// subjectOf is what the liveness evaluator judges of an owner; a holder
+// of auto leases is given QuietSince as judgeHolder says. Call with c.mu
+// held.
+func (c *Coordinator) subjectOf(name string, holder bool) liveness.Subject {
+	o := c.owners[name]
+	if o == nil {
+		if ls := c.table.ByOwner(name); len(ls) > 0 {
+			return liveness.Subject{Owner: ls[0].Owner}
+		}
+		return liveness.Subject{}
+	}
+	subj := o.subject()
+	if holder && o.lastHeartbeat.IsZero() && c.judgedHere(name) {
+		subj.QuietSince = o.quietSince
+	}
+	return subj
+}
+
 // autoOwners lists owners with at least one active auto lease, sorted.
 func (c *Coordinator) autoOwners() []string { return c.table.HolderNames(gate.KindAuto) }
 
@@ -364,16 +382,7 @@ func (c *Coordinator) judgeHolder(name string, now time.Time) gate.Liveness {
 }
 
 func (c *Coordinator) judgeSubject(name string, now time.Time, holder bool) gate.Liveness {
-	var subj liveness.Subject
-	if o := c.owners[name]; o != nil {
-		subj = o.subject()
-		if holder && o.lastHeartbeat.IsZero() && c.judgedHere(name) {
-			subj.QuietSince = o.quietSince
-		}
-	} else if ls := c.table.ByOwner(name); len(ls) > 0 {
-		subj = liveness.Subject{Owner: ls[0].Owner}
-	}
-	v := c.cfg.Liveness.Evaluate(subj, now)
+	v := c.cfg.Liveness.Evaluate(c.subjectOf(name, holder), now)
 	if o := c.owners[name]; o != nil {
 		o.liveness = v
 	}

@@ -43,6 +43,9 @@ func TestRestartDoesNotKeepQuietOwnersLeases(t *testing.T) {
 		e.mutate("cc-s", "a.txt")
 		e.reopen()
 		e.advanceTo(40 * time.Second)
+		if ev := quietEvidence(t, e, "cc-s"); !strings.Contains(ev, "unless it beats") {
+			t.Fatalf("status shows cc-s 40 s after the restart with %q, want when it will be judged dead", ev)
+		}
 		e.c.CheckLiveness(e.ctx)
 		if got := e.held("cc-s", gate.KindAuto); len(got) != 1 {
 			t.Fatalf("40 s after the restart cc-s holds %v, want a.txt still (within its 1m ttl)", got)
@@ -57,4 +60,20 @@ func TestRestartDoesNotKeepQuietOwnersLeases(t *testing.T) {
 			t.Fatalf("reclaims %+v, want one naming the restart", rs)
 		}
 	})
+}
+
+// quietEvidence is the liveness evidence status shows for the owner.
+func quietEvidence(t *testing.T, e *env, name string) string {
+	t.Helper()
+	st, err := e.c.Status(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range st.Owners {
+		if o.Name == name {
+			return strings.Join(o.Liveness.Evidence, "; ")
+		}
+	}
+	t.Fatalf("status has no owner %s", name)
+	return ""
 }

@@ -31,11 +31,17 @@ func (c *Coordinator) Status(context.Context) (leasegate.Status, error) {
 	for _, b := range s.Blockers {
 		halted[b.Requester.Name] = cmp.Or(halted[b.Requester.Name], b.ID)
 	}
+	auto := map[string]bool{}
+	for _, name := range c.autoOwners() {
+		auto[name] = true
+	}
 	for _, o := range c.owners {
 		if o.gone && counts[o.Name] == 0 {
 			continue
 		}
-		v := c.cfg.Liveness.Evaluate(o.subject(), now)
+		// A holder is shown as the liveness check judges it, so a quiet
+		// one after a restart says when its leases will be reclaimed.
+		v := c.cfg.Liveness.Evaluate(c.subjectOf(o.Name, auto[o.Name]), now)
 		s.Owners = append(s.Owners, leasegate.OwnerView{Owner: o.Owner, SeenPID: o.seenPID(), RegisteredAt: o.registeredAt, LastHeartbeat: o.lastHeartbeat,
 			LastActivity: o.lastActivity, StoppedAt: o.stoppedAt, StoppedBy: string(o.stoppedBy), Windows: c.windowsOf(o.Name),
 			Liveness: v, Leases: counts[o.Name], HaltedBy: halted[o.Name]})

@@ -41,14 +41,16 @@ func (e *Evaluator) whyHeartbeat(o gate.Owner) string {
 
 // quiet judges an owner with no heartbeat recorded: unknown, unless the
 // judge has listened for a whole TTL since QuietSince and heard none.
+// While unknown, the evidence says when it will be judged dead, so an
+// operator reading status knows the owner's leases are not kept forever.
 func (e *Evaluator) quiet(s Subject, now time.Time, why string) gate.Liveness {
 	if s.QuietSince.IsZero() {
 		return verdict(gate.Unknown, why, "no heartbeat recorded")
 	}
 	age := now.Sub(s.QuietSince)
 	if age <= e.ttl(s) {
-		return verdict(gate.Unknown, why, fmt.Sprintf("no heartbeat since the coordinator started at %s, %s ago, within the ttl %s",
-			rfc3339(s.QuietSince), age, e.ttl(s)))
+		return verdict(gate.Unknown, why, fmt.Sprintf("no heartbeat since the coordinator started at %s, %s ago, within the ttl %s; dead at %s unless it beats",
+			rfc3339(s.QuietSince), age, e.ttl(s), rfc3339(s.QuietSince.Add(e.ttl(s)))))
 	}
 	return verdict(gate.Dead, why, fmt.Sprintf("no heartbeat since the coordinator started at %s, %s ago, older than the ttl %s",
 		rfc3339(s.QuietSince), age, e.ttl(s)))

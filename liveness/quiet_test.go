@@ -24,6 +24,8 @@ func TestEvaluateQuietSinceStart(t *testing.T) {
 	}{
 		{name: "never listened", quiet: -1, want: gate.Unknown, says: "no heartbeat recorded"},
 		{name: "just restarted", quiet: 0, want: gate.Unknown, says: "within the ttl"},
+		{name: "just restarted, says when", quiet: 0, want: gate.Unknown, says: "dead at " + now.Add(own).UTC().Format(time.RFC3339) + " unless it beats"},
+		{name: "later, says when", quiet: 5 * time.Minute, want: gate.Unknown, says: "dead at " + now.Add(10*time.Minute).UTC().Format(time.RFC3339) + " unless it beats"},
 		{name: "exactly the ttl", quiet: own, want: gate.Unknown, says: "within the ttl"},
 		{name: "ttl plus 1ns", quiet: own + time.Nanosecond, want: gate.Dead, says: "no heartbeat since the coordinator started"},
 	}

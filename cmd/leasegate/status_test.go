@@ -13,28 +13,39 @@ import (
 	"github.com/leasegate/leasegate/workspace"
 )
 
+// statusNow is the time of the status every rendering test shows.
+var statusNow = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// autoLease is owner's active auto lease of path, acquired at statusNow.
+func autoLease(owner, path string, token uint64) gate.Lease {
+	return gate.Lease{Owner: gate.Owner{Name: owner}, Kind: gate.KindAuto, State: gate.StateActive,
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{path}}, FencingToken: token, AcquiredAt: statusNow}
+}
+
+// renderStatus is the text status of st in a workspace at /w, every
+// lease listed when all is set.
+func renderStatus(st leasegate.Status, all bool) string {
+	var b bytes.Buffer
+	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", all)
+	return b.String()
+}
+
 // TestStatusCapsLeasesPerOwner: the text status lists at most
 // statusLeasesPerOwner leases of each owner, oldest first, grouped by
 // owner, with a line saying how many more; --all lists every one.
 func TestStatusCapsLeasesPerOwner(t *testing.T) {
-	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	var leases []gate.Lease
 	add := func(owner string, n int) {
 		for i := range n {
-			leases = append(leases, gate.Lease{Owner: gate.Owner{Name: owner}, Kind: gate.KindAuto, State: gate.StateActive,
-				Scope:        gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("%s/f%04d", owner, i)}},
-				FencingToken: uint64(len(leases) + 1), AcquiredAt: now})
+			leases = append(leases, autoLease(owner, fmt.Sprintf("%s/f%04d", owner, i), uint64(len(leases)+1)))
 		}
 	}
 	add("zed", 3)
 	add("alice", statusLeasesPerOwner+25)
 	add("bob", statusLeasesPerOwner)
-	st := leasegate.Status{Now: now, Leases: leases}
-	ws := &workspace.Workspace{Root: "/w"}
+	st := leasegate.Status{Now: statusNow, Leases: leases}
 
-	var capped bytes.Buffer
-	printStatus(&capped, st, api.Health{}, ws, "rule", false)
-	out := capped.String()
+	out := renderStatus(st, false)
 	for _, want := range []string{"LEASES (48)", "alice/f0000 ", "alice/f0009 ", "... 25 more  alice", "bob/f0009 ", "zed/f0002 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
@@ -49,9 +60,7 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 		t.Errorf("leases not grouped by owner in name order:\n%s", out)
 	}
 
-	var full bytes.Buffer
-	printStatus(&full, st, api.Health{}, ws, "rule", true)
-	if out := full.String(); !strings.Contains(out, "alice/f0034 ") || strings.Contains(out, "more") {
+	if out := renderStatus(st, true); !strings.Contains(out, "alice/f0034 ") || strings.Contains(out, "more") {
 		t.Errorf("status --all does not list every lease:\n%s", out)
 	}
 }
@@ -59,15 +68,13 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 // TestStatusShowsWindows: the text status shows the coordinator's windows
 // for owners that name none and each owner's windows with their source.
 func TestStatusShowsWindows(t *testing.T) {
-	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := leasegate.Status{Now: now, RetryAfter: gate.DefaultRetryAfter, IdleAfter: gate.DefaultIdleAfter, Defaults: gate.ContractWindows(),
+	st := leasegate.Status{Now: statusNow, RetryAfter: gate.DefaultRetryAfter, IdleAfter: gate.DefaultIdleAfter, Defaults: gate.ContractWindows(),
 		Owners: []leasegate.OwnerView{{Owner: gate.Owner{Name: "alice"}, Windows: gate.Windows{
 			Retry: gate.Window{After: time.Second, From: gate.FromFlag}, Idle: gate.Window{After: 30 * time.Second, From: gate.FromCoordinator}}}}}
-	var b bytes.Buffer
-	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", false)
+	out := renderStatus(st, false)
 	for _, want := range []string{"retry after 3m0s (contract), stop-idle 30s (contract)", "RETRY AFTER", "1s (flag)", "30s (coordinator default)"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("status lacks %q:\n%s", want, b.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -94,14 +101,11 @@ func TestStatusPIDColumn(t *testing.T) {
 // TestStatusNeverActive: an owner with no recorded activity (one known
 // only from the ledger after a restart) shows "-", not "- ago".
 func TestStatusNeverActive(t *testing.T) {
-	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := leasegate.Status{Now: now, Owners: []leasegate.OwnerView{
+	st := leasegate.Status{Now: statusNow, Owners: []leasegate.OwnerView{
 		{Owner: gate.Owner{Name: "fresh"}},
-		{Owner: gate.Owner{Name: "busy"}, LastActivity: now.Add(-3 * time.Second)},
+		{Owner: gate.Owner{Name: "busy"}, LastActivity: statusNow.Add(-3 * time.Second)},
 	}}
-	var b bytes.Buffer
-	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", false)
-	out := b.String()
+	out := renderStatus(st, false)
 	if strings.Contains(out, "- ago") || !strings.Contains(out, "3s ago") {
 		t.Fatalf("status's LAST ACTIVITY column:\n%s", out)
 	}

@@ -117,48 +117,11 @@ func TestClusterCutOffHoldsWrites(t *testing.T) {
 	a.host, b.host = "machine-a", "machine-b"
 	a.startServer(retryAfter, idleAfter)
 	b.startServer(retryAfter, idleAfter)
-	again := filepath.Join(t.TempDir(), "again")
-	alice := a.workerEnv("alice", "echo alice > f.txt; while [ ! -e "+again+" ]; do sleep 0.1; done; echo alice-again >> f.txt; sleep 600", "LEASEGATE_NO_START=1")
-	eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
-	b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "60s", "--", "sh", "-c", "echo bob >> f.txt; sleep 600")
-	eventually(t, 30*time.Second, "bob's write held on machine-b", func() bool {
-		for _, c := range b.status().Contentions {
-			if c.Requester == "bob" && c.Holder.Owner.Host == "machine-a" {
-				return true
-			}
-		}
-		return false
-	})
+	ct := startContest(t, a, b)
 	cut.setCut(true)
-	eventually(t, 30*time.Second, "bob's write landed on machine-b", func() bool {
-		return b.holders()["f.txt"] == "bob" && strings.Contains(b.read("f.txt"), "bob")
-	})
-	if err := os.WriteFile(again, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// alice polls for the signal every 0.1 s; whatever her write does in
-	// this time must not be landing.
-	time.Sleep(3 * time.Second)
-	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
-		t.Fatalf("alice's write landed on machine-a while it was cut off and bob held f.txt: %q", got)
-	}
-	select {
-	case <-alice.done:
-		t.Fatalf("alice's worker ended while cut off (exit %d): %s", alice.code, alice.out.String())
-	default:
-	}
+	ct.aliceHeld(t, "while it was cut off")
 	cut.setCut(false)
-	eventually(t, 60*time.Second, "alice's write waits for bob on machine-a once it is back", func() bool {
-		for _, c := range a.status().Contentions {
-			if c.Requester == "alice" && c.Holder.Owner.Name == "bob" {
-				return true
-			}
-		}
-		return false
-	})
-	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
-		t.Fatalf("alice's write landed while bob holds f.txt: %q", got)
-	}
+	ct.aliceWaitsForBob(t, "once it is back")
 }
 
 // TestClusterPausedCoordinatorHoldsWrites: machine-a's coordinator is
@@ -186,8 +149,31 @@ func TestClusterPausedCoordinatorHoldsWrites(t *testing.T) {
 	b.startServer(retryAfter, idleAfter)
 	coord := a.server.Process
 	t.Cleanup(func() { _ = coord.Signal(syscall.SIGCONT) }) // before stopServer, which runs after it
-	again := filepath.Join(t.TempDir(), "again")
-	alice := a.workerEnv("alice", "echo alice > f.txt; while [ ! -e "+again+" ]; do sleep 0.1; done; echo alice-again >> f.txt; sleep 600", "LEASEGATE_NO_START=1")
+	ct := startContest(t, a, b)
+	if err := coord.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	ct.aliceHeld(t, "while its coordinator was paused")
+	if err := coord.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	ct.aliceWaitsForBob(t, "once its coordinator runs again")
+}
+
+// contest is alice on machine-a holding f.txt, who writes it again once
+// signalled, and bob on machine-b whose write of it waits for her lease.
+type contest struct {
+	a, b  *repo
+	alice *worker
+	again string // the file whose creation signals alice
+}
+
+// startContest starts alice and bob and returns once bob's write waits
+// for alice's lease.
+func startContest(t *testing.T, a, b *repo) *contest {
+	t.Helper()
+	ct := &contest{a: a, b: b, again: filepath.Join(t.TempDir(), "again")}
+	ct.alice = a.workerEnv("alice", "echo alice > f.txt; while [ ! -e "+ct.again+" ]; do sleep 0.1; done; echo alice-again >> f.txt; sleep 600", "LEASEGATE_NO_START=1")
 	eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
 	b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "60s", "--", "sh", "-c", "echo bob >> f.txt; sleep 600")
 	eventually(t, 30*time.Second, "bob's write held on machine-b", func() bool {
@@ -198,38 +184,47 @@ func TestClusterPausedCoordinatorHoldsWrites(t *testing.T) {
 		}
 		return false
 	})
-	if err := coord.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	return ct
+}
+
+// aliceHeld waits for machine-b to reclaim f.txt and bob's write to land
+// there, then signals alice and checks that her write, which her sidecar
+// had cached as covered by her lease, does not land and her worker goes
+// on; while says what machine-a is going through.
+func (ct *contest) aliceHeld(t *testing.T, while string) {
+	t.Helper()
 	eventually(t, 30*time.Second, "bob's write landed on machine-b", func() bool {
-		return b.holders()["f.txt"] == "bob" && strings.Contains(b.read("f.txt"), "bob")
+		return ct.b.holders()["f.txt"] == "bob" && strings.Contains(ct.b.read("f.txt"), "bob")
 	})
-	if err := os.WriteFile(again, nil, 0o600); err != nil {
+	if err := os.WriteFile(ct.again, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// alice polls for the signal every 0.1 s; whatever her write does in
 	// this time must not be landing.
 	time.Sleep(3 * time.Second)
-	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
-		t.Fatalf("alice's cached write landed on machine-a while its coordinator was paused and bob held f.txt: %q", got)
+	if got := ct.a.read("f.txt"); strings.Contains(got, "alice-again") {
+		t.Fatalf("alice's cached write landed on machine-a %s and bob held f.txt: %q", while, got)
 	}
 	select {
-	case <-alice.done:
-		t.Fatalf("alice's worker ended while its coordinator was paused (exit %d): %s", alice.code, alice.out.String())
+	case <-ct.alice.done:
+		t.Fatalf("alice's worker ended %s (exit %d): %s", while, ct.alice.code, ct.alice.out.String())
 	default:
 	}
-	if err := coord.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 60*time.Second, "alice's write waits for bob on machine-a once its coordinator runs again", func() bool {
-		for _, c := range a.status().Contentions {
+}
+
+// aliceWaitsForBob checks that alice's write waits for bob's lease on
+// machine-a once machine-a is whole again (when), and has not landed.
+func (ct *contest) aliceWaitsForBob(t *testing.T, when string) {
+	t.Helper()
+	eventually(t, 60*time.Second, "alice's write waits for bob on machine-a "+when, func() bool {
+		for _, c := range ct.a.status().Contentions {
 			if c.Requester == "alice" && c.Holder.Owner.Name == "bob" {
 				return true
 			}
 		}
 		return false
 	})
-	if got := a.read("f.txt"); strings.Contains(got, "alice-again") {
+	if got := ct.a.read("f.txt"); strings.Contains(got, "alice-again") {
 		t.Fatalf("alice's write landed while bob holds f.txt: %q", got)
 	}
 }

@@ -177,7 +177,7 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 	if err := c.w.failed(); err != nil {
 		return nil, err
 	}
-	if err := c.admit(); err != nil {
+	if err := c.admit(evs); err != nil {
 		return nil, err
 	}
 	if err := c.serving(); err != nil {

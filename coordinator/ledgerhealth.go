@@ -22,16 +22,30 @@ type degradable interface {
 	Headroom() int64
 }
 
+// roomMaker is a ledger that can make sure, before a commit is decided,
+// that the disk has room for it (store/bolt can).
+type roomMaker interface {
+	MakeRoom(evs ...gate.Event) error
+}
+
 // admit refuses a write while the ledger's journal has less than
 // ledgerReserve of room left: its other segment cannot be reused because
 // copying it into the ledger file fails (a full disk) or has not finished.
-// Call with c.mu held.
-func (c *Coordinator) admit() error {
+// It also refuses a commit of evs that needs more journal than the disk
+// has room for (a worker's exit releasing thousands of leases at once),
+// before its events are applied: the same write failing in the ledger
+// would stop the coordinator. Call with c.mu held.
+func (c *Coordinator) admit(evs []gate.Event) error {
 	d, ok := c.cfg.Ledger.(degradable)
 	if !ok {
 		return nil
 	}
 	if d.Headroom() >= ledgerReserve {
+		if r, ok := c.cfg.Ledger.(roomMaker); ok {
+			if err := r.MakeRoom(evs...); err != nil {
+				return fmt.Errorf("%w: a write of %d events is refused, the journal has no room for it: %w", leasegate.ErrLedgerDegraded, len(evs), err)
+			}
+		}
 		return nil
 	}
 	cause := d.Degraded()

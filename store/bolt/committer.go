@@ -93,8 +93,12 @@ func (l *Ledger) commit(batch []*request) bool {
 	}
 	l.rotateIfFull(len(buf))
 	f := &flight{calls: ok, buf: buf, spans: spans, prev: l.last, done: make(chan struct{})}
+	// The place is reserved under mu, which MakeRoom holds while it grows
+	// a segment past its end.
+	l.mu.Lock()
 	f.seg, f.off = l.j.reserve(len(buf))
 	l.off.Store(l.j.off)
+	l.mu.Unlock()
 	l.written += uint64(len(spans))
 	l.last = f.done
 	l.flights.Add(1)

@@ -70,21 +70,34 @@ func openSegment(path string, size int64, noSync bool) (*os.File, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("open journal: %w", err)
 	}
+	grew, err := fill(f, size, noSync)
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	return f, grew, nil
+}
+
+// fill zero-fills f from its end to size bytes, durably, and reports
+// whether it grew. On error f may have grown by zeros, which end a
+// segment's records as its zero-filled space does.
+func fill(f *os.File, size int64, noSync bool) (bool, error) {
 	fi, err := f.Stat()
-	if err != nil || fi.Size() >= size {
-		return f, false, err
+	if err != nil {
+		return false, fmt.Errorf("fill journal: %w", err)
+	}
+	if fi.Size() >= size {
+		return false, nil
 	}
 	if _, err := f.WriteAt(make([]byte, size-fi.Size()), fi.Size()); err != nil {
-		f.Close()
-		return nil, false, fmt.Errorf("fill journal %s: %w", path, err)
+		return false, fmt.Errorf("fill journal %s: %w", f.Name(), err)
 	}
 	if !noSync {
 		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, false, fmt.Errorf("sync journal %s: %w", path, err)
+			return false, fmt.Errorf("sync journal %s: %w", f.Name(), err)
 		}
 	}
-	return f, true, nil
+	return true, nil
 }
 
 // reserve takes the next n bytes of the active segment for one commit.

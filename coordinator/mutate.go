@@ -78,7 +78,9 @@ func (c *Coordinator) mutate(ctx context.Context, req leasegate.MutateRequest) (
 		return c.settle(ctx, d, done, err)
 	}
 	con, done := c.contend(req, d, now)
+	waiting := c.contentions[con.Contention.ID]
 	c.mu.Unlock()
+	c.watchAsker(ctx, waiting)
 	if err := durable(ctx, done); err != nil {
 		return leasegate.Result{}, err
 	}

@@ -123,17 +123,17 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (leasegate.
 	if con == nil {
 		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
 	}
-	peer, gone := watchPeer(ctx)
+	peer := watchPeer(ctx)
 	defer peer.Close()
 	select {
 	case <-con.done:
 	case <-ctx.Done():
-	case <-gone:
+	case <-peer.Gone():
 	}
 	c.mu.Lock()
 	con.waiters--
-	if peer != nil && peer.Exited() && con.view.Outcome == leasegate.Contended && con.waiters == 0 {
-		done := c.withdraw(con, fmt.Sprintf("its waiter (pid %d) ended before the write was decided", peer.PID), c.clock.Now())
+	if peer.exited() && con.view.Outcome == leasegate.Contended && con.waiters == 0 {
+		done := c.withdrawAbandoned(con, peer)
 		c.mu.Unlock()
 		return con.result, <-done
 	}

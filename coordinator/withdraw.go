@@ -3,6 +3,8 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/leasegate/leasegate"
@@ -69,26 +71,105 @@ func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-cha
 	return done
 }
 
+// peerWatch is the process on the other end of a request's connection,
+// held by a pidfd while the request's contention waits.
+type peerWatch struct {
+	pid  int
+	w    *liveness.Watched
+	gone chan struct{} // closed when the process exits
+}
+
 // watchPeer holds the process on the other end of ctx's connection by a
-// pidfd while a request waits: gone closes when that process exits, so a
-// waiter killed outright (SIGKILL) is known at once, whatever its
-// connection does. No peer (an in-process caller), a pid the
-// coordinator cannot see, or no pidfd support: gone never closes.
-func watchPeer(ctx context.Context) (*liveness.Watched, <-chan struct{}) {
-	gone := make(chan struct{})
+// pidfd: gone closes when that process exits, so a caller killed outright
+// (SIGKILL) is known at once, whatever its connection does. A peer whose
+// process has already exited (killed while its request was answered) is
+// gone at once. No peer (an in-process caller), a pid the coordinator
+// cannot see, or no pidfd support: nil, which never ends.
+func watchPeer(ctx context.Context) *peerWatch {
 	p, ok := leasegate.PeerOf(ctx)
 	if !ok || p.PID <= 0 {
-		return nil, gone
+		return nil
 	}
+	pw := &peerWatch{pid: p.PID, gone: make(chan struct{})}
 	start, err := liveness.ProcessStart(p.PID)
-	if err != nil {
-		return nil, gone
+	if err == nil {
+		pw.w, err = liveness.Watch(liveness.ProcID{PID: p.PID, StartTime: start}, func() { close(pw.gone) })
 	}
-	w, err := liveness.Watch(liveness.ProcID{PID: p.PID, StartTime: start}, func() { close(gone) })
-	if err != nil {
-		return nil, gone
+	switch {
+	case errors.Is(err, liveness.ErrProcessNotFound):
+		close(pw.gone)
+	case err != nil:
+		return nil
 	}
-	return w, gone
+	return pw
+}
+
+// Gone is closed when the watched process exits; nil (never) without one.
+func (pw *peerWatch) Gone() <-chan struct{} {
+	if pw == nil {
+		return nil
+	}
+	return pw.gone
+}
+
+// exited reports whether the watched process has exited.
+func (pw *peerWatch) exited() bool {
+	if pw == nil {
+		return false
+	}
+	select {
+	case <-pw.gone:
+		return true
+	default:
+		return pw.w.Exited()
+	}
+}
+
+// Close ends the watch; safe on nil.
+func (pw *peerWatch) Close() {
+	if pw != nil {
+		pw.w.Close()
+	}
+}
+
+// watchAsker withdraws a contention when the process that asked for it
+// (the peer of the Mutate request that answered Contended) exits while no
+// request waits on it. A hook is a short-lived process: killed between
+// that answer and its first WaitContention, no wait is attached whose
+// peer could be watched; killed while it waits, the kernel closes its
+// connection before its pidfd says it exited, so the wait can end seeing
+// a live peer. Without this the contention would wait for its retry and
+// open a blocker for a write nobody makes. The watch ends when the
+// contention is decided.
+func (c *Coordinator) watchAsker(ctx context.Context, con *contention) {
+	pw := watchPeer(ctx)
+	if pw == nil {
+		return
+	}
+	go func() {
+		defer pw.Close()
+		select {
+		case <-con.done:
+			return
+		case <-pw.Gone():
+		}
+		c.mu.Lock()
+		done := c.withdrawAbandoned(con, pw)
+		c.mu.Unlock()
+		if err := <-done; err != nil {
+			c.log.Warn("withdrawing a contention whose asker ended failed", "contention", con.view.ID, "error", err)
+		}
+	}()
+}
+
+// withdrawAbandoned withdraws con when the process pw has exited, con
+// still waits and no request waits on it: nobody is left to make its
+// write. Call with c.mu held; wait on the returned channel after unlocking.
+func (c *Coordinator) withdrawAbandoned(con *contention, pw *peerWatch) <-chan error {
+	if !pw.exited() || con.view.Outcome != leasegate.Contended || con.waiters > 0 {
+		return closedNil()
+	}
+	return c.withdraw(con, fmt.Sprintf("its waiter (pid %d) ended before the write was decided", pw.pid), c.clock.Now())
 }
 
 // withdrawBlocked closes the open blocker of a held write whose requester

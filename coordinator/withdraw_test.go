@@ -1,6 +1,11 @@
 package coordinator_test
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -59,4 +64,70 @@ func TestResolveContentionBeforeRetry(t *testing.T) {
 			t.Fatalf("contention.resolved events %+v, want one by op", rs)
 		}
 	})
+}
+
+// TestAskerGoneWithdrawsContention: a caller killed while no request
+// waits on its contention is noticed by the exit of the process that asked:
+// the contention is withdrawn, without the retry's clock moving, and its
+// retry never runs. Two ways no request waits: the hook is killed between
+// its Mutate and its WaitContention, or its wait's connection closed (the
+// kernel closes a dying process's files) before its pidfd said it exited,
+// so the wait ended seeing a live peer.
+func TestAskerGoneWithdrawsContention(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wait bool // a wait attached and ended by its connection before the exit
+	}{
+		{name: "killed before it waits"},
+		{name: "wait ended before the exit is seen", wait: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { checkAskerGone(t, tc.wait) })
+		})
+	}
+}
+
+func checkAskerGone(t *testing.T, wait bool) {
+	e := startEnv(t)
+	e.live.set("alice", gate.Alive, "pid 4242 running, started 2030-01-02T03:04:05Z")
+	e.mutate("alice", "src/a.go")
+	asker := exec.Command("sleep", "60")
+	if err := asker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = asker.Process.Kill(); _ = asker.Wait() })
+	events := e.c.Subscribe(e.ctx, 64)
+	ctx := leasegate.WithPeer(e.ctx, gate.Peer{PID: asker.Process.Pid, UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
+	r, err := e.c.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"src/a.go"}})
+	if err != nil || r.Outcome != leasegate.Contended {
+		t.Fatalf("Mutate(bob, src/a.go) = %s, %v; want contended", r.Outcome, err)
+	}
+	if wait {
+		closed, hangUp := context.WithCancel(ctx)
+		hangUp()
+		if w, err := e.c.WaitContention(closed, r.Contention.ID); err != nil || w.Outcome != leasegate.Contended {
+			t.Fatalf("WaitContention(closed connection) = %s, %v; want contended", w.Outcome, err)
+		}
+	}
+	_ = asker.Process.Kill()
+	_ = asker.Wait()
+	// The bubble's time moves only while no goroutine waits on I/O, so
+	// the timeout fires at once if nothing watches the asker's exit; the
+	// mock clock never moves toward the retry.
+	timeout := time.After(10 * time.Second)
+	for withdrawn := false; !withdrawn; {
+		select {
+		case ev := <-events:
+			withdrawn = ev.Type == gate.EventContentionGone && ev.Actor == "bob"
+		case <-timeout:
+			t.Fatal("the contention of a killed caller that no request waits on was not withdrawn within 10s")
+		}
+	}
+	if gone := e.events(gate.EventContentionGone); len(gone) != 1 || !strings.Contains(gone[0].Reason, fmt.Sprintf("pid %d", asker.Process.Pid)) {
+		t.Fatalf("contention.withdrawn events %+v, want one naming pid %d", gone, asker.Process.Pid)
+	}
+	e.advanceTo(retryAt + time.Minute)
+	if n := len(e.events(gate.EventRetry)) + len(e.events(gate.EventBlockerOpened)); n != 0 {
+		t.Fatalf("%d retry or blocker events after the asker ended, want 0", n)
+	}
 }

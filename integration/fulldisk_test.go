@@ -4,20 +4,17 @@ package integration_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/disktest"
 )
 
 // stateOnSmallDisk stops r's coordinator, puts its state directory on a
@@ -34,10 +31,7 @@ func stateOnSmallDisk(t *testing.T, r *repo, size string) string {
 	if err := os.Mkdir(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Mount("tmpfs", state, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("mount a tmpfs (needs root): %v", err)
-	}
-	t.Cleanup(func() { _ = unix.Unmount(state, unix.MNT_DETACH) })
+	disktest.Small(t, state, size)
 	if tokenErr == nil {
 		if err := os.WriteFile(filepath.Join(state, "admin.token"), token, 0o600); err != nil {
 			t.Fatal(err)
@@ -45,26 +39,6 @@ func stateOnSmallDisk(t *testing.T, r *repo, size string) string {
 	}
 	r.startServer(retryAfter, idleAfter)
 	return state
-}
-
-// fillDisk writes a file into dir until its file system is full.
-func fillDisk(t *testing.T, dir string) string {
-	t.Helper()
-	name := filepath.Join(dir, "filler")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			return name
-		}
-	}
 }
 
 // grantUntilRefused checks out new files one at a time until the
@@ -116,7 +90,7 @@ func ledgerEvents(t *testing.T, r *repo) map[gate.EventType]int {
 func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 	r := newRepo(t, nil)
 	state := stateOnSmallDisk(t, r, "8m")
-	filler := fillDisk(t, state)
+	filler := disktest.Fill(t, state)
 	granted := grantUntilRefused(t, r, "a")
 	s := r.status()
 	if !strings.Contains(s.LedgerWarning, "no space left on device") {
@@ -134,7 +108,7 @@ func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 	eventually(t, 30*time.Second, "the ledger recovering once space returned", func() bool {
 		return r.status().LedgerWarning == "" && ledgerEvents(t, r)[gate.EventLedgerRecovered] == 1
 	})
-	filler = fillDisk(t, state)
+	filler = disktest.Fill(t, state)
 	granted = append(granted, grantUntilRefused(t, r, "b")...)
 	r.killServer()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/disktest"
 	"github.com/leasegate/leasegate/store/bolt"
 )
 
@@ -32,7 +33,7 @@ func releases(n int) []gate.Event {
 // committing what fits; once space returns MakeRoom grows the segment and
 // the Append commits whole; a reopen has every acknowledged event.
 func TestFullDiskRefusesCommitLargerThanItsRoom(t *testing.T) {
-	dir := smallDisk(t, "8m")
+	dir := disktest.Small(t, t.TempDir(), "8m")
 	path := filepath.Join(dir, "ledger.db")
 	cfg := testConfig(t)
 	l := mustOpen(t, path, cfg)
@@ -40,7 +41,7 @@ func TestFullDiskRefusesCommitLargerThanItsRoom(t *testing.T) {
 	if _, err := l.Append(ctx, marked("before", 100)...); err != nil {
 		t.Fatal(err)
 	}
-	filler := fillDisk(t, dir)
+	filler := disktest.Fill(t, dir)
 	big := releases(8000)
 	if err := l.MakeRoom(big...); err == nil {
 		_, err = l.Append(ctx, big...)

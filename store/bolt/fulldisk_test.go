@@ -11,43 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/leasegate/leasegate/internal/disktest"
 	"github.com/leasegate/leasegate/store/bolt"
 )
-
-// smallDisk mounts a tmpfs of size bytes for the test (root only) and
-// returns its path.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("mount a tmpfs (needs root): %v", err)
-	}
-	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
-// fillDisk writes a file into dir until the disk is full, and returns
-// its path.
-func fillDisk(t *testing.T, dir string) string {
-	t.Helper()
-	name := filepath.Join(dir, "filler")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			return name
-		}
-	}
-}
 
 // TestFullDiskDegrades: on a full disk (a real ENOSPC on a tmpfs), the
 // copy of a sealed journal segment into the bbolt file fails; the ledger
@@ -56,14 +22,14 @@ func fillDisk(t *testing.T, dir string) string {
 // returns the copy succeeds by itself; and a reopen has every
 // acknowledged event.
 func TestFullDiskDegrades(t *testing.T) {
-	dir := smallDisk(t, "4m")
+	dir := disktest.Small(t, t.TempDir(), "4m")
 	path := filepath.Join(dir, "ledger.db")
 	cfg := testConfig(t)
 	cfg.JournalSize = 64 << 10
 	cfg.CopyRetry = 20 * time.Millisecond
 	l := mustOpen(t, path, cfg)
 	changed := l.HealthChanged()
-	filler := fillDisk(t, dir)
+	filler := disktest.Fill(t, dir)
 	ctx := context.Background()
 	acked := 0
 	for l.Degraded() == nil {
@@ -121,13 +87,13 @@ func TestFullDiskDegrades(t *testing.T) {
 // while the disk is still full fails with the cause, and once space
 // returns it opens with every one of them.
 func TestFullDiskRestart(t *testing.T) {
-	dir := smallDisk(t, "4m")
+	dir := disktest.Small(t, t.TempDir(), "4m")
 	path := filepath.Join(dir, "ledger.db")
 	cfg := testConfig(t)
 	cfg.JournalSize = 64 << 10
 	cfg.CopyRetry = 20 * time.Millisecond
 	l := mustOpen(t, path, cfg)
-	filler := fillDisk(t, dir)
+	filler := disktest.Fill(t, dir)
 	acked := 0
 	for l.Headroom() > 8<<10 {
 		if _, err := l.Append(context.Background(), marked("full", 1)...); err != nil {

@@ -26,6 +26,12 @@ func (l *Ledger) MakeRoom(evs ...gate.Event) error {
 		return nil
 	}
 	n := int64(len(buf))
+	// Every segment has at least JournalSize bytes, zero-filled when it
+	// was created: a commit that fits in the rest of the active one needs
+	// nothing (the common case, without taking mu).
+	if l.off.Load()+n <= l.cfg.JournalSize {
+		return nil
+	}
 	// Holding mu keeps the committer from reserving (commit) or rotating
 	// (rotateIfFull) meanwhile: every write in flight is below off, so the
 	// zeros go only where no commit is.

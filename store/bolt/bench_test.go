@@ -199,3 +199,16 @@ func key64(seq uint64) []byte {
 	}
 	return k
 }
+
+// BenchmarkMakeRoom is the check the coordinator makes before it decides
+// each mutation: a grant and its release far from the segment's end.
+func BenchmarkMakeRoom(b *testing.B) {
+	l := mustOpen(b, tempLedgerPath(b), bolt.DefaultConfig())
+	evs := pair(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := l.MakeRoom(evs...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

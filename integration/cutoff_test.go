@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -148,13 +147,13 @@ func TestClusterPausedCoordinatorHoldsWrites(t *testing.T) {
 	a.startServer(retryAfter, idleAfter)
 	b.startServer(retryAfter, idleAfter)
 	coord := a.server.Process
-	t.Cleanup(func() { _ = coord.Signal(syscall.SIGCONT) }) // before stopServer, which runs after it
+	t.Cleanup(func() { _ = resume(coord) }) // before stopServer, which runs after it
 	ct := startContest(t, a, b)
-	if err := coord.Signal(syscall.SIGSTOP); err != nil {
+	if err := pause(coord); err != nil {
 		t.Fatal(err)
 	}
 	ct.aliceHeld(t, "while its coordinator was paused")
-	if err := coord.Signal(syscall.SIGCONT); err != nil {
+	if err := resume(coord); err != nil {
 		t.Fatal(err)
 	}
 	ct.aliceWaitsForBob(t, "once its coordinator runs again")

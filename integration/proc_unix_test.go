@@ -2,7 +2,10 @@
 
 package integration_test
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // ownGroup starts a process as the leader of a process group of its own,
 // so that the test can end it and everything it started together.
@@ -14,3 +17,9 @@ func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
 // terminate asks process pid to end (SIGTERM), letting it close what it
 // holds on the way out.
 func terminate(pid int) { _ = syscall.Kill(pid, syscall.SIGTERM) }
+
+// pause stops process p (SIGSTOP) until resume.
+func pause(p *os.Process) error { return p.Signal(syscall.SIGSTOP) }
+
+// resume lets a paused process p go on (SIGCONT).
+func resume(p *os.Process) error { return p.Signal(syscall.SIGCONT) }

@@ -1,6 +1,10 @@
 package integration_test
 
-import "syscall"
+import (
+	"errors"
+	"os"
+	"syscall"
+)
 
 // ownGroup starts a process in a process group of its own
 // (CREATE_NEW_PROCESS_GROUP), so that the test's console signals stay
@@ -16,3 +20,9 @@ func killGroup(pgid int) { kill(pgid) }
 // terminate ends process pid: Windows cannot send a console signal to a
 // process of another group, so it is terminated at once.
 func terminate(pid int) { kill(pid) }
+
+// errNoPause: Windows has no signal that stops a process and lets it go on.
+var errNoPause = errors.New("pausing a process is not supported on Windows")
+
+func pause(*os.Process) error  { return errNoPause }
+func resume(*os.Process) error { return errNoPause }

@@ -23,7 +23,7 @@ func classify(rule *gateRule, ev Event) targets {
 	for _, p := range ev.Paths {
 		v := rule.ClassifyPath(workspace.ResolvePath(ev.Cwd, p))
 		switch {
-		case v.Class == workspace.StateDir || v.Class == workspace.Operator:
+		case v.Refused():
 			t.refused, t.class = p, v.Class
 		case v.Class == workspace.Gated && !seen[v.Rel]:
 			seen[v.Rel] = true

@@ -22,12 +22,16 @@ const (
 	Free        = "free"
 	HeldByMe    = "held_by_me"
 	HeldByOther = "held_by_other"
+	// Refused is a path no worker may write, whoever holds it:
+	// leasegate's state directory and the operator's leasegate.json.
+	Refused = "refused"
 )
 
 // PathCheck is what leases_check says of one path.
 type PathCheck struct {
 	Path        string       `json:"path"`
-	State       string       `json:"state" jsonschema:"free, held_by_me or held_by_other"`
+	State       string       `json:"state" jsonschema:"free, held_by_me, held_by_other, or refused: a path no agent may write (see reason)"`
+	Reason      string       `json:"reason,omitempty" jsonschema:"why a refused path may not be written"`
 	Holders     []Holding    `json:"holders,omitempty"`
 	Contentions []Contention `json:"contentions,omitempty" jsonschema:"writes to this path waiting for their one retry, with the retry time"`
 	Blockers    []string     `json:"open_blockers,omitempty" jsonschema:"ids of open blocker reports on this path (see blocker_show)"`
@@ -44,7 +48,9 @@ func (s *Server) addCheck() {
 	sdk.AddTool(s.srv, &sdk.Tool{Name: "leases_check", Annotations: readOnly("Check paths"),
 		Description: "Say for each path or glob whether it is free, held by me, or held by another owner: the holder, " +
 			"its lease kind, how long it has held it, whether the holder is alive (with the evidence), writes waiting on it " +
-			"and when they are retried, and open blockers. Call it before editing files; pick other work when a file is held by another live owner."},
+			"and when they are retried, and open blockers; or refused, with why, for a path no agent may write " +
+			"(leasegate's state directory, the operator's leasegate.json). " +
+			"Call it before editing files; pick other work when a file is held by another live owner."},
 		s.check)
 }
 
@@ -53,18 +59,33 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	if err != nil {
 		return nil, CheckOutput{}, err
 	}
-	st, live, me, err := s.look(ctx, paths)
+	out := CheckOutput{Paths: make([]PathCheck, len(paths))}
+	asked := make([]string, 0, len(paths))
+	for i, p := range paths {
+		if pc, refused := s.refusal(p); refused {
+			out.Paths[i] = pc
+		} else {
+			asked = append(asked, p)
+		}
+	}
+	if len(asked) == 0 {
+		return textResult(checkText(out)), out, nil
+	}
+	st, live, me, err := s.look(ctx, asked)
 	if err != nil {
 		return nil, CheckOutput{}, err
 	}
-	out := CheckOutput{Me: me, Paths: make([]PathCheck, 0, len(paths))}
-	for _, p := range paths {
+	out.Me = me
+	for i, p := range paths {
+		if out.Paths[i].State == Refused {
+			continue
+		}
 		pc := checkPath(st, p, me, live)
 		s.watch.noteChecked(p, checkPath(st, p, "", nil).State)
 		if pc.State != Free {
 			pc.Watch = PathURI(p)
 		}
-		out.Paths = append(out.Paths, pc)
+		out.Paths[i] = pc
 	}
 	return textResult(checkText(out)), out, nil
 }
@@ -104,6 +125,17 @@ func (s *Server) lookAll(ctx context.Context, cl Coordinator) (leasegate.Status,
 	return st, ownersLiveness(st), me, nil
 }
 
+// refusal is leases_check's answer for p when p names only files no worker
+// may write, by the classifier the sidecar and the hooks refuse them with;
+// a lease there would protect nothing.
+func (s *Server) refusal(p string) (PathCheck, bool) {
+	v := s.ws.LocatePattern(p)
+	if !v.Refused() {
+		return PathCheck{}, false
+	}
+	return PathCheck{Path: p, State: Refused, Reason: v.Why}, true
+}
+
 // checkPath is what the status snapshot st says of path p.
 func checkPath(st leasegate.Status, p, me string, live livenessOf) PathCheck {
 	pc := PathCheck{Path: p, State: Free}
@@ -139,6 +171,9 @@ func checkText(out CheckOutput) string {
 	}
 	for _, pc := range out.Paths {
 		fmt.Fprintf(&b, "%s: %s\n", pc.Path, strings.ReplaceAll(pc.State, "_", " "))
+		if pc.Reason != "" {
+			fmt.Fprintf(&b, "  %s\n", pc.Reason)
+		}
 		for _, h := range pc.Holders {
 			fmt.Fprintf(&b, "  %s\n", holdingLine(h))
 		}

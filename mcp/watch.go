@@ -74,11 +74,15 @@ func (s *Server) readPath(ctx context.Context, req *sdk.ReadResourceRequest) (*s
 	if err != nil {
 		return nil, err
 	}
-	st, live, me, err := s.look(ctx, []string{p})
-	if err != nil {
-		return nil, err
+	pc, refused := s.refusal(p)
+	if !refused {
+		st, live, me, err := s.look(ctx, []string{p})
+		if err != nil {
+			return nil, err
+		}
+		pc = checkPath(st, p, me, live)
 	}
-	data, err := json.Marshal(checkPath(st, p, me, live))
+	data, err := json.Marshal(pc)
 	if err != nil {
 		return nil, err
 	}

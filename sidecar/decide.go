@@ -138,7 +138,7 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		// source, as the fast paths check it: a directory holding the state
 		// directory is refused even where its source cannot be examined.
 		v := s.rule.ClassifyPath(abs, reach)
-		if refused(v) || (m.Op == seccomp.OpRename && refused(s.cfg.Workspace.Locate(abs, workspace.ReachTree))) {
+		if v.Refused() || (m.Op == seccomp.OpRename && s.cfg.Workspace.Locate(abs, workspace.ReachTree).Refused()) {
 			return nil, true
 		}
 		if m.Op == seccomp.OpRename && i == 1 && s.refUpdate(abs) {
@@ -163,11 +163,6 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 		}
 	}
 	return paths, false
-}
-
-// refused reports whether v is a path workers may never change.
-func refused(v workspace.Verdict) bool {
-	return v.Class == workspace.StateDir || v.Class == workspace.Operator
 }
 
 // refUpdate reports whether abs, the new name of a rename, is HEAD or a

@@ -1,6 +1,9 @@
 package workspace
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // Verdict is what one absolute path is to the gate, and why.
 type Verdict struct {
@@ -43,6 +46,11 @@ const (
 	ReachTree
 )
 
+// Refused reports whether v is a path no worker may change, whoever holds
+// it: leasegate's state directory (or a directory holding it) and the
+// operator's leasegate.json.
+func (v Verdict) Refused() bool { return v.Class == StateDir || v.Class == Operator }
+
 // ClassifyPath is the one classifier of an absolute path: Outside, the
 // state directory, not gated (the root, git's directory, the operator's
 // file, excluded, ignored by git) or Gated with its workspace-relative
@@ -81,6 +89,18 @@ func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 		return Verdict{Class: StateDir, Why: whyHolds}
 	}
 	return Verdict{Class: Outside, Why: whyOutside}
+}
+
+// LocatePattern is Locate for a workspace-relative path or glob as
+// ArgPath returns it. A glob is located by the directory its literal part
+// names, so that it is the state directory only when everything it may
+// match lies there: ".git/leasegate/**" is, "*.json" is not.
+func (w *Workspace) LocatePattern(rel string) Verdict {
+	lit := rel
+	if i := strings.IndexAny(rel, "*?["); i >= 0 {
+		lit = rel[:strings.LastIndexByte(rel[:i], '/')+1]
+	}
+	return w.Locate(filepath.Join(w.Root, filepath.FromSlash(lit)), ReachFile)
 }
 
 // place is where abs, inside the root at rel, lies for a mutation of the

@@ -151,3 +151,34 @@ func TestLocate(t *testing.T) {
 		}
 	}
 }
+
+// TestLocatePattern checks that a path or glob is refused exactly when
+// everything it may match is a path no worker may change.
+func TestLocatePattern(t *testing.T) {
+	f := mustClassifyFixture(t)
+	ws := mustFind(t, f.repo)
+	tests := []struct {
+		rel     string
+		want    workspace.Class
+		refused bool
+	}{
+		{rel: "src/a.go", want: workspace.Gated},
+		{rel: "src/**", want: workspace.Gated},
+		{rel: workspace.ConfigFile, want: workspace.Operator, refused: true},
+		{rel: "*.json", want: workspace.Root},
+		{rel: "leasegate.js?n", want: workspace.Root},
+		{rel: ".git/leasegate/ledger.db", want: workspace.StateDir, refused: true},
+		{rel: ".git/leasegate/**", want: workspace.StateDir, refused: true},
+		{rel: ".git/leasegate/", want: workspace.StateDir, refused: true},
+		{rel: ".git/leasegate/sub/*.db", want: workspace.StateDir, refused: true},
+		{rel: ".git/**", want: workspace.GitDir},
+		{rel: ".git/leasegate*", want: workspace.GitDir},
+		{rel: ".git/config", want: workspace.GitDir},
+	}
+	for _, tt := range tests {
+		v := ws.LocatePattern(tt.rel)
+		if v.Class != tt.want || v.Refused() != tt.refused || v.Why == "" {
+			t.Errorf("LocatePattern(%q) = %+v (refused %v), want %v (refused %v)", tt.rel, v, v.Refused(), tt.want, tt.refused)
+		}
+	}
+}

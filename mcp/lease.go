@@ -99,6 +99,11 @@ func (s *Server) acquireArgs(in AcquireInput) (gate.Scope, time.Duration, error)
 	if err != nil {
 		return gate.Scope{}, 0, err
 	}
+	for _, p := range paths {
+		if err := s.ws.Leasable(p); err != nil {
+			return gate.Scope{}, 0, fromAPI(err)
+		}
+	}
 	sc := gate.Scope{Type: gate.ScopeType(in.Scope), Paths: paths}
 	if sc.Type == "" {
 		sc.Type = gate.ScopeTypeOf(paths)

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -62,4 +63,22 @@ func TestCheckSaysRefused(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), &pc); err != nil || pc.State != mcp.Refused || pc.Reason == "" {
 		t.Errorf("resource = %s, %v; want refused with a reason", res.Contents[0].Text, err)
 	}
+}
+
+// TestAcquireRefusesWhatNoWorkerMayWrite: lease_acquire of leasegate.json
+// or of the state directory is an input error naming why, and nothing is
+// granted; a glob that merely may match leasegate.json is leased.
+func TestAcquireRefusesWhatNoWorkerMayWrite(t *testing.T) {
+	w := newWorld(t)
+	cs := w.session(t, "alice", nil)
+	for _, paths := range [][]string{{workspace.ConfigFile}, {"a.go", ".git/leasegate/x"}, {".git/leasegate/**"}} {
+		code, msg := toolError(t, cs, "lease_acquire", map[string]any{"paths": paths})
+		if code != gate.ReasonInputInvalid || !strings.Contains(msg, "cannot be leased") {
+			t.Errorf("lease_acquire %q = %s %q, want INPUT_SCHEMA_INVALID saying it cannot be leased", paths, code, msg)
+		}
+	}
+	if st, err := w.client.Status(w.ctx); err != nil || len(st.Leases) != 0 {
+		t.Fatalf("status after refused acquires = %d leases, %v; want none", len(st.Leases), err)
+	}
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"*.json"}}, nil)
 }

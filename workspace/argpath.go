@@ -52,3 +52,17 @@ func resolveLiteral(p string) string {
 	}
 	return filepath.Join(ResolveExisting(p[:j+1]), p[j+1:])
 }
+
+// Leasable refuses rel, a workspace-relative path or glob as ArgPath
+// returns it, when it names only paths no worker may write (the state
+// directory, leasegate.json): a lease there would make nothing writable,
+// so acquiring one is an input error (gate.ReasonInputInvalid) naming
+// why, not a grant.
+func (w *Workspace) Leasable(rel string) error {
+	v := w.LocatePattern(rel)
+	if !v.Refused() {
+		return nil
+	}
+	return &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf(
+		"%s cannot be leased: %s (no lease makes it writable)", rel, v.Why)}
+}

@@ -70,6 +70,9 @@ func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, e
 	s := gate.Scope{Type: gate.ScopeType(kind)}
 	for _, a := range args {
 		rel, err := relArg(ws, a)
+		if err == nil {
+			err = ws.Leasable(rel)
+		}
 		if err != nil {
 			return gate.Scope{}, err
 		}

@@ -35,10 +35,13 @@ type Request struct {
 }
 
 // Snapshot is the read side of the lease table that Decide needs.
+// Folding is how Overlapping compares names; Decide compares the paths of
+// a request with each other and with the leases it returns the same way.
 type Snapshot interface {
 	Lease(id LeaseID) (Lease, bool)
 	Overlapping(s Scope) []Lease
 	LastToken() uint64
+	Folding() Folding
 }
 
 var _ Snapshot = (*Table)(nil)
@@ -180,10 +183,10 @@ func decideAcquire(req Request, snap Snapshot, now time.Time) Decision {
 			reason = ReasonScopeOverlap
 		}
 		return Decision{Reason: reason, Holder: &h, Conflicts: conflicts,
-			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope), h.Owner.Where(), h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
+			Message: fmt.Sprintf("%s is held by %s (lease %s, since %s)", conflictPath(h, req.Scope, snap.Folding()), h.Owner.Where(), h.ID, h.AcquiredAt.UTC().Format(time.RFC3339))}
 	}
 	return Decision{Granted: true, Reason: ReasonOK, Covered: covered,
-		Events: grantEvents(expired, req, covered, snap.LastToken(), ttl, now)}
+		Events: grantEvents(expired, req, covered, snap, ttl, now)}
 }
 
 func acquireTTL(req Request) (time.Duration, *Decision) {
@@ -219,7 +222,8 @@ func checkoutTTL(ttl time.Duration) (time.Duration, *Decision) {
 // grantEvents appends the grants of an acquire to evs: one lease per path
 // not already covered for an auto request, one lease for the whole scope
 // for a check-out.
-func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl time.Duration, now time.Time) []Event {
+func grantEvents(evs []Event, req Request, covered []Lease, snap Snapshot, ttl time.Duration, now time.Time) []Event {
+	last, fold := snap.LastToken(), snap.Folding()
 	base := Lease{Owner: req.Owner, Kind: req.Kind, State: StateActive, AcquiredAt: now, LastHeartbeatAt: now}
 	if req.Kind == KindCheckout {
 		l := base
@@ -234,7 +238,7 @@ func grantEvents(evs []Event, req Request, covered []Lease, last uint64, ttl tim
 	}
 	var buf []autoGrant
 	for i, p := range req.Scope.Paths {
-		if !firstSeen(req.Scope.Paths, i, seen) || coveredBy(p, covered) {
+		if !firstSeen(req.Scope.Paths, i, seen, fold) || coveredBy(p, covered, fold) {
 			continue
 		}
 		if buf == nil && evs == nil && len(req.Scope.Paths) == 1 {
@@ -279,26 +283,27 @@ type oneGrant struct {
 	event [1]Event
 }
 
-// coveredBy reports whether a plain path p is matched by one of the leases.
-// A glob is never considered covered: overlap is not containment.
-func coveredBy(p string, ls []Lease) bool {
+// coveredBy reports whether a plain path p is matched by one of the leases,
+// with names compared under f. A glob is never considered covered:
+// overlap is not containment.
+func coveredBy(p string, ls []Lease, f Folding) bool {
 	if IsGlob(p) {
 		return false
 	}
 	for _, l := range ls {
-		if l.Scope.Covers(p) {
+		if f.Covers(l.Scope, p) {
 			return true
 		}
 	}
 	return false
 }
 
-func conflictPath(h Lease, s Scope) string {
+func conflictPath(h Lease, s Scope, f Folding) string {
 	if s.Type == ScopeFull {
 		return "the workspace"
 	}
 	for _, p := range s.Paths {
-		if h.Scope.Overlaps(p) {
+		if f.Overlaps(h.Scope, p) {
 			return p
 		}
 	}
@@ -423,16 +428,18 @@ func decideEvict(req Request, snap Snapshot, now time.Time) Decision {
 		Events: []Event{{Type: EventEvicted, At: now, Actor: req.Admin, LeaseID: l.ID, Reason: req.Reason}}}
 }
 
-// firstSeen reports whether paths[i] is not among paths[:i]. With many
-// paths it uses and fills seen; with few (most requests name one or two)
+// firstSeen reports whether paths[i] is not among paths[:i], with names
+// compared under f. With many paths it uses and fills seen (keyed by the
+// folded path under FoldCase); with few (most requests name one or two)
 // seen is nil and it scans.
-func firstSeen(paths []string, i int, seen map[string]bool) bool {
+func firstSeen(paths []string, i int, seen map[string]bool, f Folding) bool {
 	if seen == nil {
-		return !slices.Contains(paths[:i], paths[i])
+		return !slices.ContainsFunc(paths[:i], func(p string) bool { return f.Equal(p, paths[i]) })
 	}
-	if seen[paths[i]] {
+	key := f.folded(paths[i])
+	if seen[key] {
 		return false
 	}
-	seen[paths[i]] = true
+	seen[key] = true
 	return true
 }

@@ -144,13 +144,16 @@ func evict(admin string, l gate.Lease, reason string) gate.Request {
 }
 
 // scopesOverlap is the brute-force definition of two scopes conflicting.
-func scopesOverlap(a, b gate.Scope) bool {
+func scopesOverlap(a, b gate.Scope) bool { return scopesOverlapUnder(gate.ExactCase, a, b) }
+
+// scopesOverlapUnder is scopesOverlap with names compared under f.
+func scopesOverlapUnder(f gate.Folding, a, b gate.Scope) bool {
 	if a.Type == gate.ScopeFull || b.Type == gate.ScopeFull {
 		return true
 	}
 	for _, p := range a.Paths {
 		for _, q := range b.Paths {
-			if gate.Overlap(p, q) {
+			if f.Overlap(p, q) {
 				return true
 			}
 		}
@@ -158,14 +161,15 @@ func scopesOverlap(a, b gate.Scope) bool {
 	return false
 }
 
-// checkExclusive fails if two active leases of different owners overlap.
-func checkExclusive(tb testing.TB, t *gate.Table) {
+// checkExclusive fails if two active leases of different owners overlap,
+// with names compared under f.
+func checkExclusive(tb testing.TB, t *gate.Table, f gate.Folding) {
 	tb.Helper()
 	act := t.Active()
 	for i := range act {
 		for j := i + 1; j < len(act); j++ {
 			a, b := act[i], act[j]
-			if a.Owner.Name != b.Owner.Name && scopesOverlap(a.Scope, b.Scope) {
+			if a.Owner.Name != b.Owner.Name && scopesOverlapUnder(f, a.Scope, b.Scope) {
 				tb.Fatalf("active leases %s (%s %v) and %s (%s %v) overlap", a.ID, a.Owner.Name, a.Scope, b.ID, b.Owner.Name, b.Scope)
 			}
 		}

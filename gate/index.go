@@ -24,7 +24,7 @@ type indexed struct {
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	x := &Index{full: make(map[LeaseID]struct{})}
-	x.trie = newTrie(func(r ref) string { return x.pats[r].pattern })
+	x.trie = newTrie(func(r ref) string { return x.pats[r].pattern }, ExactCase)
 	return x
 }
 

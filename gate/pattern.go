@@ -14,21 +14,26 @@ import (
 //
 // Character classes are treated as `?` (any one character): the answer can
 // only err toward overlap, which refuses a lease rather than granting two.
-func Overlap(a, b string) bool {
-	a, b, differ := stripCommonLiterals(a, b)
+// Names are compared byte for byte; Folding.Overlap compares them with
+// case folded.
+func Overlap(a, b string) bool { return overlap(a, b, ExactCase) }
+
+// overlap is Overlap with names compared under f.
+func overlap(a, b string, f Folding) bool {
+	a, b, differ := stripCommonLiterals(a, b, f)
 	switch {
 	case differ:
 		return false
-	case a == b:
+	case f.Equal(a, b):
 		return true
 	case !IsGlob(a) && !IsGlob(b):
 		return false // distinct plain paths
 	case !hasDoubleStar(a) && !hasDoubleStar(b):
-		return segsOverlap(a, b)
+		return segsOverlap(a, b, f)
 	}
 	var bufA, bufB [16]string
 	var memo [256]byte
-	o := overlapper{a: appendSegs(bufA[:0], a), b: appendSegs(bufB[:0], b)}
+	o := overlapper{a: appendSegs(bufA[:0], a), b: appendSegs(bufB[:0], b), fold: f}
 	if size := (len(o.a) + 1) * (len(o.b) + 1); size <= len(memo) {
 		o.memo = memo[:size]
 	} else {
@@ -40,14 +45,14 @@ func Overlap(a, b string) bool {
 // stripCommonLiterals drops the leading segments that are literal and equal
 // in both patterns, keeping at least the last segment of each. A leading
 // literal segment that differs decides: no overlap.
-func stripCommonLiterals(a, b string) (string, string, bool) {
+func stripCommonLiterals(a, b string, f Folding) (string, string, bool) {
 	for {
 		sa, ra, moreA := strings.Cut(a, "/")
 		sb, rb, moreB := strings.Cut(b, "/")
 		if IsGlob(sa) || IsGlob(sb) {
 			return a, b, false
 		}
-		if sa != sb {
+		if !f.Equal(sa, sb) {
 			return a, b, true
 		}
 		if !moreA || !moreB {
@@ -64,11 +69,11 @@ func hasDoubleStar(p string) bool {
 
 // segsOverlap is Overlap for patterns without "**": same number of
 // segments, overlapping pairwise. It allocates nothing.
-func segsOverlap(a, b string) bool {
+func segsOverlap(a, b string, f Folding) bool {
 	for {
 		sa, ra, moreA := strings.Cut(a, "/")
 		sb, rb, moreB := strings.Cut(b, "/")
-		if moreA != moreB || !segOverlap(sa, sb) {
+		if moreA != moreB || !segOverlap(sa, sb, f) {
 			return false
 		}
 		if !moreA {
@@ -95,6 +100,7 @@ func Match(pattern, p string) bool { return Overlap(pattern, p) }
 type overlapper struct {
 	a, b []string
 	memo []byte // per (i, j): 0 unknown, 1 false (or being decided), 2 true
+	fold Folding
 }
 
 // segs reports whether a[i:] and b[j:] have a common match.
@@ -106,7 +112,7 @@ func (o *overlapper) segs(i, j int) bool {
 	aStar := i < n && o.a[i] == "**"
 	bStar := j < m && o.b[j] == "**"
 	if !aStar && !bStar {
-		return i < n && j < m && segOverlap(o.a[i], o.b[j]) && o.segs(i+1, j+1)
+		return i < n && j < m && segOverlap(o.a[i], o.b[j], o.fold) && o.segs(i+1, j+1)
 	}
 	key := i*(m+1) + j
 	if v := o.memo[key]; v != 0 {
@@ -131,32 +137,39 @@ func (o *overlapper) star(i, j int, aStar, bStar bool) bool {
 }
 
 // segOverlap reports whether some segment matches both segment globs.
-func segOverlap(a, b string) bool {
-	if a == b {
+func segOverlap(a, b string, f Folding) bool {
+	if f.Equal(a, b) {
 		return true
 	}
-	if !IsGlob(a) && !IsGlob(b) || literalEndsDiffer(a, b) {
+	if !IsGlob(a) && !IsGlob(b) || literalEndsDiffer(a, b, f) {
 		return false
 	}
 	var bufA, bufB [32]token
-	return charOverlap(appendTokens(bufA[:0], a), appendTokens(bufB[:0], b))
+	return charOverlap(appendTokens(bufA[:0], a), appendTokens(bufB[:0], b), f)
 }
 
 // literalEndsDiffer reports whether two segment globs start or end with
 // plain ASCII characters that disagree, which rules out a common match
-// before any tokenizing. Bytes after the last of `*?[]` are literals.
-func literalEndsDiffer(a, b string) bool {
+// before any tokenizing. Bytes after the last of `*?[]` are literals. A
+// folded letter may take another number of bytes, but only beyond ASCII,
+// where both scans stop.
+func literalEndsDiffer(a, b string, f Folding) bool {
 	for i := 0; i < len(a) && i < len(b) && plainASCII(a[i]) && plainASCII(b[i]); i++ {
-		if a[i] != b[i] {
+		if !sameASCII(a[i], b[i], f) {
 			return true
 		}
 	}
 	for i, j := len(a)-1, len(b)-1; i >= 0 && j >= 0 && plainASCII(a[i]) && plainASCII(b[j]); i, j = i-1, j-1 {
-		if a[i] != b[j] {
+		if !sameASCII(a[i], b[j], f) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameASCII reports whether ASCII bytes a and b are one character under f.
+func sameASCII(a, b byte, f Folding) bool {
+	return a == b || bool(f) && upperASCII(a) == upperASCII(b)
 }
 
 func plainASCII(c byte) bool {
@@ -201,7 +214,7 @@ func appendTokens(ts []token, s string) []token {
 // charOverlap decides whether two token lists share a match, by dynamic
 // programming over (i, j): reach[i][j] means some string takes a to i and b
 // to j.
-func charOverlap(a, b []token) bool {
+func charOverlap(a, b []token, f Folding) bool {
 	n, m := len(a), len(b)
 	reach := make([]bool, (n+1)*(m+1))
 	at := func(i, j int) *bool { return &reach[i*(m+1)+j] }
@@ -219,7 +232,7 @@ func charOverlap(a, b []token) bool {
 				*at(i, j+1) = true
 			}
 			if i < n && j < m {
-				step(a[i], b[j], i, j, at)
+				step(a[i], b[j], i, j, at, f)
 			}
 		}
 	}
@@ -227,8 +240,8 @@ func charOverlap(a, b []token) bool {
 }
 
 // step consumes one common character from state (i, j).
-func step(x, y token, i, j int, at func(int, int) *bool) {
-	if x.kind == 'c' && y.kind == 'c' && x.c != y.c {
+func step(x, y token, i, j int, at func(int, int) *bool, f Folding) {
+	if x.kind == 'c' && y.kind == 'c' && !f.sameRune(x.c, y.c) {
 		return
 	}
 	ni, nj := i+1, j+1

@@ -17,17 +17,24 @@ type simulation struct {
 	now    time.Time
 	owners []string
 	rules  []gate.PairRule
+	files  []string // simFiles, or simFiles with other spellings
+	globs  []string
 }
 
 var simFiles = []string{"src/a.go", "src/a_test.go", "src/b.go", "docs/api.md", "docs/guide/intro.md", "README.md", "lib/x.ts", "tests/x.test.ts"}
 var simGlobs = []string{"docs/**", "docs/*", "src/*.go", "**/*.md", "lib/**", "tests/**", "src/**"}
+
+// simCases are simFiles and simGlobs in other spellings, for a table that
+// folds case.
+var simCases = []string{"SRC/A.go", "src/A_test.go", "Src/b.GO", "DOCS/Api.md", "docs/Guide/INTRO.md", "readme.md", "Lib/X.ts", "tests/X.Test.TS"}
+var simCaseGlobs = []string{"Docs/**", "DOCS/*", "src/*.GO", "**/*.MD", "LIB/**", "Tests/**"}
 
 func (s *simulation) step() {
 	s.now = s.now.Add(time.Duration(s.r.IntN(90)) * time.Minute)
 	who := s.owners[s.r.IntN(len(s.owners))]
 	switch n := s.r.IntN(12); {
 	case n < 4:
-		paths := []string{simFiles[s.r.IntN(len(simFiles))], simFiles[s.r.IntN(len(simFiles))]}
+		paths := []string{s.files[s.r.IntN(len(s.files))], s.files[s.r.IntN(len(s.files))]}
 		if paths[0] == paths[1] {
 			paths = paths[:1]
 		}
@@ -41,12 +48,12 @@ func (s *simulation) step() {
 	case n < 11:
 		s.reclaim(who)
 	default:
-		s.w.mustApply(gate.Event{Type: gate.EventContention, At: s.now, Actor: who, Path: simFiles[s.r.IntN(len(simFiles))]})
+		s.w.mustApply(gate.Event{Type: gate.EventContention, At: s.now, Actor: who, Path: s.files[s.r.IntN(len(s.files))]})
 	}
 }
 
 func (s *simulation) randCheckout(who string) gate.Request {
-	sc := sparse(simGlobs[s.r.IntN(len(simGlobs))])
+	sc := sparse(s.globs[s.r.IntN(len(s.globs))])
 	if s.r.IntN(10) == 0 {
 		sc = fullScope()
 	}
@@ -105,16 +112,26 @@ func (s *simulation) reclaim(who string) {
 
 // TestReplayIsDeterministic covers INV-0502: a random valid ledger applied
 // live and replayed into two new tables gives identical tables, and no two
-// owners ever hold overlapping active leases along the way.
+// owners ever hold overlapping active leases along the way. A table that
+// folds case is given paths in several spellings, and replays into tables
+// that fold.
 func TestReplayIsDeterministic(t *testing.T) {
+	t.Run("exact", func(t *testing.T) { testReplay(t, gate.ExactCase, simFiles, simGlobs) })
+	t.Run("folded", func(t *testing.T) {
+		testReplay(t, gate.FoldCase, append(simCases, simFiles...), append(simCaseGlobs, simGlobs...))
+	})
+}
+
+func testReplay(t *testing.T, f gate.Folding, files, globs []string) {
 	rules, err := gate.CompilePairRules(append([]string{"lib/{name}.ts -> tests/{name}.test.ts"}, gate.DefaultPairRules...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &simulation{w: newWorld(t), r: testRand(t), now: t0, owners: []string{"alice", "bob", "carol", "dave"}, rules: rules}
+	s := &simulation{w: &world{tb: t, table: gate.NewTableFor(f)}, r: testRand(t), now: t0, owners: []string{"alice", "bob", "carol", "dave"},
+		rules: rules, files: files, globs: globs}
 	for range 3000 {
 		s.step()
-		checkExclusive(t, s.w.table)
+		checkExclusive(t, s.w.table, f)
 	}
 	seen := map[gate.EventType]int{}
 	for _, e := range s.w.log {
@@ -129,7 +146,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 	}
 	live := snapshot(t, s.w.table)
 	for i := range 2 {
-		replayed := gate.NewTable()
+		replayed := gate.NewTableFor(f)
 		for _, e := range s.w.log {
 			if err := replayed.Apply(e); err != nil {
 				t.Fatalf("replay %d: Apply(seq %d %s) = %v", i, e.Seq, e.Type, err)

@@ -46,15 +46,20 @@ type Table struct {
 	lastSeq   uint64
 }
 
-// NewTable returns an empty table.
-func NewTable() *Table {
+// NewTable returns an empty table that tells names apart by every byte.
+func NewTable() *Table { return NewTableFor(ExactCase) }
+
+// NewTableFor returns an empty table that compares names under f: with
+// FoldCase, two spellings of one path are one path to Overlapping and
+// Decide (see Folding).
+func NewTableFor(f Folding) *Table {
 	t := &Table{
 		holders: make(map[Owner]*holder),
 		groups:  make(map[string]*ownerGroup),
 		files:   make(map[int32][]File),
 		byFile:  make(map[fileKey][]int32),
 	}
-	t.index = newTrie(t.pattern)
+	t.index = newTrie(t.pattern, f)
 	return t
 }
 
@@ -123,17 +128,47 @@ func (t *Table) grant(e *Event) error {
 }
 
 // heldByOther returns the active lease of another owner overlapping l with
-// the lowest fencing token, or nil.
+// the lowest fencing token, or nil. Under FoldCase a lease whose paths
+// overlap l's only with case folded does not count: a coordinator that
+// told names apart by case granted it (one on a case-sensitive volume
+// sharing the ledger, or one from before the table folded), and the table
+// keeps what the ledger holds rather than refusing the ledger. Decide
+// still refuses any new grant overlapping either lease.
 func (t *Table) heldByOther(l *Lease) *record {
 	var h *record
 	t.visit(l.Scope, func(s int32) bool {
-		if r := t.rec(s); r.holder.owner.Name != l.Owner.Name && (h == nil || r.token < h.token) {
+		r := t.rec(s)
+		if r.holder.owner.Name != l.Owner.Name && (h == nil || r.token < h.token) && (t.index.fold == ExactCase || t.overlapsExactly(s, l)) {
 			h = r
 		}
 		return true
 	})
 	return h
 }
+
+// overlapsExactly reports whether the active lease in slot s overlaps l
+// with names told apart by case: by a path, by a recorded file, or by
+// either being the full scope.
+func (t *Table) overlapsExactly(s int32, l *Lease) bool {
+	r := t.rec(s)
+	if r.scopeType() == ScopeFull || l.Scope.Type == ScopeFull {
+		return true
+	}
+	for i := range r.pathCount() {
+		if l.Scope.Overlaps(r.pathAt(i)) {
+			return true
+		}
+	}
+	for _, f := range t.files[s] {
+		if slices.ContainsFunc(l.Scope.Files, func(g File) bool { return g.key() == f.key() }) {
+			return true
+		}
+	}
+	return false
+}
+
+// Folding is how the table compares names.
+func (t *Table) Folding() Folding { return t.index.fold }
 
 func (t *Table) renew(e *Event) error {
 	_, r, err := t.activeLease(e.LeaseID)

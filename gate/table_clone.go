@@ -46,7 +46,7 @@ func (t *Table) Clone() *Table {
 	for k, ss := range t.byFile {
 		c.byFile[k] = slices.Clone(ss)
 	}
-	c.index = newTrie(c.pattern)
+	c.index = newTrie(c.pattern, t.index.fold)
 	c.index.root = *cloneDir(&t.index.root, map[*dir]*dir{})
 	return c
 }

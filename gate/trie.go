@@ -12,10 +12,16 @@ type ref uint64
 // kept as a file of its parent directory, with no node of its own. A query
 // for a plain path visits only the directories along it; a glob query also
 // visits the subtree under its own literal prefix.
+//
+// Under FoldCase names are compared with case folded: a directory is
+// found under any spelling of its name (it keeps the spelling it was made
+// with), the maps of many subdirectories or files are keyed by the folded
+// name, and the hashes kept beside names are of the folded name.
 type trie struct {
 	root    dir
 	pattern func(ref) string
 	spare   []*dir // emptied directories, for reuse
+	fold    Folding
 }
 
 // maxSpare is how many emptied directories the trie keeps for reuse: a
@@ -36,8 +42,8 @@ type dir struct {
 // there are many.
 type dirMore struct {
 	globs   []glob          // globs whose literal prefix ends here
-	kidMap  map[string]*dir // subdirectories by name
-	fileMap map[string]ref  // plain paths here by path
+	kidMap  map[string]*dir // subdirectories by name (folded under FoldCase)
+	fileMap map[string]ref  // plain paths here by path (folded under FoldCase)
 }
 
 type glob struct {
@@ -46,7 +52,7 @@ type glob struct {
 	segs    int // segCount(pattern)
 }
 
-func newTrie(pattern func(ref) string) *trie { return &trie{pattern: pattern} }
+func newTrie(pattern func(ref) string, f Folding) *trie { return &trie{pattern: pattern, fold: f} }
 
 // add indexes pattern p as r.
 func (t *trie) add(r ref, p string) {
@@ -59,15 +65,15 @@ func (t *trie) add(r ref, p string) {
 			m.globs = append(m.globs, glob{pattern: p, r: r, segs: segCount(p)})
 			return
 		}
-		h := segHash(seg)
+		h := t.fold.hash(seg)
 		if !more {
-			d.addFile(file{h: h, r: r}, p, t.pattern)
+			d.addFile(file{h: h, r: r}, p, t)
 			return
 		}
-		k := d.kid(seg, h)
+		k := d.kid(seg, h, t.fold)
 		if k == nil {
 			k = t.newDir(seg)
-			d.addKid(k, h)
+			d.addKid(k, h, t.fold)
 		}
 		d = k
 		d.count++
@@ -89,12 +95,12 @@ func (t *trie) removeBelow(d *dir, p, rest string, match func(ref) bool) bool {
 	case IsGlob(seg):
 		ok = d.dropGlob(match)
 	case !more:
-		ok = d.dropFile(p, segHash(seg), match)
+		ok = d.dropFile(p, t.fold.hash(seg), match, t)
 	default:
-		h := segHash(seg)
-		if k := d.kid(seg, h); k != nil {
+		h := t.fold.hash(seg)
+		if k := d.kid(seg, h, t.fold); k != nil {
 			if ok = t.removeBelow(k, p, tail, match); ok && k.count == 0 {
-				d.dropKid(seg, h)
+				d.dropKid(k, h, t)
 				t.recycle(k)
 			}
 		}
@@ -172,22 +178,22 @@ func (t *trie) visit(q string, fn func(ref) bool) bool {
 	}
 	d := &t.root
 	for i := 0; ; {
-		if !d.visitGlobs(q, i, segs, fn) {
+		if !d.visitGlobs(q, i, segs, fn, t.fold) {
 			return false
 		}
 		seg, _, more := strings.Cut(q[i:], "/")
 		if IsGlob(seg) {
 			return t.visitBelow(d, q, fn)
 		}
-		h, end := segHash(seg), i+len(seg)
-		if (!more || glob && Overlap(q[:end], q)) && !d.visitFile(q[:end], h, fn, t.pattern) {
+		h, end := t.fold.hash(seg), i+len(seg)
+		if (!more || glob && Overlap(q[:end], q)) && !d.visitFile(q[:end], h, fn, t) {
 			return false // q itself, or a plain path on q's literal prefix that a "**" of q matches
 		}
-		if d = d.kid(seg, h); d == nil {
+		if d = d.kid(seg, h, t.fold); d == nil {
 			return true
 		}
 		if !more {
-			return d.visitGlobs(q, 0, segs, fn) // "a/**" kept at a overlaps "a"
+			return d.visitGlobs(q, 0, segs, fn, t.fold) // "a/**" kept at a overlaps "a"
 		}
 		i = end + 1
 	}
@@ -195,13 +201,18 @@ func (t *trie) visit(q string, fn func(ref) bool) bool {
 
 // visitGlobs visits d's globs that overlap q, which has segs segments
 // (see segCount). The first i bytes of q are the path of d and a slash: the
-// literal prefix every glob of d starts with.
-func (d *dir) visitGlobs(q string, i, segs int, fn func(ref) bool) bool {
+// literal prefix every glob of d starts with. Under FoldCase a glob's
+// prefix may be spelt with another number of bytes, so the whole patterns
+// are compared.
+func (d *dir) visitGlobs(q string, i, segs int, fn func(ref) bool, f Folding) bool {
+	if f {
+		i = 0
+	}
 	for _, g := range d.globs() {
 		if g.segs != segs && g.segs >= 0 && segs >= 0 {
 			continue // without "**", patterns overlap only segment for segment
 		}
-		if Overlap(g.pattern[i:], q[i:]) && !fn(g.r) {
+		if overlap(g.pattern[i:], q[i:], f) && !fn(g.r) {
 			return false
 		}
 	}
@@ -211,23 +222,23 @@ func (d *dir) visitGlobs(q string, i, segs int, fn func(ref) bool) bool {
 // visitBelow visits the overlapping refs of d's files and subdirectories
 // (not d's globs, which the caller has checked).
 func (t *trie) visitBelow(d *dir, q string, fn func(ref) bool) bool {
-	overlapping := func(r ref, p string) bool { return !Overlap(p, q) || fn(r) }
-	return d.walkFiles(overlapping, t.pattern) && d.walkKids(overlapping, t.pattern)
+	overlapping := func(r ref, p string) bool { return !overlap(p, q, t.fold) || fn(r) }
+	return d.walkFiles(overlapping, t) && d.walkKids(overlapping, t)
 }
 
 // walk calls fn for every ref until it returns false.
 func (t *trie) walk(fn func(ref) bool) bool {
-	return t.root.walk(func(r ref, _ string) bool { return fn(r) }, t.pattern)
+	return t.root.walk(func(r ref, _ string) bool { return fn(r) }, t)
 }
 
 // walk calls fn for every ref of d's subtree and its pattern.
-func (d *dir) walk(fn func(ref, string) bool, pattern func(ref) string) bool {
+func (d *dir) walk(fn func(ref, string) bool, t *trie) bool {
 	for _, g := range d.globs() {
 		if !fn(g.r, g.pattern) {
 			return false
 		}
 	}
-	return d.walkFiles(fn, pattern) && d.walkKids(fn, pattern)
+	return d.walkFiles(fn, t) && d.walkKids(fn, t)
 }
 
 // len is the number of refs indexed.

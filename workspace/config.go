@@ -140,10 +140,21 @@ func LoadConfig(root string) (Config, error) {
 		err = c.Validate()
 	}
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, &ConfigError{Path: path, Err: err}
 	}
 	return c, nil
 }
+
+// ConfigError is a leasegate.json that cannot be read as a configuration:
+// malformed JSON, an unknown field, an invalid glob, pair rule or cluster.
+// Nothing runs on it; the operator mends the file.
+type ConfigError struct {
+	Path string // the file
+	Err  error  // what is wrong, naming the field
+}
+
+func (e *ConfigError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 func parseConfig(data []byte) (Config, error) {
 	c := DefaultConfig()

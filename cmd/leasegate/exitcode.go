@@ -7,6 +7,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // Exit codes. They are part of the interface and documented in the README.
@@ -49,9 +50,13 @@ func exitCode(err error) int {
 func classify(err error) (int, string) {
 	var ue *usageError
 	var de *gate.DeniedError
+	var ce *workspace.ConfigError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, reasonUsage
+	case errors.As(err, &ce):
+		// Malformed input, also when a coordinator could not start on it.
+		return exitUsage, string(gate.ReasonInputInvalid)
 	case errors.Is(err, api.ErrUnavailable):
 		return exitUnavailable, string(api.CodeUnavailable)
 	case errors.Is(err, errBlocked):

@@ -2,24 +2,34 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"syscall"
 )
 
 // Anchor remembers which files a workspace's root, state directory and
-// ledger were, so that its coordinator can tell when they are removed or
-// replaced (a temporary clone or a linked worktree deleted under it).
+// ledger were, and which ledger and pair rules its leasegate.json named,
+// so that its coordinator can tell when they are removed or replaced (a
+// temporary clone or a linked worktree deleted under it, a "cluster"
+// added to leasegate.json while it serves).
 type Anchor struct {
 	paths []string
 	infos []os.FileInfo
+	// The configuration the coordinator serves by, and the file it was
+	// read from as it was then (nil when there was none).
+	root  string
+	cfg   Config
+	cfgFI os.FileInfo
 }
 
 // Anchor records the identity of the workspace's root, state directory
 // and ledger file (none when the ledger is shared on a cluster) as they
-// are now.
+// are now, and the ledger and pair rules its configuration names.
 func (w *Workspace) Anchor() (*Anchor, error) {
-	a := &Anchor{paths: []string{w.Root, w.StateDir}}
+	a := &Anchor{paths: []string{w.Root, w.StateDir}, root: w.Root, cfg: w.Config}
 	if w.Config.Cluster == nil {
 		a.paths = append(a.paths, w.LedgerPath())
 	}
@@ -30,13 +40,18 @@ func (w *Workspace) Anchor() (*Anchor, error) {
 		}
 		a.infos = append(a.infos, fi)
 	}
+	a.cfgFI, _ = os.Stat(filepath.Join(w.Root, ConfigFile))
 	return a, nil
 }
 
 // Removed names the first anchored path that is gone or is another file
-// now, and says which; it returns "" while every one is still there. A
+// now, and says which; or says that leasegate.json now names another
+// ledger or other pair rules than the coordinator serves by, which it
+// cannot take while it runs (the ledger is opened and the pair rules
+// compiled at its start). It returns "" while nothing of that changed. A
 // path that cannot be checked for another reason (permissions) counts as
-// there.
+// there; a leasegate.json that does not load is waited out, since every
+// command refuses it and the operator is mending it.
 func (a *Anchor) Removed() string {
 	for i, p := range a.paths {
 		fi, err := os.Stat(p)
@@ -49,5 +64,49 @@ func (a *Anchor) Removed() string {
 			return p + " was replaced"
 		}
 	}
+	return a.configChanged()
+}
+
+// configChanged reads leasegate.json again when it is another file or was
+// written since it was last read, and says how it differs from the
+// configuration served, in what the coordinator cannot follow.
+func (a *Anchor) configChanged() string {
+	fi, err := os.Stat(filepath.Join(a.root, ConfigFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if sameConfigFile(fi, a.cfgFI) {
+		return ""
+	}
+	a.cfgFI = fi
+	cfg, err := LoadConfig(a.root)
+	if err != nil {
+		return ""
+	}
+	if was, now := ledgerOf(a.cfg.Cluster), ledgerOf(cfg.Cluster); was != now {
+		return fmt.Sprintf("%s now names %s as the ledger, not %s, which this coordinator serves", ConfigFile, now, was)
+	}
+	if !slices.Equal(cfg.Pairs, a.cfg.Pairs) {
+		return fmt.Sprintf("%s changed its pair rules to %q (this coordinator pairs by %q)", ConfigFile, cfg.Pairs, a.cfg.Pairs)
+	}
 	return ""
+}
+
+// sameConfigFile reports whether a and b (nil: no file) are the same
+// file, unwritten since: same inode, size and modification time.
+func sameConfigFile(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// ledgerOf names the ledger a cluster configuration (nil: none) names.
+func ledgerOf(c *Cluster) string {
+	if c == nil {
+		return "the file in the state directory"
+	}
+	eps := slices.Clone(c.Endpoints)
+	slices.Sort(eps)
+	return fmt.Sprintf("workspace %q on etcd %v", c.Workspace, eps)
 }

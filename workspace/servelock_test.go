@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,6 +64,11 @@ func TestAnchor(t *testing.T) {
 			}
 			return os.WriteFile(w.LedgerPath(), nil, 0o600)
 		}, want: "ledger.db was replaced"},
+		{name: "config names a cluster", change: writeConfig(`{"cluster": {"endpoints": ["http://127.0.0.1:2379"], "workspace": "acme/web"}}`),
+			want: `leasegate.json now names workspace "acme/web" on etcd [http://127.0.0.1:2379] as the ledger, not the file in the state directory`},
+		{name: "config changes the pair rules", change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
+		{name: "config changes what is gated", change: writeConfig(`{"exclude": ["tmp/**"]}`), want: ""},
+		{name: "config does not load", change: writeConfig(`{"cluster": `), want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,5 +95,12 @@ func TestAnchor(t *testing.T) {
 				t.Errorf("Removed() = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// writeConfig is a change that writes leasegate.json.
+func writeConfig(cfg string) func(w *workspace.Workspace) error {
+	return func(w *workspace.Workspace) error {
+		return os.WriteFile(filepath.Join(w.Root, workspace.ConfigFile), []byte(cfg), 0o644)
 	}
 }

@@ -195,7 +195,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	go func() {
 		defer wg.Done()
 		if why, err := c.WaitRemoved(ctx, anchor); err == nil {
-			log.Warn("workspace removed: the coordinator stops", "why", why)
+			log.Warn("workspace removed or its leasegate.json changed what it serves by: the coordinator stops", "why", why)
 			cancel()
 		}
 	}()

@@ -68,3 +68,15 @@ type AckEnqueuer interface {
 	Enqueuer
 	EnqueueAck(ack func(error), evs ...gate.Event) (wait func() ([]gate.Event, error))
 }
+
+// GrantNumberer is a ledger that fixes each grant's fencing token itself
+// when it commits it, instead of keeping the token the grant was queued
+// with: store/etcd numbers grants by the revision of their commit, so that
+// the tokens of every coordinator sharing the ledger form one increasing
+// sequence. Append, the wait of Enqueue and EnqueueAck, and Replay give
+// the grants with the token the commit fixed; tokens increase in Seq
+// order. A ledger that is not a GrantNumberer, or answers false, keeps
+// the tokens it is given.
+type GrantNumberer interface {
+	NumbersGrants() bool
+}

@@ -64,8 +64,15 @@ func (l *Ledger) commit(batch []*request) []*request {
 	}
 	first := l.last.Load() + 1
 	n, out, val := l.encode(batch, first)
+	if n == 0 {
+		batch[0].finish(nil, errTooManyGrants(grants(batch[0].evs)))
+		return batch[1:]
+	}
 	last := first + uint64(len(out)) - 1
-	err := l.put(first, last, val)
+	rev, err := l.put(first, last, val)
+	if err == nil {
+		numberGrants(out, rev)
+	}
 	off := 0
 	for _, r := range batch[:n] {
 		if err != nil {
@@ -90,13 +97,21 @@ func (l *Ledger) stale(batch []*request) int {
 }
 
 // encode gives the first n requests' events their seqs from first and
-// encodes them as one record, a JSON array.
+// encodes them as one record, a JSON array, its grants without tokens
+// (numberGrants gives them theirs once the commit's revision is known).
+// It takes at least one request unless that one alone holds more grants
+// than a commit can number (n is 0).
 func (l *Ledger) encode(batch []*request, first uint64) (n int, out []gate.Event, val []byte) {
 	val = append(val, '[')
 	seq := first
+	granted := 0
 	for _, r := range batch {
+		if granted += grants(r.evs); granted > maxGrantsPerCommit {
+			break
+		}
 		start := len(val)
 		for _, e := range r.evs {
+			e = unnumbered(e)
 			e.Seq = seq
 			seq++
 			b, err := json.Marshal(e.UTC())
@@ -119,9 +134,21 @@ func (l *Ledger) encode(batch []*request, first uint64) (n int, out []gate.Event
 	return n, out, append(val, ']')
 }
 
+// grants counts the grants among evs.
+func grants(evs []gate.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == gate.EventGranted {
+			n++
+		}
+	}
+	return n
+}
+
 // put writes one record and the head in a transaction conditioned on the
-// head being as last seen, settling unknown outcomes until etcd answers.
-func (l *Ledger) put(first, last uint64, val []byte) error {
+// head being as last seen, settling unknown outcomes until etcd answers,
+// and returns the revision of the commit.
+func (l *Ledger) put(first, last uint64, val []byte) (int64, error) {
 	for {
 		resp, err := l.cli.Txn(l.ctx).
 			If(clientv3.Compare(clientv3.ModRevision(l.keys.head()), "=", l.headRev)).
@@ -131,17 +158,17 @@ func (l *Ledger) put(first, last uint64, val []byte) error {
 			if !resp.Succeeded {
 				l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}
 				l.log.Info("append lost a race", "seen-seq", first-1, "revision", resp.Header.Revision)
-				return l.conflict
+				return 0, l.conflict
 			}
 			l.committed(last, resp.Header.Revision)
-			return nil
+			return resp.Header.Revision, nil
 		}
 		if isLeaseGone(err) {
-			return l.sessionLost(first, err)
+			return 0, l.sessionLost(first, err)
 		}
 		l.log.Warn("commit outcome unknown, asking etcd again", "first-seq", first, "error", err)
-		if done, err := l.settle(first, last, val, err); done {
-			return err
+		if rev, done, err := l.settle(first, last, val, err); done {
+			return rev, err
 		}
 	}
 }
@@ -152,29 +179,29 @@ func (l *Ledger) committed(last uint64, rev int64) {
 }
 
 // settle finds out, after a failed transaction, whether the record was
-// written (done, nil), another writer moved the head (done, conflict), or
-// nothing happened (not done: try again). It waits Retry first and gives
-// up when the ledger is closed.
-func (l *Ledger) settle(first, last uint64, val []byte, cause error) (bool, error) {
+// written at revision rev (done, nil), another writer moved the head
+// (done, conflict), or nothing happened (not done: try again). It waits
+// Retry first and gives up when the ledger is closed.
+func (l *Ledger) settle(first, last uint64, val []byte, cause error) (rev int64, done bool, err error) {
 	t := time.NewTimer(l.cfg.Retry)
 	defer t.Stop()
 	select {
 	case <-l.ctx.Done():
-		return true, fmt.Errorf("commit of seq %d outcome unknown when the ledger closed (%v): %w", first, cause, errClosed())
+		return 0, true, fmt.Errorf("commit of seq %d outcome unknown when the ledger closed (%v): %w", first, cause, errClosed())
 	case <-t.C:
 	}
 	resp, err := l.cli.Txn(l.ctx).Then(clientv3.OpGet(l.keys.record(first)), clientv3.OpGet(l.keys.head())).Commit()
 	if err != nil {
-		return false, nil
+		return 0, false, nil
 	}
 	rec, head := resp.Responses[0].GetResponseRange().Kvs, resp.Responses[1].GetResponseRange().Kvs
 	switch {
 	case len(rec) == 1 && string(rec[0].Value) == string(val):
 		l.committed(last, rec[0].ModRevision)
-		return true, nil
+		return rec[0].ModRevision, true, nil
 	case len(head) == 1 && head[0].ModRevision != l.headRev:
 		l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}
-		return true, l.conflict
+		return 0, true, l.conflict
 	}
-	return false, nil
+	return 0, false, nil
 }

@@ -63,7 +63,7 @@ func (l *Ledger) scan(ctx context.Context, after, end uint64, rev int64, fn func
 			return next - 1, fmt.Errorf("%w: seq %d..%d missing in etcd", store.ErrCorrupt, next, end)
 		}
 		for _, kv := range resp.Kvs {
-			if next, err = l.replayRecord(ctx, string(kv.Key), kv.Value, next, end, fn); err != nil || next > end {
+			if next, err = l.replayRecord(ctx, string(kv.Key), kv.Value, kv.ModRevision, next, end, fn); err != nil || next > end {
 				return next - 1, err
 			}
 		}
@@ -86,13 +86,15 @@ func (l *Ledger) recordHolding(ctx context.Context, seq uint64, rev int64) (stri
 	return string(resp.Kvs[0].Key), nil
 }
 
-// replayRecord calls fn for the record's events from next up to end and
-// returns the seq it expects next.
-func (l *Ledger) replayRecord(ctx context.Context, key string, val []byte, next, end uint64, fn func(gate.Event) error) (uint64, error) {
+// replayRecord calls fn for the events of the record committed at
+// revision rev from next up to end, its grants numbered by that revision,
+// and returns the seq it expects next.
+func (l *Ledger) replayRecord(ctx context.Context, key string, val []byte, rev int64, next, end uint64, fn func(gate.Event) error) (uint64, error) {
 	var evs []gate.Event
 	if err := json.Unmarshal(val, &evs); err != nil {
 		return next, fmt.Errorf("%w: record %s: %w", store.ErrCorrupt, key, err)
 	}
+	numberGrants(evs, rev)
 	if len(evs) == 0 || l.keys.record(evs[0].Seq) != key || !strings.HasPrefix(key, l.keys.records()) {
 		return next, fmt.Errorf("%w: record %s does not start with its key's seq", store.ErrCorrupt, key)
 	}

@@ -23,6 +23,13 @@ type appendOnly struct {
 	last chan struct{} // closed when the call queued last has finished
 }
 
+// NumbersGrants passes on whether l fixes grants' tokens itself: the
+// events l's Append returns are the ones its waits give.
+func (l *appendOnly) NumbersGrants() bool {
+	n, ok := l.Ledger.(store.GrantNumberer)
+	return ok && n.NumbersGrants()
+}
+
 func (l *appendOnly) Enqueue(evs ...gate.Event) func() ([]gate.Event, error) {
 	return l.EnqueueAck(nil, evs...)
 }

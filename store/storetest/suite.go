@@ -40,6 +40,7 @@ func RunLedgerTests(t *testing.T, open func(t *testing.T) (store.Ledger, func() 
 		{"EnqueueAckAfterCommit", testEnqueueAckDurable},
 		{"EnqueueAckClosed", testEnqueueAckClosed},
 		{"EnqueueAckNotInCall", testEnqueueAckNotInCall},
+		{"GrantTokens", testGrantTokens},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, o) })

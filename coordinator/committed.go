@@ -57,11 +57,13 @@ func (f *committedFold) apply(e gate.Event) error {
 	return nil
 }
 
-// publishCommitted folds this coordinator's committed events, then
-// publishes them; the writer calls it in commit order.
+// publishCommitted folds this coordinator's committed events, gives its
+// grants the tokens the ledger fixed, then publishes them; the writer
+// calls it in commit order.
 func (c *Coordinator) publishCommitted(evs []gate.Event) {
 	if c.committed != nil {
 		c.committed.fold(evs)
 	}
+	c.takeNumbers(evs)
 	c.published(evs)
 }

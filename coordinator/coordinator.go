@@ -53,6 +53,7 @@ type Coordinator struct {
 	kick        chan struct{}   // asks the liveness loop for a check now
 	served      atomic.Uint64   // the ledger session the table was loaded under (session.go)
 	committed   *committedFold  // on a shared ledger: the fold of committed events only (committed.go)
+	numbers     numbering       // grants waiting for the token their commit fixes (numbered.go)
 }
 
 var _ leasegate.Service = (*Coordinator)(nil)
@@ -73,6 +74,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
 		gatedIn: newRecentEnds(),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
+		numbers: newNumbering(cfg.Ledger),
 	}
 	if s, ok := cfg.Ledger.(sessionKeeper); ok {
 		gen, _ := s.Session()
@@ -92,7 +94,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if _, ok := c.shared(); ok {
 		c.committed = newCommittedFold(c.table, c.book, cfg.KeepEnded)
 	}
-	c.w = newWriter(cfg.Ledger, c.publishCommitted)
+	c.w = newWriter(cfg.Ledger, c.publishCommitted, c.numbers.on)
 	c.startedAt = c.clock.Now()
 	c.log.Info("ledger replayed", "last-seq", c.table.LastSeq(), "active-leases", c.table.ActiveCount())
 	return c, nil
@@ -197,6 +199,7 @@ func (c *Coordinator) commit(evs []gate.Event) (<-chan error, error) {
 		}
 	}
 	c.boundEnded()
+	c.queuedForNumbers(evs)
 	return c.w.enqueue(evs), nil
 }
 

@@ -43,7 +43,9 @@ func (c *Coordinator) lease(ctx context.Context, lr leasegate.LeaseRequest) (lea
 		if err := durable(ctx, pre); err != nil {
 			return leasegate.LeaseResult{}, err
 		}
-		return leasegate.LeaseResult{Decision: d}, d.Err()
+		res := leasegate.LeaseResult{Decision: d}
+		c.answerLeaseTokens(&res)
+		return res, d.Err()
 	}
 	c.fillIDs(d.Events, now)
 	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
@@ -59,6 +61,9 @@ func (c *Coordinator) lease(ctx context.Context, lr leasegate.LeaseRequest) (lea
 	c.mu.Unlock()
 	if err == nil {
 		err = durable(ctx, done)
+	}
+	if err == nil {
+		c.answerLeaseTokens(&res)
 	}
 	return res, err
 }
@@ -125,7 +130,7 @@ func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) 
 	if p == "" {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return nonNil(c.table.Active()), nil
+		return nonNil(c.shownTokens(c.table.Active())), nil
 	}
 	cp, err := gate.CleanPath(p)
 	if err != nil {
@@ -133,7 +138,7 @@ func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return nonNil(c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}})), nil
+	return nonNil(c.shownTokens(c.table.Overlapping(gate.Scope{Type: gate.ScopeSparse, Paths: []string{cp}}))), nil
 }
 
 // Covers reports whether an active auto lease covers the workspace-relative

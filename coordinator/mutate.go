@@ -236,9 +236,10 @@ func (c *Coordinator) settle(ctx context.Context, d gate.Decision, done <-chan e
 		return leasegate.Result{}, err
 	}
 	if !d.Granted {
+		c.answerTokens(nil, d.Holder)
 		return leasegate.Result{Outcome: leasegate.Denied, Reason: d.Reason, Message: d.Message, Holder: d.Holder}, nil
 	}
-	return leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)}, nil
+	return leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: c.answerTokens(grantedLeases(d))}, nil
 }
 
 func grantedLeases(d gate.Decision) []gate.Lease {
@@ -276,6 +277,7 @@ func (c *Coordinator) contend(req leasegate.MutateRequest, d gate.Decision, now 
 	retryAt, _ := c.sched.ScheduleRetry(id, now, w.After, func(time.Time) { c.retry(id) })
 	con.view = leasegate.ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
 		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: leasegate.Contended}
+	c.shownToken(&con.view.Holder)
 	con.holdBy(d)
 	c.contentions[id], c.byKey[key] = con, con
 	file := conflictFile(req.Paths, *d.Holder)

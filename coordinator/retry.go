@@ -52,7 +52,7 @@ func (c *Coordinator) retry(id string) {
 		c.decided(con, leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonInputInvalid, Message: "retry failed: " + err.Error()})
 	case d.Granted:
 		c.log.Info("retry granted", "contention", id, "requester", con.req.Owner)
-		c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
+		c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: c.shownTokens(grantedLeases(d))})
 	case d.Reason != gate.ReasonHeldByOther:
 		c.decided(con, leasegate.Result{Outcome: leasegate.Denied, Reason: d.Reason, Message: d.Message})
 	default:
@@ -79,6 +79,7 @@ func (c *Coordinator) decided(con *contention, r leasegate.Result) {
 // the path still held. Call with c.mu held.
 func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Time) (<-chan error, error) {
 	h := *d.Holder
+	c.shownToken(&h)
 	rep := blocker.New(blocker.Input{
 		ID: c.newID(now), Path: conflictFile(con.req.Paths, h), Paths: con.req.Paths, Op: con.req.Op,
 		Requester: c.owners[con.req.Owner].Owner, Holder: h, HolderLiveness: c.judge(h.Owner.Name, now),

@@ -123,6 +123,7 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 		return fmt.Errorf("rebuild the lease table from the shared ledger: %w", err)
 	}
 	c.table, c.book = f.table.Clone(), f.book.Clone()
+	c.forgetNumbers()
 	c.w.raced.Store(false)
 	c.log.Info("lease table rebuilt from the shared ledger", "last-seq", c.cfg.Ledger.LastSeq(), "active-leases", c.table.ActiveCount())
 	return nil

@@ -20,7 +20,7 @@ func (c *Coordinator) Status(context.Context) (leasegate.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.table.Active(),
+	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: c.shownTokens(c.table.Active()),
 		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]leasegate.UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}

@@ -38,6 +38,10 @@ type writer struct {
 	settledCh       chan struct{}
 	// stats times each commit, from enqueue to durable.
 	stats *commitStats
+	// afterPublish answers a commit only once it is published: the
+	// ledger fixes grants' tokens at commit, and publish gives them to
+	// the table the requester's next call is checked against.
+	afterPublish bool
 }
 
 type pending struct {
@@ -45,8 +49,8 @@ type pending struct {
 	done chan error                   // buffered; the first outcome reported stays
 }
 
-func newWriter(l store.Ledger, publish func([]gate.Event)) *writer {
-	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{}), stats: newCommitStats()}
+func newWriter(l store.Ledger, publish func([]gate.Event), afterPublish bool) *writer {
+	return &writer{ledger: l, publish: publish, wake: make(chan struct{}, 1), settledCh: make(chan struct{}), stats: newCommitStats(), afterPublish: afterPublish}
 }
 
 // enqueue queues events and returns the channel that reports their fate.
@@ -69,7 +73,12 @@ func (w *writer) enqueue(evs []gate.Event) <-chan error {
 		w.queued++
 		// The ledger commits in EnqueueAck order, and we are under the
 		// coordinator's mutex: several commits may be in flight.
-		wait := w.ledger.EnqueueAck(func(err error) { w.observe(start, len(evs), err); report(done, w.failure(err)) }, evs...)
+		wait := w.ledger.EnqueueAck(func(err error) {
+			w.observe(start, len(evs), err)
+			if err != nil || !w.afterPublish {
+				report(done, w.failure(err))
+			}
+		}, evs...)
 		w.queue = append(w.queue, pending{wait: wait, done: done})
 		select {
 		case w.wake <- struct{}{}:

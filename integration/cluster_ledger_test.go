@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/etcdtest"
+	"github.com/leasegate/leasegate/store/etcd"
 )
 
 // TestClusterLedgerCheck: with a cluster in leasegate.json, `ledger check`
@@ -55,4 +60,48 @@ func TestClusterLedgerCheck(t *testing.T) {
 	if b, err := os.ReadFile(decoy); err != nil || string(b) != "not a bbolt file" {
 		t.Fatalf("the clone's ledger.db after check and recover = %q, %v; want it untouched", b, err)
 	}
+}
+
+// tokensInEtcd reads every ledger record of the shared workspace name
+// straight from etcd and returns the fencing token each grant must have
+// there: its record's revision as etcd reports it, and its place among
+// the record's grants.
+func tokensInEtcd(t *testing.T, c *etcdtest.Cluster, name string) map[uint64]gate.LeaseID {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	resp, err := cli.Get(context.Background(), "/leasegate/"+name+"/ledger/e/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[uint64]gate.LeaseID{}
+	for _, kv := range resp.Kvs {
+		var evs []gate.Event
+		mustJSON(t, string(kv.Value), &evs)
+		place := 0
+		for _, e := range evs {
+			if e.Type == gate.EventGranted {
+				out[etcd.FencingToken(kv.ModRevision, place)] = e.Lease.ID
+				place++
+			}
+		}
+	}
+	return out
+}
+
+// describeTokens lists a few tokens of m for a failure message.
+func describeTokens(m map[uint64]gate.LeaseID) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d grants", len(m))
+	n := 0
+	for tok, id := range m {
+		if n++; n > 3 {
+			break
+		}
+		fmt.Fprintf(&b, ", %d: %s", tok, id)
+	}
+	return b.String()
 }

@@ -53,8 +53,9 @@ func cloneCheckout(t *testing.T, r *repo) *repo {
 // TestClusterRaceForFiles: two coordinators on two clones of one
 // repository share one lease table on a 3-member etcd cluster; 10 client
 // processes on each race for the same 10 files. Every file has exactly one
-// holder across both machines, fencing tokens are unique, every loser is
-// told the holder and its machine, and both coordinators end with the
+// holder across both machines, fencing tokens are unique and each is the
+// etcd revision of the commit that made its grant (with the grant's place
+// in the commit below it), every loser is told the holder and its machine, and both coordinators end with the
 // same table.
 func TestClusterRaceForFiles(t *testing.T) {
 	etcd := startEtcd(t, 3)
@@ -118,6 +119,12 @@ func TestClusterRaceForFiles(t *testing.T) {
 	}
 	if len(winners) != files {
 		t.Fatalf("%d files have a holder, want %d", len(winners), files)
+	}
+	fixed := tokensInEtcd(t, etcd, "race")
+	for tok, client := range tokens {
+		if _, ok := fixed[tok]; !ok {
+			t.Errorf("%s was granted token %d, which is no grant's commit revision in etcd (%s)", client, tok, describeTokens(fixed))
+		}
 	}
 	for _, r := range []*repo{a, b} {
 		eventually(t, 30*time.Second, "both coordinators hold the same table", func() bool {

@@ -69,7 +69,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	cfg.setDefaults()
 	c := &Coordinator{
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
-		table: gate.NewTable(), book: blocker.NewBook(),
+		table: gate.NewTableFor(cfg.Folding), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
 		gatedIn: newRecentEnds(),

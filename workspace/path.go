@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/leasegate/leasegate/gate"
 )
 
 // pathRules are how a platform spells and compares absolute paths: which
@@ -28,6 +30,13 @@ type pathRules struct {
 	// steps back from the directory a symlink there led to.
 	lexicalDotDot bool
 }
+
+// Folding is how gate is to compare the workspace's relative paths:
+// folded where the platform's rules fold case (Windows; macOS unless the
+// volumes Find asked are case-sensitive), byte for byte on Linux and the
+// BSDs. The coordinator gives it to its lease table, so that two
+// spellings of a file not yet created are one lease.
+func (w *Workspace) Folding() gate.Folding { return gate.Folding(native().fold) }
 
 // Under returns p relative to base ("." for base itself), slash separated
 // on every platform, if p is base or beneath it. It compares strings only:

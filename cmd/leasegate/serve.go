@@ -140,6 +140,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	var c *coordinator.Coordinator // set once opened; notices only flow after that
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness, cfg.Workspace, cfg.PairRules, cfg.Logger = ledger, live, ws.Root, pairs, log
+	cfg.Folding = ws.Folding()
 	cfg.BlockerDir = filepath.Join(ws.StateDir, "blockers")
 	cfg.Windows = coordinatorWindows(f.windows)
 	if f.notifyURL != "" {

@@ -1,0 +1,29 @@
+package workspace_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// TestFoldingIsTheVolumes: the folding a workspace gives gate is what a
+// lookup in another case finds on the workspace's volume: exact case on
+// Linux, folded on Windows and on macOS's default volumes.
+func TestFoldingIsTheVolumes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := os.Lstat(filepath.Join(dir, "PROBE"))
+	want := gate.Folding(err == nil)
+	w, err := workspace.Find(dir)
+	if err != nil {
+		t.Fatalf("Find(%s) = %v", dir, err)
+	}
+	if got := w.Folding(); got != want {
+		t.Fatalf("Find(%s).Folding() = %v, want %v (a lookup in another case finds the file: %v)", dir, got, want, bool(want))
+	}
+}

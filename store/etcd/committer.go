@@ -72,6 +72,7 @@ func (l *Ledger) commit(batch []*request) []*request {
 	rev, err := l.put(first, last, val)
 	if err == nil {
 		numberGrants(out, rev)
+		l.observe(len(out))
 	}
 	off := 0
 	for _, r := range batch[:n] {

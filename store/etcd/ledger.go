@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/leasegate/leasegate/store"
 )
 
 // Ledger is a store.Ledger shared through etcd. Open it with Open.
@@ -42,6 +44,9 @@ type Ledger struct {
 	// call queued before one was decided without them and is refused.
 	epoch atomic.Uint64
 
+	batchMu sync.Mutex
+	batches store.Batches // events per commit written
+
 	sessMu sync.Mutex
 	sess   sessionState
 	sessCh chan struct{} // signalled on each loss and new session
@@ -65,7 +70,7 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}
-	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"),
+	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"), batches: store.NewBatches(),
 		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.readHead(ctx); err != nil {
 		cli.Close()

@@ -1,4 +1,4 @@
-package workspace_test
+package workspace
 
 import (
 	"os"
@@ -6,20 +6,26 @@ import (
 	"testing"
 
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/workspace"
 )
+
+// lookupFolds reports whether dir's volume finds a file named in another
+// case than it was created with.
+func lookupFolds(t *testing.T, dir string) bool {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := os.Lstat(filepath.Join(dir, "PROBE"))
+	return err == nil
+}
 
 // TestFoldingIsTheVolumes: the folding a workspace gives gate is what a
 // lookup in another case finds on the workspace's volume: exact case on
 // Linux, folded on Windows and on macOS's default volumes.
 func TestFoldingIsTheVolumes(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "probe"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := os.Lstat(filepath.Join(dir, "PROBE"))
-	want := gate.Folding(err == nil)
-	w, err := workspace.Find(dir)
+	want := gate.Folding(lookupFolds(t, dir))
+	w, err := Find(dir)
 	if err != nil {
 		t.Fatalf("Find(%s) = %v", dir, err)
 	}

@@ -55,9 +55,13 @@ func (c *Coordinator) admit(evs []gate.Event) error {
 	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", leasegate.ErrLedgerDegraded, d.Headroom(), cause)
 }
 
-// ledgerWarning is status's line on a degraded ledger, empty while it is
-// healthy.
+// ledgerWarning is status's line on a degraded ledger, or on a shared
+// one served without its session (etcd unreachable or the session lost:
+// writes are held), empty while it is healthy. Call with c.mu held.
 func (c *Coordinator) ledgerWarning() string {
+	if err := c.serving(); err != nil {
+		return err.Error()
+	}
 	d, ok := c.cfg.Ledger.(degradable)
 	if !ok {
 		return ""

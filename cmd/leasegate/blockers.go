@@ -20,6 +20,9 @@ func cmdBlockers(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) > 1 {
+		return usagef("blockers: want at most one BLOCKER_ID, got %d arguments", len(pos))
+	}
 	cl, _, err := f.reader(ctx)
 	if err != nil || cl == nil {
 		return err

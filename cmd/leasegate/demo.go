@@ -33,7 +33,7 @@ func cmdDemo(ctx context.Context, args []string) error {
 	var keep bool
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.BoolVar(&keep, "keep", false, "keep the temporary repository and print where it is")
-	if err := parse(fs, args); err != nil {
+	if err := parseNone("demo", fs, args); err != nil {
 		return err
 	}
 	d, err := newDemo()

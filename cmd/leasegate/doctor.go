@@ -24,12 +24,8 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	fs.StringVar(&f.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of text")
 	fs.StringVar(&codex, "codex", envOr(envname.Codex, "codex"), "the codex program to ask what it trusts (env "+envname.Codex+")")
-	pos, err := parseMixed(fs, args)
-	if err != nil {
+	if err := parseNone("doctor", fs, args); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return usagef("doctor: takes no arguments")
 	}
 	ws, err := f.workspace()
 	if err != nil {

@@ -184,3 +184,13 @@ func parseMixed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
 }
+
+// parseNone parses the flags of command name, which takes no positional
+// argument: one given is a usage error naming it, never ignored.
+func parseNone(name string, fs *flag.FlagSet, args []string) error {
+	pos, err := parseMixed(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("%s: takes no arguments, got %q", name, pos[0])
+	}
+	return err
+}

@@ -23,7 +23,7 @@ func cmdEvents(ctx context.Context, args []string) error {
 	fs.BoolVar(&follow, "follow", false, "keep streaming new events until interrupted; exits 5 when the coordinator goes away")
 	fs.BoolVar(&text, "text", false, "one readable line per event (the default when stdout is a terminal)")
 	fs.Uint64Var(&after, "after", 0, "start after this sequence number")
-	if _, err := parseMixed(fs, args); err != nil {
+	if err := parseNone("events", fs, args); err != nil {
 		return err
 	}
 	if text && f.jsonOut {

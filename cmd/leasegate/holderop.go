@@ -24,6 +24,7 @@ func holderOp(ctx context.Context, name string, op gate.Op, args []string) error
 	var f leaseFlags
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	f.register(fs)
+	f.registerToken(fs)
 	if op == gate.OpRenew {
 		fs.DurationVar(&f.ttl, "ttl", gate.DefaultCheckoutTTL, "new duration, counted from now")
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/leasegate/leasegate/internal/envname"
 )
 
-// leaseFlags are shared by acquire, renew, release, checkin and evict.
+// leaseFlags are shared by acquire, renew, release, checkin, evict and
+// stop.
 type leaseFlags struct {
 	common
 	as     string
@@ -21,5 +22,11 @@ type leaseFlags struct {
 func (f *leaseFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs, false)
 	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name (env "+envname.As+")")
+}
+
+// registerToken adds --token, for the commands that act on a lease as
+// its holder (renew, release, checkin); acquire, evict and stop send no
+// token, so they do not take one.
+func (f *leaseFlags) registerToken(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.token, "token", 0, "the lease's fencing token (default: looked up; a lease re-granted since will not match)")
 }

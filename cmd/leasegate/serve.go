@@ -64,7 +64,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs.IntVar(&f.readyFD, "ready-fd", 0, "report the start, or why it failed, as one JSON line on this descriptor (set by the command that starts a coordinator)")
 	fs.BoolVar(&f.stop, "stop", false, "stop the workspace's coordinator instead (refused while owners hold leases, unless --force)")
 	fs.BoolVar(&f.force, "force", false, "with --stop: stop it even while owners hold leases (they stay in the ledger)")
-	if _, err := parseMixed(fs, args); err != nil {
+	if err := parseNone("serve", fs, args); err != nil {
 		return err
 	}
 	if f.force && !f.stop {

@@ -25,7 +25,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	f.register(fs, false)
 	fs.BoolVar(&all, "all", false, fmt.Sprintf("list every lease (without it, at most %d of each owner)", statusLeasesPerOwner))
-	if _, err := parseMixed(fs, args); err != nil {
+	if err := parseNone("status", fs, args); err != nil {
 		return err
 	}
 	cl, ws, err := f.reader(ctx)

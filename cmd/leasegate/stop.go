@@ -13,7 +13,7 @@ func cmdStop(ctx context.Context, args []string) error {
 	var f leaseFlags
 	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
 	f.register(fs)
-	if _, err := parseMixed(fs, args); err != nil {
+	if err := parseNone("stop", fs, args); err != nil {
 		return err
 	}
 	if f.as == "" {

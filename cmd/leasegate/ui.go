@@ -40,12 +40,8 @@ func cmdUI(ctx context.Context, args []string) error {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate for a non-loopback address (default: a self-signed one kept in the state directory)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.BoolVar(&f.open, "open", false, "open the login URL in a browser (xdg-open)")
-	pos, err := parseMixed(fs, args)
-	if err != nil {
+	if err := parseNone("ui", fs, args); err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return usagef("ui: takes no arguments, got %q", pos[0])
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return usagef("ui: --tls-cert and --tls-key go together")

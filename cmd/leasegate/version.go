@@ -78,11 +78,8 @@ func cmdVersion(_ context.Context, args []string) error {
 	var jsonOut bool
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.BoolVar(&jsonOut, "json", false, "print JSON instead of text")
-	if err := parse(fs, args); err != nil {
+	if err := parseNone("version", fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("version: takes no arguments")
 	}
 	b := readBuildInfo()
 	if jsonOut {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestArgumentsTakeEffectOrAreRefused: a positional argument a command
+// does not take, or a flag it would not use (--token where no token is
+// sent), is a usage error naming it, before anything runs; it was
+// ignored, so `serve --stop extra` stopped the coordinator and
+// `stop --as alice --token 3` reported success with the token unused.
+func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
+	byName := map[string]command{}
+	for _, c := range commands() {
+		byName[c.name] = c
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"status", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"events", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"serve", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"serve", "--stop", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"stop", "--as", "alice", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"demo", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"ui", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"doctor", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"version", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"blockers", "one", "two"}, "at most one BLOCKER_ID"},
+		{[]string{"stop", "--as", "alice", "--token", "3"}, "-token"},
+		{[]string{"acquire", "a.go", "--as", "alice", "--token", "3"}, "-token"},
+		{[]string{"evict", "a.go", "--reason", "r", "--token", "3"}, "-token"},
+	}
+	// Nothing may reach a coordinator of this checkout if a command
+	// took its arguments after all.
+	t.Chdir(t.TempDir())
+	t.Setenv("LEASEGATE_NO_START", "1")
+	for _, tt := range tests {
+		err := byName[tt.args[0]].run(context.Background(), tt.args[1:])
+		if code, _ := classify(err); err == nil || code != exitUsage || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("leasegate %s = %v (exit %d), want a usage error saying %q", strings.Join(tt.args, " "), err, code, tt.want)
+		}
+	}
+}

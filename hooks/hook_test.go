@@ -173,8 +173,8 @@ func TestHookDeniesMalformedInput(t *testing.T) {
 	}
 	t.Run("unknown agent", func(t *testing.T) {
 		got := r.leasegate(nil, "{}", "hook", "vim")
-		if got.code != 2 || !strings.Contains(got.stderr, `unknown agent "vim"`) {
-			t.Errorf("hook vim = %+v, want exit 2 naming the agent", got)
+		if got.code != 2 || !strings.Contains(got.stderr, `unknown agent "vim"`) || strings.Count(got.stderr, "want one of") != 1 {
+			t.Errorf("hook vim = %+v, want exit 2 naming the agent and, once, what it may be", got)
 		}
 	})
 }

@@ -51,7 +51,7 @@ func cmdHook(ctx context.Context, args []string) error {
 	}
 	agent, err := hooks.ParseAgent(pos[0])
 	if err != nil {
-		return usagef("hook: %v; want one of %s", err, hookTargets)
+		return usagef("hook: unknown agent %q: want one of %s", pos[0], hookTargets)
 	}
 	log := f.log()
 	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as, UnderSidecar: hooks.UnderSidecar(),

@@ -64,11 +64,20 @@ type Notifier struct {
 	undelivered int
 }
 
+// CheckURL refuses a webhook URL notices cannot be posted to: anything
+// but an http or https URL with a host.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("notify url %q: want an http or https URL", raw)
+	}
+	return nil
+}
+
 // New validates cfg and returns a Notifier; call Run to deliver.
 func New(cfg Config) (*Notifier, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("notify url %q: want an http or https URL", cfg.URL)
+	if err := CheckURL(cfg.URL); err != nil {
+		return nil, err
 	}
 	if cfg.RetryMax == 0 {
 		cfg.RetryMax = 5

@@ -7,10 +7,13 @@ import (
 )
 
 // TestArgumentsTakeEffectOrAreRefused: a positional argument a command
-// does not take, or a flag it would not use (--token where no token is
-// sent), is a usage error naming it, before anything runs; it was
-// ignored, so `serve --stop extra` stopped the coordinator and
-// `stop --as alice --token 3` reported success with the token unused.
+// does not take, a flag it would not use (--token where no token is
+// sent) or a flag value it could only fail on later or take for another
+// (a negative --idle-exit served forever, a bad --listen or --notify-url
+// failed the start with exit 5), is a usage error naming it, before
+// anything runs; such arguments were ignored, so `serve --stop extra`
+// stopped the coordinator and `stop --as alice --token 3` reported
+// success with the token unused.
 func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 	byName := map[string]command{}
 	for _, c := range commands() {
@@ -33,6 +36,12 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"stop", "--as", "alice", "--token", "3"}, "-token"},
 		{[]string{"acquire", "a.go", "--as", "alice", "--token", "3"}, "-token"},
 		{[]string{"evict", "a.go", "--reason", "r", "--token", "3"}, "-token"},
+		{[]string{"serve", "--idle-exit", "-1s"}, "--idle-exit -1s: want 0 (never) or a positive duration"},
+		{[]string{"serve", "--ready-fd", "-3"}, "--ready-fd -3"},
+		{[]string{"serve", "--listen", "bogus"}, "--listen bogus: address bogus: missing port"},
+		{[]string{"serve", "--listen", "127.0.0.1:99999"}, "invalid port"},
+		{[]string{"serve", "--notify-url", "ftp://x"}, `notify url "ftp://x": want an http or https URL`},
+		{[]string{"ui", "--addr", "127.0.0.1:99999"}, "invalid port"},
 	}
 	// Nothing may reach a coordinator of this checkout if a command
 	// took its arguments after all.

@@ -70,6 +70,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	if f.force && !f.stop {
 		return usagef("serve: --force goes with --stop")
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
 	if f.stop {
 		ws, err := f.workspace()
 		if err != nil {
@@ -85,6 +88,30 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return rep.failed(&startError{err})
+}
+
+// check refuses flag values serve could only fail on later, or would
+// quietly take for something else: a negative --idle-exit (0 is never),
+// a --listen address that is not HOST:PORT, a --notify-url notices
+// cannot be posted to, a negative --ready-fd.
+func (f serveFlags) check() error {
+	switch {
+	case f.idleExit < 0:
+		return usagef("serve: --idle-exit %s: want 0 (never) or a positive duration", f.idleExit)
+	case f.readyFD < 0:
+		return usagef("serve: --ready-fd %d: want an open descriptor's number", f.readyFD)
+	}
+	if f.listen != "" {
+		if err := checkListenAddr(f.listen); err != nil {
+			return usagef("serve: --listen %s: %v", f.listen, err)
+		}
+	}
+	if f.notifyURL != "" {
+		if err := notify.CheckURL(f.notifyURL); err != nil {
+			return usagef("serve: --notify-url (or $%s): %v", envname.NotifyURL, err)
+		}
+	}
+	return nil
 }
 
 // startServe serves the workspace until ctx ends, and tells rep once it

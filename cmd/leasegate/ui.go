@@ -154,14 +154,27 @@ func (f *uiFlags) listen() ([]*uiListener, error) {
 // console's certificate and its Host check (the DNS-rebinding defence)
 // need the one name or address operators use.
 func listenHost(a string) (string, error) {
-	host, _, err := net.SplitHostPort(a)
-	if err != nil {
+	if err := checkListenAddr(a); err != nil {
 		return "", err
 	}
+	host, _, _ := net.SplitHostPort(a)
 	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		return "", fmt.Errorf("name one interface's address or host name, not all interfaces: the console's certificate and Host check need the name operators use")
 	}
 	return host, nil
+}
+
+// checkListenAddr refuses a TCP listen address that is not HOST:PORT
+// with a port number (or service name) that can be bound.
+func checkListenAddr(a string) error {
+	_, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return err
+	}
+	return nil
 }
 
 // uiSecurity is what a console beyond loopback needs: the admin token its

@@ -1,6 +1,10 @@
 package coordinator_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -8,6 +12,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store/etcd"
 )
 
 // TestFoldedSpellingsRace: on a volume that folds case, two owners racing
@@ -59,4 +64,93 @@ func TestFoldedSpellingsRace(t *testing.T) {
 			t.Fatalf("after a restart, carol's Mutate(A/new.GO) = %+v, %v; want denied, held by %s", r, err, winner)
 		}
 	})
+}
+
+// TestSharedFoldedRace: two coordinators sharing one ledger, both on
+// volumes that fold case, whose clients take and give back the same few
+// files spelt in two cases as fast as they can. Their commits keep racing,
+// so each rebuilds its table from the ledger after the races it loses; no
+// file is ever granted to two owners at once under either spelling, and a
+// third coordinator replaying the ledger holds what both hold.
+func TestSharedFoldedRace(t *testing.T) {
+	cluster := startCluster(t)
+	ctx := context.Background()
+	fold := func(c *coordinator.Config) { c.Folding = gate.FoldCase }
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL, fold)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL, fold)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		c := []*coordinator.Coordinator{a, b}[w%2]
+		o := gate.Owner{Name: fmt.Sprint("w", w)}
+		name := []string{"f%d.go", "F%d.GO"}[w/2%2] // each coordinator's clients use both spellings
+		wg.Go(func() {
+			for i := range 30 {
+				scope := gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf(name, (w+i)%4)}}
+				res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o, Scope: scope})
+				if errors.Is(err, gate.ErrHeldByOther) {
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s acquire %v = %v", o.Name, scope.Paths, err)
+					return
+				}
+				if i == 29 {
+					break // the last one is kept
+				}
+				l := res.Leases[0]
+				if _, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+					t.Errorf("%s release %s = %v", o.Name, l.ID, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	checkNoFoldedDoubleGrant(t, cluster.Endpoints)
+	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL, fold)
+	want := activeJSON(t, replayed)
+	for _, c := range []*coordinator.Coordinator{a, b} {
+		if err := c.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := activeJSON(t, c); got != want {
+			t.Fatalf("a coordinator's active leases = %s\nwant the ledger's %s", got, want)
+		}
+	}
+}
+
+// checkNoFoldedDoubleGrant reads the shared ledger in order and fails if a
+// path was granted while another owner held it in any case.
+func checkNoFoldedDoubleGrant(t *testing.T, endpoints []string) {
+	t.Helper()
+	type held struct{ owner, key string }
+	active := map[gate.LeaseID]held{}
+	byKey := map[string]gate.LeaseID{}
+	grants := 0
+	_, err := etcd.ReadAll(context.Background(), etcd.Config{Endpoints: endpoints, Workspace: "hosts"}, func(e gate.Event) error {
+		switch {
+		case e.Type == gate.EventGranted:
+			grants++
+			key := strings.ToLower(e.Lease.Scope.Paths[0])
+			if id, ok := byKey[key]; ok && active[id].owner != e.Lease.Owner.Name {
+				return fmt.Errorf("%s granted %s to %s while %s held it (lease %s)", e.Lease.ID, e.Lease.Scope.Paths[0], e.Lease.Owner.Name, active[id].owner, id)
+			}
+			active[e.Lease.ID], byKey[key] = held{e.Lease.Owner.Name, key}, e.Lease.ID
+		case e.Type.EndsLease():
+			if h, ok := active[e.LeaseID]; ok {
+				delete(active, e.LeaseID)
+				if byKey[h.key] == e.LeaseID {
+					delete(byKey, h.key)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grants < 8 {
+		t.Fatalf("the ledger holds %d grants, want at least one per client", grants)
+	}
+	t.Logf("%d grants, none of a path another owner held in any case", grants)
 }

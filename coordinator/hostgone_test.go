@@ -34,8 +34,9 @@ const (
 )
 
 // sharedCoordinator runs a coordinator of host, whose etcd session has
-// ttl, on the shared workspace until stop is called or the test ends.
-func sharedCoordinator(t *testing.T, endpoints []string, host string, ttl time.Duration) (c *coordinator.Coordinator, stop func()) {
+// ttl, on the shared workspace until stop is called or the test ends;
+// edits change its config first.
+func sharedCoordinator(t *testing.T, endpoints []string, host string, ttl time.Duration, edits ...func(*coordinator.Config)) (c *coordinator.Coordinator, stop func()) {
 	t.Helper()
 	l, err := etcd.Open(context.Background(), etcd.Config{Endpoints: endpoints, Workspace: "hosts", Host: host,
 		SessionTTL: ttl, Logger: testLogger(t).Named(host)})
@@ -44,6 +45,9 @@ func sharedCoordinator(t *testing.T, endpoints []string, host string, ttl time.D
 	}
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness, cfg.Logger = l, hostProber{newFakeProber(), host}, testLogger(t).Named(host)
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err = coordinator.Open(ctx, cfg)
 	if err != nil {

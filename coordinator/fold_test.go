@@ -2,7 +2,6 @@ package coordinator_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -74,49 +73,15 @@ func TestFoldedSpellingsRace(t *testing.T) {
 // third coordinator replaying the ledger holds what both hold.
 func TestSharedFoldedRace(t *testing.T) {
 	cluster := startCluster(t)
-	ctx := context.Background()
 	fold := func(c *coordinator.Config) { c.Folding = gate.FoldCase }
 	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL, fold)
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL, fold)
-	var wg sync.WaitGroup
-	for w := range 8 {
-		c := []*coordinator.Coordinator{a, b}[w%2]
-		o := gate.Owner{Name: fmt.Sprint("w", w)}
-		name := []string{"f%d.go", "F%d.GO"}[w/2%2] // each coordinator's clients use both spellings
-		wg.Go(func() {
-			for i := range 30 {
-				scope := gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf(name, (w+i)%4)}}
-				res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o, Scope: scope})
-				if errors.Is(err, gate.ErrHeldByOther) {
-					continue
-				}
-				if err != nil {
-					t.Errorf("%s acquire %v = %v", o.Name, scope.Paths, err)
-					return
-				}
-				if i == 29 {
-					break // the last one is kept
-				}
-				l := res.Leases[0]
-				if _, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: o, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
-					t.Errorf("%s release %s = %v", o.Name, l.ID, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	contest(t, []*coordinator.Coordinator{a, b}, 30, func(w, i int) string {
+		return fmt.Sprintf([]string{"f%d.go", "F%d.GO"}[w/2%2], (w+i)%4) // each coordinator's clients use both spellings
+	})
 	checkNoFoldedDoubleGrant(t, cluster.Endpoints)
 	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL, fold)
-	want := activeJSON(t, replayed)
-	for _, c := range []*coordinator.Coordinator{a, b} {
-		if err := c.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := activeJSON(t, c); got != want {
-			t.Fatalf("a coordinator's active leases = %s\nwant the ledger's %s", got, want)
-		}
-	}
+	checkCaughtUp(t, replayed, a, b)
 }
 
 // checkNoFoldedDoubleGrant reads the shared ledger in order and fails if a

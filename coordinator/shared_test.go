@@ -21,16 +21,26 @@ import (
 // both tables, caught up, hold the same leases as its.
 func TestSharedRacesRebuild(t *testing.T) {
 	cluster := startCluster(t)
-	ctx := context.Background()
 	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
 	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL)
+	contest(t, []*coordinator.Coordinator{a, b}, 40, func(w, i int) string { return fmt.Sprintf("f%d", (w+i)%5) })
+	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL)
+	checkCaughtUp(t, replayed, a, b)
+}
+
+// contest runs eight clients, taking turns over the coordinators cs, each
+// acquiring and releasing path(client, round) for rounds rounds and keeping
+// its last lease; a path another owner holds is skipped.
+func contest(t *testing.T, cs []*coordinator.Coordinator, rounds int, path func(w, i int) string) {
+	t.Helper()
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	for w := range 8 {
-		c := []*coordinator.Coordinator{a, b}[w%2]
+		c := cs[w%len(cs)]
 		o := gate.Owner{Name: fmt.Sprint("w", w)}
 		wg.Go(func() {
-			for i := range 40 {
-				scope := gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("f%d", (w+i)%5)}}
+			for i := range rounds {
+				scope := gate.Scope{Type: gate.ScopeFile, Paths: []string{path(w, i)}}
 				res, err := c.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: o, Scope: scope})
 				if errors.Is(err, gate.ErrHeldByOther) {
 					continue
@@ -39,7 +49,7 @@ func TestSharedRacesRebuild(t *testing.T) {
 					t.Errorf("%s acquire %v = %v", o.Name, scope.Paths, err)
 					return
 				}
-				if i == 39 {
+				if i == rounds-1 {
 					break // the last one is kept
 				}
 				l := res.Leases[0]
@@ -51,10 +61,15 @@ func TestSharedRacesRebuild(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	replayed, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL)
+}
+
+// checkCaughtUp fails unless each of cs, caught up with the ledger, holds
+// the active leases replayed, a coordinator opened after them, holds.
+func checkCaughtUp(t *testing.T, replayed *coordinator.Coordinator, cs ...*coordinator.Coordinator) {
+	t.Helper()
 	want := activeJSON(t, replayed)
-	for _, c := range []*coordinator.Coordinator{a, b} {
-		if err := c.Sync(ctx); err != nil {
+	for _, c := range cs {
+		if err := c.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if got := activeJSON(t, c); got != want {

@@ -45,6 +45,9 @@ type Health struct {
 	Workspace string `json:"workspace"`
 	PID       int    `json:"pid"`
 	Log       string `json:"log,omitempty"` // where the coordinator's log goes: a file, or what its stderr is
+	// Ledger is the ledger the coordinator serves and what named it; nil
+	// from a coordinator too old to say.
+	Ledger *leasegate.LedgerView `json:"ledger,omitempty"`
 }
 
 // NewServer builds the API over c, the coordinator. adminToken guards

@@ -34,7 +34,13 @@ func startEtcd(t *testing.T, n int) *etcdtest.Cluster {
 
 // clusterConfig is a leasegate.json sharing the lease table on c.
 func clusterConfig(c *etcdtest.Cluster, name string) string {
-	return fmt.Sprintf(`{"cluster": {"endpoints": ["%s"], "workspace": %q}}`, strings.Join(c.Endpoints, `", "`), name)
+	return `{"cluster": ` + clusterValue(c, name) + `}`
+}
+
+// clusterValue is the "cluster" object naming workspace name on c: what
+// leasegate.json's "cluster" and LEASEGATE_CLUSTER hold.
+func clusterValue(c *etcdtest.Cluster, name string) string {
+	return fmt.Sprintf(`{"endpoints": ["%s"], "workspace": %q}`, strings.Join(c.Endpoints, `", "`), name)
 }
 
 // cloneCheckout clones r's repository into a new directory, with no

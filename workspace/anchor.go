@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/leasegate/leasegate"
 )
 
 // Anchor remembers which files a workspace's root, state directory and
@@ -18,18 +20,20 @@ import (
 type Anchor struct {
 	paths []string
 	infos []os.FileInfo
-	// The configuration the coordinator serves by, and the file it was
-	// read from as it was then (nil when there was none).
-	root  string
-	cfg   Config
-	cfgFI os.FileInfo
+	// The configuration the coordinator serves by (LEASEGATE_CLUSTER
+	// applied), and the file it was read from as it was then (nil when
+	// there was none).
+	root   string
+	ledger string // the ledger file's path
+	cfg    Config
+	cfgFI  os.FileInfo
 }
 
 // Anchor records the identity of the workspace's root, state directory
 // and ledger file (none when the ledger is shared on a cluster) as they
 // are now, and the ledger and pair rules its configuration names.
 func (w *Workspace) Anchor() (*Anchor, error) {
-	a := &Anchor{paths: []string{w.Root, w.StateDir}, root: w.Root, cfg: w.Config}
+	a := &Anchor{paths: []string{w.Root, w.StateDir}, root: w.Root, ledger: w.LedgerPath(), cfg: w.Config}
 	if w.Config.Cluster == nil {
 		a.paths = append(a.paths, w.LedgerPath())
 	}
@@ -69,7 +73,10 @@ func (a *Anchor) Removed() string {
 
 // configChanged reads leasegate.json again when it is another file or was
 // written since it was last read, and says how it differs from the
-// configuration served, in what the coordinator cannot follow.
+// configuration served, in what the coordinator cannot follow. The
+// environment is applied as at the start (it is this process's), so a
+// coordinator whose LEASEGATE_CLUSTER names its ledger serves on whatever
+// the file comes to name.
 func (a *Anchor) configChanged() string {
 	fi, err := os.Stat(filepath.Join(a.root, ConfigFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -79,11 +86,11 @@ func (a *Anchor) configChanged() string {
 		return ""
 	}
 	a.cfgFI = fi
-	cfg, err := LoadConfig(a.root)
+	cfg, err := LoadEffectiveConfig(a.root)
 	if err != nil {
 		return ""
 	}
-	if was, now := ledgerOf(a.cfg.Cluster), ledgerOf(cfg.Cluster); was != now {
+	if was, now := ledgerView(a.cfg, a.ledger), ledgerView(cfg, a.ledger); !was.Same(now) {
 		return fmt.Sprintf("%s now names %s as the ledger, not %s, which this coordinator serves", ConfigFile, now, was)
 	}
 	if !slices.Equal(cfg.Pairs, a.cfg.Pairs) {
@@ -101,12 +108,16 @@ func sameConfigFile(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// ledgerOf names the ledger a cluster configuration (nil: none) names.
-func ledgerOf(c *Cluster) string {
-	if c == nil {
-		return "the file in the state directory"
+// Ledger is the ledger the workspace's configuration names, and what
+// named it.
+func (w *Workspace) Ledger() leasegate.LedgerView { return ledgerView(w.Config, w.LedgerPath()) }
+
+// ledgerView is the ledger c names: its cluster's, or the file at file.
+func ledgerView(c Config, file string) leasegate.LedgerView {
+	if c.Cluster == nil {
+		return leasegate.LedgerView{File: file, From: c.ClusterFrom}
 	}
-	eps := slices.Clone(c.Endpoints)
+	eps := slices.Clone(c.Cluster.Endpoints)
 	slices.Sort(eps)
-	return fmt.Sprintf("workspace %q on etcd %v", c.Workspace, eps)
+	return leasegate.LedgerView{Endpoints: eps, Workspace: c.Cluster.Workspace, From: c.ClusterFrom}
 }

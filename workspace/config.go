@@ -38,7 +38,13 @@ type Config struct {
 	// Cluster, when set, keeps the lease table in etcd, shared with every
 	// clone of the repository that names the same workspace on the same
 	// cluster. Default none: the ledger is a file in .git/leasegate.
+	// The environment variable LEASEGATE_CLUSTER replaces it (see
+	// LoadEffectiveConfig).
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// ClusterFrom says what named Cluster, or named no cluster: ConfigFile
+	// or the environment variable; "" when neither names one. It is not
+	// read from the file.
+	ClusterFrom string `json:"-"`
 }
 
 // Cluster names the etcd cluster and the shared workspace.
@@ -142,14 +148,17 @@ func LoadConfig(root string) (Config, error) {
 	if err != nil {
 		return Config{}, &ConfigError{Path: path, Err: err}
 	}
+	if c.Cluster != nil {
+		c.ClusterFrom = ConfigFile
+	}
 	return c, nil
 }
 
-// ConfigError is a leasegate.json that cannot be read as a configuration:
-// malformed JSON, an unknown field, an invalid glob, pair rule or cluster.
-// Nothing runs on it; the operator mends the file.
+// ConfigError is a leasegate.json, or a LEASEGATE_CLUSTER, that cannot
+// be read as a configuration: malformed JSON, an unknown field, an invalid
+// glob, pair rule or cluster. Nothing runs on it; the operator mends it.
 type ConfigError struct {
-	Path string // the file
+	Path string // the file, or the environment variable
 	Err  error  // what is wrong, naming the field
 }
 
@@ -158,15 +167,24 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 
 func parseConfig(data []byte) (Config, error) {
 	c := DefaultConfig()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Config{}, errors.New("unexpected data after the JSON object")
+	if err := decodeStrict(data, &c); err != nil {
+		return Config{}, err
 	}
 	return c, nil
+}
+
+// decodeStrict decodes the one JSON value in data into v, refusing
+// unknown fields and anything after the value.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON object")
+	}
+	return nil
 }
 
 // jsonError rewords a decoding error so that it names the field.
@@ -178,6 +196,8 @@ func jsonError(err error) error {
 		return fmt.Errorf("field %q: want %s, got JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return fmt.Errorf("invalid JSON at byte %d: %w", syntaxErr.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: it ends inside the object")
 	case errors.Is(err, io.EOF):
 		return errors.New("empty file; want a JSON object such as {}")
 	}

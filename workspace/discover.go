@@ -73,7 +73,7 @@ func checkoutAt(root string, git os.FileInfo) (*Workspace, bool) {
 	if err != nil || set.bare || !worktreeIs(set.worktree, gitDir, root) {
 		return nil, false
 	}
-	cfg, err := LoadConfig(root)
+	cfg, err := LoadEffectiveConfig(root)
 	if err != nil {
 		return nil, false
 	}

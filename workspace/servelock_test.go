@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -48,10 +49,13 @@ func TestServeLock(t *testing.T) {
 }
 
 // TestAnchor: removing or replacing the state directory or the ledger is
-// seen and named; nothing else is.
+// seen and named, and so is leasegate.json naming another ledger than the
+// one served, LEASEGATE_CLUSTER applied; nothing else is.
 func TestAnchor(t *testing.T) {
+	const acme = `{"endpoints": ["http://127.0.0.1:2379"], "workspace": "acme/web"}`
 	tests := []struct {
 		name   string
+		env    string // LEASEGATE_CLUSTER, for the start and the check alike
 		change func(w *workspace.Workspace) error
 		want   string
 	}{
@@ -65,13 +69,21 @@ func TestAnchor(t *testing.T) {
 			return os.WriteFile(w.LedgerPath(), nil, 0o600)
 		}, want: "ledger.db was replaced"},
 		{name: "config names a cluster", change: writeConfig(`{"cluster": {"endpoints": ["http://127.0.0.1:2379"], "workspace": "acme/web"}}`),
-			want: `leasegate.json now names workspace "acme/web" on etcd [http://127.0.0.1:2379] as the ledger, not the file in the state directory`},
+			want: `leasegate.json now names workspace "acme/web" on etcd [http://127.0.0.1:2379] as the ledger, not /`},
+		{name: "config names a cluster, the environment the file", env: workspace.ClusterNone,
+			change: writeConfig(`{"cluster": ` + acme + `}`), want: ""},
+		{name: "config names another cluster than the environment", env: acme,
+			change: writeConfig(`{"cluster": {"endpoints": ["http://10.0.0.5:2379"], "workspace": "other"}}`), want: ""},
+		{name: "config names no cluster, the environment one", env: acme, change: writeConfig(`{}`), want: ""},
+		{name: "the environment names the ledger, config the pair rules", env: acme,
+			change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
 		{name: "config changes the pair rules", change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
 		{name: "config changes what is gated", change: writeConfig(`{"exclude": ["tmp/**"]}`), want: ""},
 		{name: "config does not load", change: writeConfig(`{"cluster": `), want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(envname.Cluster, tt.env)
 			w := mustFind(t, mustRepo(t))
 			if err := w.EnsureStateDir(); err != nil {
 				t.Fatal(err)

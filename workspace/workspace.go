@@ -29,7 +29,8 @@ type Workspace struct {
 	// StateDir holds the coordinator's socket, ledger, admin token and
 	// blocker reports: <GitDir>/leasegate, or <Root>/.leasegate outside git.
 	StateDir string
-	// Config is leasegate.json at Root, or DefaultConfig() without one.
+	// Config is leasegate.json at Root, or DefaultConfig() without one,
+	// with LEASEGATE_CLUSTER applied (LoadEffectiveConfig).
 	Config Config
 }
 
@@ -62,7 +63,7 @@ func find(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find workspace from %s: %w", abs, err)
 	}
-	if w.Config, err = LoadConfig(w.Root); err != nil {
+	if w.Config, err = LoadEffectiveConfig(w.Root); err != nil {
 		return nil, fmt.Errorf("find workspace: %w", err)
 	}
 	return w, nil

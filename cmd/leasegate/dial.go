@@ -53,12 +53,15 @@ func (c *common) dial(ctx context.Context, ws *workspace.Workspace, cfg dialConf
 	if err != nil {
 		return nil, err
 	}
-	if answers(ctx, cl, ws.SocketPath(), cfg.Health) {
-		return cl, nil
-	}
-	if cfg.Start && !c.noStart {
-		err = c.startServer(ctx, ws, cl)
-	} else {
+	h, ok := answers(ctx, cl, ws.SocketPath(), cfg.Health)
+	switch {
+	case ok:
+		err = servesNamedLedger(ctx, cl, ws, h)
+	case cfg.Start && !c.noStart:
+		if err = c.startServer(ctx, ws, cl); err == nil {
+			err = servesNamedLedger(ctx, cl, ws, nil)
+		}
+	default:
 		err = &noCoordinatorError{ws: ws}
 	}
 	if err != nil {
@@ -69,19 +72,20 @@ func (c *common) dial(ctx context.Context, ws *workspace.Workspace, cfg dialConf
 }
 
 // answers reports whether the coordinator at the unix socket path answers
-// its health check, or with health false only whether it accepts
-// connections. A socket that accepts no connection is not asked more.
-func answers(ctx context.Context, cl *api.Client, path string, health bool) bool {
+// its health check, with the answer, or with health false only whether it
+// accepts connections (and a nil answer). A socket that accepts no
+// connection is not asked more.
+func answers(ctx context.Context, cl *api.Client, path string, health bool) (*api.Health, bool) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	if !listening(ctx, path) {
-		return false
+		return nil, false
 	}
 	if !health {
-		return true
+		return nil, true
 	}
-	_, err := cl.Health(ctx)
-	return err == nil
+	h, err := cl.Health(ctx)
+	return &h, err == nil
 }
 
 // listening reports whether something accepts connections on the unix

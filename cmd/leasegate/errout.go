@@ -11,6 +11,9 @@ const (
 	reasonUsage   = "USAGE"
 	reasonBlocked = "BLOCKED"
 	reasonError   = "ERROR"
+	// reasonLedgerMismatch: LEASEGATE_CLUSTER names another ledger than
+	// the running coordinator serves.
+	reasonLedgerMismatch = "LEDGER_MISMATCH"
 )
 
 // jsonErrors: the invocation asked for --json, so its error is JSON too.

@@ -51,12 +51,15 @@ func classify(err error) (int, string) {
 	var ue *usageError
 	var de *gate.DeniedError
 	var ce *workspace.ConfigError
+	var lm *ledgerMismatchError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, reasonUsage
 	case errors.As(err, &ce):
 		// Malformed input, also when a coordinator could not start on it.
 		return exitUsage, string(gate.ReasonInputInvalid)
+	case errors.As(err, &lm):
+		return exitUsage, reasonLedgerMismatch
 	case errors.Is(err, api.ErrUnavailable):
 		return exitUnavailable, string(api.CodeUnavailable)
 	case errors.Is(err, errBlocked):

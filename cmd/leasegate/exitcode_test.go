@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -31,6 +34,39 @@ func TestInvalidConfigIsAUsageError(t *testing.T) {
 		}
 		if code, _ := classify(&startError{err}); code != exitUsage {
 			t.Errorf("%s: serve's start failure is exit %d, want 2", cfg, code)
+		}
+	}
+}
+
+// TestClusterEnvErrorsAreUsageErrors: an invalid LEASEGATE_CLUSTER is
+// malformed input (exit 2 INPUT_SCHEMA_INVALID, naming the variable), and
+// a coordinator serving another ledger than it names is exit 2
+// LEDGER_MISMATCH, naming both ledgers and what named the served one.
+func TestClusterEnvErrorsAreUsageErrors(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	t.Setenv(envname.Cluster, `{"endpoints": ["127.0.0.1:2379"], "workspace": "acme/web"}`)
+	_, err = workspace.Find(root)
+	if code, reason := classify(err); err == nil || code != exitUsage || reason != "INPUT_SCHEMA_INVALID" ||
+		!strings.Contains(err.Error(), envname.Cluster+": cluster.endpoints[0]") {
+		t.Errorf("find = %v, exit %d %s; want exit 2 INPUT_SCHEMA_INVALID naming %s and the field", err, code, reason, envname.Cluster)
+	}
+
+	want := leasegate.LedgerView{Endpoints: []string{"http://e:2379"}, Workspace: "acme/web", From: envname.Cluster}
+	served := leasegate.LedgerView{File: filepath.Join(root, ".git", "leasegate", "ledger.db")}
+	err = &ledgerMismatchError{root: root, want: want, pid: 42, serves: &served}
+	if code, reason := classify(err); code != exitUsage || reason != reasonLedgerMismatch {
+		t.Errorf("mismatch is exit %d %s, want 2 %s", code, reason, reasonLedgerMismatch)
+	}
+	for _, part := range []string{envname.Cluster + ` names workspace "acme/web" on etcd [http://e:2379]`,
+		"coordinator (pid 42)", "serves " + served.File + " (no cluster named)", "leasegate serve --stop"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("mismatch says %q, want %q in it", err, part)
 		}
 	}
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // cmdLedger inspects or rebuilds a stopped coordinator's ledger files, or
-// inspects the shared ledger on etcd when leasegate.json names a cluster.
+// inspects the shared ledger on etcd when leasegate.json or
+// LEASEGATE_CLUSTER names a cluster.
 func cmdLedger(ctx context.Context, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		args = []string{"check", "--help"}
@@ -35,8 +36,8 @@ func cmdLedger(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cl := ws.Config.Cluster; cl != nil {
-		return ledgerShared(ctx, f, args[0], cl)
+	if ws.Config.Cluster != nil {
+		return ledgerShared(ctx, f, args[0], ws)
 	}
 	// The serve lock keeps a coordinator from starting on the files
 	// while they are read or replaced.

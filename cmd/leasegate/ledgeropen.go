@@ -12,8 +12,8 @@ import (
 )
 
 // openLedger opens the workspace's ledger: the shared one on etcd when
-// leasegate.json names a cluster, else the bbolt file in the state
-// directory.
+// leasegate.json or LEASEGATE_CLUSTER names a cluster, else the bbolt
+// file in the state directory.
 func openLedger(ctx context.Context, ws *workspace.Workspace, log hclog.Logger) (store.Ledger, error) {
 	if cl := ws.Config.Cluster; cl != nil {
 		return etcd.Open(ctx, etcd.Config{Endpoints: cl.Endpoints, Workspace: cl.Workspace, SessionTTL: cl.TTL(), Logger: log})

@@ -29,15 +29,18 @@ type sharedCheckReport struct {
 }
 
 // ledgerShared runs `ledger check` or `ledger recover` on a workspace
-// whose ledger is shared on etcd. check reads it the way a starting
+// whose ledger is shared on etcd (named by leasegate.json or
+// LEASEGATE_CLUSTER). check reads it the way a starting
 // coordinator does, without joining the cluster; recover refuses: the
 // bbolt file it rebuilds is not this workspace's ledger, and etcd keeps
 // its own copies of the shared one.
-func ledgerShared(ctx context.Context, f common, cmd string, cl *workspace.Cluster) error {
+func ledgerShared(ctx context.Context, f common, cmd string, ws *workspace.Workspace) error {
+	cl := ws.Config.Cluster
 	where := fmt.Sprintf("etcd workspace %q at %s", cl.Workspace, strings.Join(cl.Endpoints, ","))
 	if cmd == "recover" {
-		return usagef("ledger recover: this workspace's ledger is shared on the %s (leasegate.json \"cluster\"), not a file here; "+
-			"recover rebuilds only a local bbolt ledger. etcd replicates the shared one: restore a damaged cluster from an etcd snapshot", where)
+		return usagef("ledger recover: this workspace's ledger is shared on the %s (%s), not a file here; "+
+			"recover rebuilds only a local bbolt ledger. etcd replicates the shared one: restore a damaged cluster from an etcd snapshot",
+			where, ws.Ledger().Source())
 	}
 	r := sharedCheckReport{Store: "etcd", Endpoints: cl.Endpoints, Workspace: cl.Workspace, Damage: []string{}}
 	table, book := gate.NewTable(), blocker.NewBook()

@@ -189,7 +189,8 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		ledger.Close()
 		return ledgerHint(err)
 	}
-	srv := api.NewServer(c, token, api.Health{Version: versionString(), Workspace: ws.Root, PID: os.Getpid(), Log: logDestination()}, log)
+	served := ws.Ledger()
+	srv := api.NewServer(c, token, api.Health{Version: versionString(), Workspace: ws.Root, PID: os.Getpid(), Log: logDestination(), Ledger: &served}, log)
 	anchor, err := ws.Anchor()
 	if err != nil {
 		cancel()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,15 +146,27 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 }
 
 // printCoordinator says which coordinator answers: its process, version,
-// start, socket, log, and the windows it gives owners that name none.
+// start, socket, log, the ledger it serves, and the windows it gives owners that name none.
 func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace) {
 	fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
 	if !s.StartedAt.IsZero() {
 		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
 	}
 	fmt.Fprintf(w, "\n  socket   %s\n  log      %s\n", ws.SocketPath(), orDash(h.Log))
+	if h.Ledger != nil {
+		fmt.Fprintf(w, "  ledger   %s (%s)\n", shownLedger(*h.Ledger, ws), h.Ledger.Source())
+	}
 	fmt.Fprintf(w, "  windows  for owners that name none: retry after %s, stop-idle %s (each owner's below)\n",
 		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
+}
+
+// shownLedger names the ledger, a file inside the workspace by its path
+// from the root (.git/leasegate/ledger.db).
+func shownLedger(l leasegate.LedgerView, ws *workspace.Workspace) string {
+	if rel, err := filepath.Rel(ws.Root, l.File); err == nil && !l.Shared() && filepath.IsLocal(rel) {
+		return rel
+	}
+	return l.String()
 }
 
 func orDash(s string) string {

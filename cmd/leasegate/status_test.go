@@ -110,3 +110,26 @@ func TestStatusNeverActive(t *testing.T) {
 		t.Fatalf("status's LAST ACTIVITY column:\n%s", out)
 	}
 }
+
+// TestStatusShowsLedger: the text status names the ledger the coordinator
+// serves and what named it: the file by its path in the workspace, a
+// shared one by its workspace and endpoints.
+func TestStatusShowsLedger(t *testing.T) {
+	tests := []struct {
+		ledger leasegate.LedgerView
+		want   string
+	}{
+		{ledger: leasegate.LedgerView{File: "/w/.git/leasegate/ledger.db"}, want: "  ledger   .git/leasegate/ledger.db (no cluster named)\n"},
+		{ledger: leasegate.LedgerView{File: "/w/.git/leasegate/ledger.db", From: "LEASEGATE_CLUSTER"},
+			want: "  ledger   .git/leasegate/ledger.db (named by LEASEGATE_CLUSTER)\n"},
+		{ledger: leasegate.LedgerView{Endpoints: []string{"http://b:2379", "http://a:2379"}, Workspace: "acme/web", From: "leasegate.json"},
+			want: `  ledger   workspace "acme/web" on etcd [http://a:2379 http://b:2379] (named by leasegate.json)` + "\n"},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		printStatus(&b, leasegate.Status{Now: statusNow}, api.Health{Ledger: &tt.ledger}, &workspace.Workspace{Root: "/w"}, "rule", false)
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("status of %+v lacks %q:\n%s", tt.ledger, tt.want, b.String())
+		}
+	}
+}

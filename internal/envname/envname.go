@@ -26,6 +26,10 @@ const (
 	NoStart = "LEASEGATE_NO_START"
 	// Notices is the default of run's --notices.
 	Notices = "LEASEGATE_NOTICES"
+	// Cluster names the ledger in place of leasegate.json's "cluster":
+	// the same JSON object, or "none" for the file in the state directory
+	// (workspace.LoadEffectiveConfig reads it).
+	Cluster = "LEASEGATE_CLUSTER"
 	// NotifyURL is the default of serve's --notify-url.
 	NotifyURL = "LEASEGATE_NOTIFY_URL"
 	// HookTimeout and HookUnreachable are the defaults of the hook's

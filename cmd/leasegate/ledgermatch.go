@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/workspace"
+)
+
+// servesNamedLedger refuses the coordinator cl reaches when
+// LEASEGATE_CLUSTER names the ledger for this command and the coordinator
+// serves another one (started without the variable, or with another
+// value): the command would read and change the wrong lease table. h is
+// the coordinator's health answer when the dial already has it, else nil.
+// With the variable unset it asks nothing, so an agent hook's call costs
+// no round trip more; such a command takes the coordinator that runs.
+func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Workspace, h *api.Health) error {
+	want := ws.Ledger()
+	if want.From != envname.Cluster {
+		return nil
+	}
+	if h == nil {
+		got, err := cl.Health(ctx)
+		if err != nil {
+			return err
+		}
+		h = &got
+	}
+	if h.Ledger != nil && h.Ledger.Same(want) {
+		return nil
+	}
+	return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger}
+}
+
+// ledgerMismatchError is a running coordinator that serves another ledger
+// than the one LEASEGATE_CLUSTER names for the command.
+type ledgerMismatchError struct {
+	root   string
+	want   leasegate.LedgerView
+	pid    int
+	serves *leasegate.LedgerView // nil: a coordinator too old to say
+}
+
+func (e *ledgerMismatchError) Error() string {
+	serves := "does not say which ledger it serves (an older leasegate)"
+	if e.serves != nil {
+		serves = fmt.Sprintf("serves %s (%s)", e.serves, e.serves.Source())
+	}
+	return fmt.Sprintf("%s names %s as the ledger, but the coordinator (pid %d) of %s %s; "+
+		"stop it with `leasegate serve --stop` and the next command starts one on %s, or unset %s to use the one that runs",
+		envname.Cluster, e.want, e.pid, e.root, serves, e.want, envname.Cluster)
+}

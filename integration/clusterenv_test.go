@@ -1,0 +1,91 @@
+package integration_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestClusterFromEnv: a clone whose leasegate.json names no cluster joins
+// the lease table another clone's leasegate.json names on etcd when
+// LEASEGATE_CLUSTER names it for its commands: the coordinator its
+// acquire starts serves the shared table, so bob's acquire is refused
+// naming alice and her machine; status says which ledger it serves and
+// what named it, and `ledger check` reads the shared ledger.
+func TestClusterFromEnv(t *testing.T) {
+	etcd := startEtcd(t, 1)
+	a := newCheckout(t, map[string]string{"f.txt": "f\n"})
+	b := cloneCheckout(t, a)
+	a.write("leasegate.json", clusterConfig(etcd, "from-env"))
+	b.env = append(b.env, "LEASEGATE_CLUSTER="+clusterValue(etcd, "from-env"))
+	a.host, b.host = "machine-a", "machine-b"
+
+	a.mustLG("acquire", "f.txt", "--as", "alice")
+	t.Cleanup(func() { a.lg("serve", "--stop", "--force") })
+	t.Cleanup(func() { b.lg("serve", "--stop", "--force") })
+	out, errs, code := b.lg("acquire", "f.txt", "--as", "bob")
+	if code != 3 || !strings.Contains(errs, "held by alice on host machine-a") {
+		t.Fatalf("bob's acquire in the clone with %s: exit %d, want 3 naming alice on machine-a\nstdout: %s\nstderr: %s",
+			"LEASEGATE_CLUSTER", code, out, errs)
+	}
+
+	var st struct {
+		Coordinator struct {
+			Ledger struct {
+				Workspace string `json:"etcd_workspace"`
+				File      string `json:"file"`
+				From      string `json:"from"`
+			} `json:"ledger"`
+		} `json:"coordinator"`
+	}
+	mustJSON(t, b.mustLG("status", "--json"), &st)
+	if l := st.Coordinator.Ledger; l.Workspace != "from-env" || l.File != "" || l.From != "LEASEGATE_CLUSTER" {
+		t.Errorf("status --json ledger = %+v, want workspace from-env named by LEASEGATE_CLUSTER", l)
+	}
+	if text := b.mustLG("status"); !strings.Contains(text, `ledger   workspace "from-env" on etcd [`) {
+		t.Errorf("status does not name the shared ledger:\n%s", text)
+	}
+	var check struct {
+		Store, Workspace string
+	}
+	mustJSON(t, b.mustLG("ledger", "check", "--json"), &check)
+	if check.Store != "etcd" || check.Workspace != "from-env" {
+		t.Errorf("ledger check --json = %+v, want the etcd workspace from-env", check)
+	}
+}
+
+// TestClusterFromEnvRefused: a command whose LEASEGATE_CLUSTER names
+// another ledger than the running coordinator serves is refused (exit 2
+// LEDGER_MISMATCH) naming both, and nothing is granted; "none" names the
+// file it serves and is taken; an invalid value is exit 2
+// INPUT_SCHEMA_INVALID naming the variable and the field; `serve --stop`
+// stops the coordinator whatever the variable says.
+func TestClusterFromEnvRefused(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "f\n"})
+	const elsewhere = `LEASEGATE_CLUSTER={"endpoints": ["http://127.0.0.1:9"], "workspace": "elsewhere"}`
+	_, errs, code := r.lgWith("", elsewhere, "acquire", "f.txt", "--as", "bob", "--json")
+	var rep struct {
+		Error struct{ Code, Message string }
+	}
+	mustJSON(t, errs, &rep)
+	ledger := filepath.Join(r.dir, ".git", "leasegate", "ledger.db")
+	if code != 2 || rep.Error.Code != "LEDGER_MISMATCH" ||
+		!strings.Contains(rep.Error.Message, `LEASEGATE_CLUSTER names workspace "elsewhere" on etcd [http://127.0.0.1:9]`) ||
+		!strings.Contains(rep.Error.Message, "serves "+ledger+" (no cluster named)") {
+		t.Fatalf("acquire with another ledger named: exit %d, %+v; want 2 LEDGER_MISMATCH naming both ledgers", code, rep.Error)
+	}
+	if h := r.holders(); len(h) != 0 {
+		t.Fatalf("holders after the refusal = %v, want none", h)
+	}
+	if _, errs, code := r.lgWith("", "LEASEGATE_CLUSTER=none", "acquire", "f.txt", "--as", "bob"); code != 0 {
+		t.Fatalf("acquire with LEASEGATE_CLUSTER=none on the file's coordinator: exit %d: %s", code, errs)
+	}
+	_, errs, code = r.lgWith("", `LEASEGATE_CLUSTER={"endpoints": [], "workspace": "w"}`, "status", "--json")
+	mustJSON(t, errs, &rep)
+	if code != 2 || rep.Error.Code != "INPUT_SCHEMA_INVALID" || !strings.Contains(rep.Error.Message, "LEASEGATE_CLUSTER: cluster.endpoints") {
+		t.Fatalf("status with an invalid LEASEGATE_CLUSTER: exit %d, %+v; want 2 INPUT_SCHEMA_INVALID naming the variable and field", code, rep.Error)
+	}
+	if out, errs, code := r.lgWith("", elsewhere, "serve", "--stop", "--force"); code != 0 || !strings.Contains(out, "stopped") {
+		t.Fatalf("serve --stop with another ledger named: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+}

@@ -1,0 +1,58 @@
+package leasegate
+
+import (
+	"fmt"
+	"slices"
+)
+
+// LedgerView is the ledger a coordinator serves, as status shows it: the
+// lease table shared on etcd (Endpoints and Workspace) or the bbolt file
+// in the workspace's state directory (File), and what named it.
+type LedgerView struct {
+	// Endpoints are the etcd client URLs, sorted; nil for the file.
+	Endpoints []string `json:"etcd_endpoints,omitempty"`
+	// Workspace is the name the clones sharing the table give; "" for
+	// the file.
+	Workspace string `json:"etcd_workspace,omitempty"`
+	// File is the bbolt ledger's path; "" for a shared one.
+	File string `json:"file,omitempty"`
+	// From is what named it: an environment variable (LEASEGATE_CLUSTER)
+	// or leasegate.json; "" when neither names a cluster (the default).
+	From string `json:"from,omitempty"`
+}
+
+// Shared reports whether the ledger is on etcd.
+func (l LedgerView) Shared() bool { return l.Workspace != "" }
+
+// Same reports whether l and o are one ledger, whatever named each: the
+// same file, or the same workspace on the same etcd endpoints (in any
+// order). Two address lists of one cluster count as two ledgers: which
+// cluster an address reaches is etcd's to say, and a coordinator that
+// guessed wrong would grant a file another machine holds.
+func (l LedgerView) Same(o LedgerView) bool {
+	return l.File == o.File && l.Workspace == o.Workspace && slices.Equal(sorted(l.Endpoints), sorted(o.Endpoints))
+}
+
+// String names the ledger: `workspace "acme/web" on etcd [http://...]`,
+// or the file's path.
+func (l LedgerView) String() string {
+	if !l.Shared() {
+		return l.File
+	}
+	return fmt.Sprintf("workspace %q on etcd %v", l.Workspace, sorted(l.Endpoints))
+}
+
+// Source says what named the ledger, for a message: "named by " the
+// variable or file in From, or that neither names a cluster.
+func (l LedgerView) Source() string {
+	if l.From == "" {
+		return "no cluster named"
+	}
+	return "named by " + l.From
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

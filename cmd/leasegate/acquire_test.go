@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -13,13 +12,7 @@ import (
 // it as a usage error before asking the coordinator; a glob that merely
 // may match leasegate.json is leased as before.
 func TestAcquireRefusesWhatNoWorkerMayWrite(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	root := mustGitInit(t)
 	ws, err := workspace.Find(root)
 	if err != nil {
 		t.Fatal(err)

@@ -16,13 +16,7 @@ import (
 // a configuration is malformed input, exit 2 as the README's table says,
 // for every command and for a serve that could not start on it.
 func TestInvalidConfigIsAUsageError(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	root := mustGitInit(t)
 	for _, cfg := range []string{`{"cluster":`, `{"exclud": []}`, `{"pairs": ["a -> "]}`,
 		`{"cluster": {"endpoints": ["127.0.0.1:2379"], "workspace": "acme/web"}}`} {
 		if err := os.WriteFile(filepath.Join(root, workspace.ConfigFile), []byte(cfg), 0o644); err != nil {
@@ -43,15 +37,9 @@ func TestInvalidConfigIsAUsageError(t *testing.T) {
 // a coordinator serving another ledger than it names is exit 2
 // LEDGER_MISMATCH, naming both ledgers and what named the served one.
 func TestClusterEnvErrorsAreUsageErrors(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	root := mustGitInit(t)
 	t.Setenv(envname.Cluster, `{"endpoints": ["127.0.0.1:2379"], "workspace": "acme/web"}`)
-	_, err = workspace.Find(root)
+	_, err := workspace.Find(root)
 	if code, reason := classify(err); err == nil || code != exitUsage || reason != "INPUT_SCHEMA_INVALID" ||
 		!strings.Contains(err.Error(), envname.Cluster+": cluster.endpoints[0]") {
 		t.Errorf("find = %v, exit %d %s; want exit 2 INPUT_SCHEMA_INVALID naming %s and the field", err, code, reason, envname.Cluster)
@@ -69,4 +57,18 @@ func TestClusterEnvErrorsAreUsageErrors(t *testing.T) {
 			t.Errorf("mismatch says %q, want %q in it", err, part)
 		}
 	}
+}
+
+// mustGitInit is a new git repository in a temporary directory, its path
+// with symlinks resolved.
+func mustGitInit(tb testing.TB) string {
+	tb.Helper()
+	root, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		tb.Fatalf("git init: %v\n%s", err, out)
+	}
+	return root
 }

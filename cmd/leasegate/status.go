@@ -105,7 +105,7 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 			if !l.ExpiresAt.IsZero() {
 				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", scopeString(l.Scope), owner, l.Kind, l.FencingToken, ago(s.Now, l.AcquiredAt), exp)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", scopeString(l.Scope), owner, l.Kind, tokenText(l.FencingToken), ago(s.Now, l.AcquiredAt), exp)
 		}
 		if more := n - statusLeasesPerOwner; more > 0 && !all {
 			fmt.Fprintf(tw, "... %d more\t%s\t\t\t\t(status --all lists them)\n", more, owner)
@@ -203,4 +203,13 @@ func pidString(o leasegate.OwnerView) string {
 		return fmt.Sprintf("%d (reported %d)", o.SeenPID, o.PID)
 	}
 	return strconv.Itoa(o.SeenPID)
+}
+
+// tokenText is a fencing token as status shows it: on a shared ledger a
+// grant whose commit is still on its way has none yet (0).
+func tokenText(tok uint64) string {
+	if tok == 0 {
+		return "pending"
+	}
+	return strconv.FormatUint(tok, 10)
 }

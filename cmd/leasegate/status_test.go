@@ -133,3 +133,14 @@ func TestStatusShowsLedger(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusShowsPendingToken: a lease whose token its commit has not
+// fixed yet (0, on a shared ledger) reads as pending, not as token 0.
+func TestStatusShowsPendingToken(t *testing.T) {
+	out := renderStatus(leasegate.Status{Now: statusNow, Leases: []gate.Lease{autoLease("alice", "a.go", 0), autoLease("bob", "b.go", 7<<20)}}, false)
+	for _, want := range []string{"a.go        alice  auto  pending", "b.go        bob    auto  7340032"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,9 +1,13 @@
 package integration_test
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestClusterFromEnv: a clone whose leasegate.json names no cluster joins
@@ -87,5 +91,36 @@ func TestClusterFromEnvRefused(t *testing.T) {
 	}
 	if out, errs, code := r.lgWith("", elsewhere, "serve", "--stop", "--force"); code != 0 || !strings.Contains(out, "stopped") {
 		t.Fatalf("serve --stop with another ledger named: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+}
+
+// TestClusterFromEnvRunRefusesAnotherCoordinator: a worker run with
+// LEASEGATE_CLUSTER whose coordinator is replaced by one started without
+// it (on the clone's own file) is not registered with the new one: its
+// sidecar says which ledgers differ, and the worker's write stays held
+// instead of being granted on the wrong table.
+func TestClusterFromEnvRunRefusesAnotherCoordinator(t *testing.T) {
+	etcd := startEtcd(t, 1)
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	plain := r.env
+	r.env = append(slices.Clone(plain), "LEASEGATE_CLUSTER="+clusterValue(etcd, "swap"))
+	r.startServer(retryAfter, idleAfter)
+	trigger := filepath.Join(t.TempDir(), "go")
+	w := r.workerEnv("alice", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger), "LEASEGATE_NO_START=1")
+	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
+	r.killServer()
+	r.env = plain
+	r.startServer(retryAfter, idleAfter)
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "the sidecar refusing the coordinator on the file", func() bool {
+		return strings.Contains(w.out.String(), `LEASEGATE_CLUSTER names workspace "swap" on etcd`)
+	})
+	if got := r.read("a.txt"); got != "a\n" {
+		t.Fatalf("a.txt is %q: the write was let through by the coordinator on the file\n%s", got, w.out)
+	}
+	if h := r.holders(); len(h) != 0 {
+		t.Fatalf("the coordinator on the file granted %v to a worker whose variable names the cluster", h)
 	}
 }

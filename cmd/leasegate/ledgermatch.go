@@ -53,3 +53,22 @@ func (e *ledgerMismatchError) Error() string {
 		"stop it with `leasegate serve --stop` and the next command starts one on %s, or unset %s to use the one that runs",
 		envname.Cluster, e.want, e.pid, e.root, serves, e.want, envname.Cluster)
 }
+
+// namedLedgerClient is the client of a long-lived owner (run's sidecar)
+// that checks, before each registration, that the coordinator serves the
+// ledger LEASEGATE_CLUSTER names. The sidecar registers again whenever the
+// coordinator answering its socket does not know its owner, which is the
+// case after another one took over the workspace, and that one may have
+// been started without the variable: refused, the registration fails and
+// the worker's writes stay held, as while no coordinator answers.
+type namedLedgerClient struct {
+	*api.Client
+	ws *workspace.Workspace
+}
+
+func (c namedLedgerClient) Join(ctx context.Context, r leasegate.Registration) (string, error) {
+	if err := servesNamedLedger(ctx, c.Client, c.ws, nil); err != nil {
+		return "", err
+	}
+	return c.Client.Join(ctx, r)
+}

@@ -84,7 +84,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	cfg := sidecar.Config{
 		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
 		Countdown: isatty.IsTerminal(os.Stderr.Fd()),
-		Workspace: ws, Client: cl, Windows: f.windows, Logger: f.logger("leasegate"),
+		Workspace: ws, Client: namedLedgerClient{Client: cl, ws: ws}, Windows: f.windows, Logger: f.logger("leasegate"),
 	}
 	if !f.noStart {
 		cfg.Restart = func(ctx context.Context) error { return f.startServer(ctx, ws, cl) }

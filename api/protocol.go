@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate"
@@ -24,6 +25,16 @@ type Observer struct {
 	// Unavailable is called each time the coordinator cannot be reached;
 	// the mutation waits and tries again, it never proceeds ungated.
 	Unavailable func(err error, attempt int)
+	// Slow is called once per request for the mutation (the first and the
+	// one a forgotten contention asks again) that the coordinator has
+	// taken and not answered within SlowAfter: one whose ledger does not
+	// answer (etcd unreachable while its session lasts) or that is
+	// paused. The mutation still waits for the answer. Zero SlowAfter
+	// means never.
+	Slow      func(waited time.Duration)
+	SlowAfter time.Duration
+	// Clock times SlowAfter; nil means the real clock.
+	Clock clock.Clock
 	// Log hears a withdrawal that failed; nil means nowhere.
 	Log hclog.Logger
 }
@@ -49,8 +60,11 @@ func Gate(ctx context.Context, m Mutator, req leasegate.MutateRequest, obs Obser
 	if obs.Log == nil {
 		obs.Log = hclog.NewNullLogger()
 	}
+	if obs.Clock == nil {
+		obs.Clock = clock.New()
+	}
 	c := protocol{m: m, obs: obs}
-	r, err := retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return m.Mutate(ctx, req) })
+	r, err := retryUnavailable(ctx, obs, func() (leasegate.Result, error) { return c.mutate(ctx, req) })
 	if err != nil {
 		return r, err
 	}
@@ -89,13 +103,23 @@ func (c protocol) awaitContention(ctx context.Context, req leasegate.MutateReque
 		if errors.Is(err, gate.ErrNotFound) || (err == nil && r.Outcome == leasegate.Withdrawn) {
 			// The coordinator restarted and forgot the contention, or
 			// another waiter of the same write withdrew it: ask again.
-			r, err = retryUnavailable(ctx, c.obs, func() (leasegate.Result, error) { return c.m.Mutate(ctx, req) })
+			r, err = retryUnavailable(ctx, c.obs, func() (leasegate.Result, error) { return c.mutate(ctx, req) })
 		}
 		if err != nil {
 			return r, err
 		}
 	}
 	return r, nil
+}
+
+// mutate asks the coordinator for req, telling obs.Slow if the answer
+// takes longer than obs.SlowAfter. The timer ends with the call.
+func (c protocol) mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
+	if c.obs.Slow != nil && c.obs.SlowAfter > 0 {
+		t := c.obs.Clock.AfterFunc(c.obs.SlowAfter, func() { c.obs.Slow(c.obs.SlowAfter) })
+		defer t.Stop()
+	}
+	return c.m.Mutate(ctx, req)
 }
 
 // withdrawTimeout bounds the withdrawal of a contention whose waiter gave up.

@@ -183,6 +183,11 @@ func (s *Sidecar) noteCommit() {
 	}
 }
 
+// slowAnswer is how long a write waits for the coordinator's answer
+// before the person running the worker is told it is held: a decision
+// takes milliseconds, a commit to etcd tens of them.
+const slowAnswer = 2 * time.Second
+
 // observer reports the protocol's stages to the person running the
 // worker, and halts the worker while a blocker is open.
 func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **countdown) api.Observer {
@@ -212,5 +217,11 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 				s.notef("%v; the write to %s is held and retried", err, strings.Join(paths, " "))
 			}
 		},
+		Slow: func(waited time.Duration) {
+			s.notef("the coordinator has not answered about the write to %s for %s; the write is held until it does "+
+				"(on a cluster it waits for etcd: `leasegate status` warns once its session has lapsed)", strings.Join(paths, " "), waited)
+		},
+		SlowAfter: slowAnswer,
+		Clock:     s.cfg.Clock,
 	}
 }

@@ -60,7 +60,8 @@ func TestClusterFromEnv(t *testing.T) {
 
 // TestClusterFromEnvRefused: a command whose LEASEGATE_CLUSTER names
 // another ledger than the running coordinator serves is refused (exit 2
-// LEDGER_MISMATCH) naming both, and nothing is granted; "none" names the
+// LEDGER_MISMATCH) naming both, an agent hook's write with it is refused,
+// and nothing is granted; "none" names the
 // file it serves and is taken; an invalid value is exit 2
 // INPUT_SCHEMA_INVALID naming the variable and the field; `serve --stop`
 // stops the coordinator whatever the variable says.
@@ -78,8 +79,12 @@ func TestClusterFromEnvRefused(t *testing.T) {
 		!strings.Contains(rep.Error.Message, "serves "+ledger+" (no cluster named)") {
 		t.Fatalf("acquire with another ledger named: exit %d, %+v; want 2 LEDGER_MISMATCH naming both ledgers", code, rep.Error)
 	}
+	_, errs, code = r.lgWith(toolWrite("s1", r.dir, "f.txt"), elsewhere, "hook", "claude-code")
+	if code != 2 || !strings.Contains(errs, `LEASEGATE_CLUSTER names workspace "elsewhere"`) {
+		t.Fatalf("agent hook with another ledger named: exit %d, want 2 (the write refused) naming the ledgers\nstderr: %s", code, errs)
+	}
 	if h := r.holders(); len(h) != 0 {
-		t.Fatalf("holders after the refusal = %v, want none", h)
+		t.Fatalf("holders after the refusals = %v, want none", h)
 	}
 	if _, errs, code := r.lgWith("", "LEASEGATE_CLUSTER=none", "acquire", "f.txt", "--as", "bob"); code != 0 {
 		t.Fatalf("acquire with LEASEGATE_CLUSTER=none on the file's coordinator: exit %d: %s", code, errs)

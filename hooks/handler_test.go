@@ -11,10 +11,11 @@ import (
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/servicetest"
 	"github.com/leasegate/leasegate/workspace"
 )
 
-func newHandler(t *testing.T, f *fakeCoordinator, mod func(*hooks.Config)) *hooks.Handler {
+func newHandler(t *testing.T, f fakeCoordinator, mod func(*hooks.Config)) *hooks.Handler {
 	t.Helper()
 	cfg := hooks.DefaultConfig()
 	cfg.Connect = func(context.Context, *workspace.Workspace, bool) (hooks.Coordinator, error) { return f, nil }
@@ -41,7 +42,7 @@ func writeEvent(r *repo) hooks.Event {
 func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 	r := newRepo(t)
 	synctest.Test(t, func(t *testing.T) {
-		f := script(unavailableAnswer())
+		f := script(servicetest.Unavailable())
 		h := newHandler(t, f, nil)
 		start := time.Now()
 		d := h.Handle(context.Background(), writeEvent(r))
@@ -52,7 +53,7 @@ func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 		if took := time.Since(start); took < hooks.DefaultUnreachable || took > hooks.DefaultUnreachable+5*time.Second {
 			t.Errorf("denied after %s, want within 5s after the %s budget", took, hooks.DefaultUnreachable)
 		}
-		if n := f.count("Mutate"); n < 4 {
+		if n := f.Count("Mutate"); n < 4 {
 			t.Errorf("Mutate asked %d times, want it asked again and again until the budget ran out", n)
 		}
 	})
@@ -65,7 +66,7 @@ func TestWriteDeniesOnceTheCoordinatorStaysUnreachable(t *testing.T) {
 func TestWriteDeniesWhenTheCoordinatorDoesNotAnswer(t *testing.T) {
 	r := newRepo(t)
 	synctest.Test(t, func(t *testing.T) {
-		h := newHandler(t, script(hang), nil)
+		h := newHandler(t, script(servicetest.Hang), nil)
 		start := time.Now()
 		d := h.Handle(context.Background(), writeEvent(r))
 		if d.Verdict != hooks.Deny || !d.Halt || !strings.Contains(d.Reason, "coordinator unreachable for 15s: it accepts connections but does not answer") {
@@ -80,29 +81,29 @@ func TestWriteDeniesWhenTheCoordinatorDoesNotAnswer(t *testing.T) {
 func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 	t.Setenv("LEASEGATE_AGENT_PROGRAM", hooks.ProcComm(os.Getppid())) // this test's parent plays the agent
 	r := newRepo(t)
-	f := script(granted("cc-S", "src/app.go"))
+	f := script(servicetest.Granted("cc-S", "src/app.go"))
 	h := newHandler(t, f, nil)
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
 		t.Fatalf("Handle() = %+v, want Allow", d)
 	}
-	if len(f.registered) != 1 || f.registered[0].Name != "cc-S" || f.registered[0].PID <= 0 || f.registered[0].StartTime == 0 {
-		t.Errorf("registered %+v, want cc-S with a pid and a start time", f.registered)
+	if len(f.Joined) != 1 || f.Joined[0].Name != "cc-S" || f.Joined[0].PID <= 0 || f.Joined[0].StartTime == 0 {
+		t.Errorf("registered %+v, want cc-S with a pid and a start time", f.Joined)
 	}
-	if len(f.asked) != 1 || f.asked[0].Owner != "cc-S" || f.asked[0].Op != "write" || strings.Join(f.asked[0].Paths, ",") != "src/app.go" {
-		t.Errorf("gated %+v, want src/app.go written by cc-S", f.asked)
+	if len(f.Asked) != 1 || f.Asked[0].Owner != "cc-S" || f.Asked[0].Op != "write" || strings.Join(f.Asked[0].Paths, ",") != "src/app.go" {
+		t.Errorf("gated %+v, want src/app.go written by cc-S", f.Asked)
 	}
 
-	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || len(f.registered) != 1 {
-		t.Errorf("second Handle() = %+v after %d registrations, want Allow and no new registration", d, len(f.registered))
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || len(f.Joined) != 1 {
+		t.Errorf("second Handle() = %+v after %d registrations, want Allow and no new registration", d, len(f.Joined))
 	}
 
 	// The coordinator lost the owner (its ledger was reset).
-	f.mutates = []answer{refusedWith(gate.ReasonNotFound, "no registered owner cc-S"), granted("cc-S", "src/app.go")}
+	f.Mutates = []servicetest.Answer{servicetest.Refused(gate.ReasonNotFound, "no registered owner cc-S"), servicetest.Granted("cc-S", "src/app.go")}
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
 		t.Fatalf("Handle() after the coordinator forgot the owner = %+v, want Allow", d)
 	}
-	if len(f.registered) != 2 || len(f.asked) != 4 {
-		t.Errorf("after the coordinator forgot the owner: %d registrations, %d gates; want it registered again and the write asked again", len(f.registered), len(f.asked))
+	if len(f.Joined) != 2 || len(f.Asked) != 4 {
+		t.Errorf("after the coordinator forgot the owner: %d registrations, %d gates; want it registered again and the write asked again", len(f.Joined), len(f.Asked))
 	}
 }
 
@@ -114,40 +115,40 @@ func TestWriteRegistersTheSessionOnFirstUse(t *testing.T) {
 func TestWriteActsAsTheOwnerItJoined(t *testing.T) {
 	t.Setenv("LEASEGATE_AGENT_PROGRAM", hooks.ProcComm(os.Getppid())) // this test's parent plays the agent
 	r := newRepo(t)
-	f := script(granted("cc-pid-7", "src/app.go"))
-	f.joinAs = "cc-pid-7"
+	f := script(servicetest.Granted("cc-pid-7", "src/app.go"))
+	f.JoinAs = "cc-pid-7"
 	h := newHandler(t, f, nil)
 	for range 2 {
 		if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
 			t.Fatalf("Handle() = %+v, want Allow", d)
 		}
 	}
-	if len(f.registered) != 1 || f.registered[0].Name != "cc-S" || !f.joins[0] {
-		t.Errorf("registered %+v (join %v), want cc-S once, asking to join", f.registered, f.joins)
+	if len(f.Joined) != 1 || f.Joined[0].Name != "cc-S" || !f.Joined[0].JoinRoot {
+		t.Errorf("registered %+v, want cc-S once, asking to join", f.Joined)
 	}
-	if len(f.asked) != 2 || f.asked[0].Owner != "cc-pid-7" || f.asked[1].Owner != "cc-pid-7" {
-		t.Errorf("gated %+v, want both writes by cc-pid-7", f.asked)
+	if len(f.Asked) != 2 || f.Asked[0].Owner != "cc-pid-7" || f.Asked[1].Owner != "cc-pid-7" {
+		t.Errorf("gated %+v, want both writes by cc-pid-7", f.Asked)
 	}
 	end := hooks.Event{Agent: hooks.ClaudeCode, Name: "SessionEnd", Kind: hooks.KindSessionEnd, Session: "S", Cwd: r.root}
 	h.Handle(context.Background(), end)
-	if len(f.ended) != 1 || f.ended[0] != "cc-pid-7" {
-		t.Errorf("ended %v at SessionEnd, want cc-pid-7", f.ended)
+	if len(f.Ended) != 1 || f.Ended[0] != "cc-pid-7" {
+		t.Errorf("ended %v at SessionEnd, want cc-pid-7", f.Ended)
 	}
-	f.joinAs = ""
-	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || f.asked[2].Owner != "cc-S" {
-		t.Errorf("a write after the session ended = %+v as %s, want cc-S registered and writing as itself", d, f.asked[2].Owner)
+	f.JoinAs = ""
+	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow || f.Asked[2].Owner != "cc-S" {
+		t.Errorf("a write after the session ended = %+v as %s, want cc-S registered and writing as itself", d, f.Asked[2].Owner)
 	}
 }
 
 func TestWriteAsExplicitOwnerDoesNotRegister(t *testing.T) {
 	r := newRepo(t)
-	f := script(granted("alice", "src/app.go"))
+	f := script(servicetest.Granted("alice", "src/app.go"))
 	h := newHandler(t, f, func(c *hooks.Config) { c.Owner = "alice" })
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
 		t.Fatalf("Handle() = %+v, want Allow", d)
 	}
-	if len(f.registered) != 0 || len(f.asked) != 1 || f.asked[0].Owner != "alice" {
-		t.Errorf("registered %+v, gated %+v; want alice's write and no registration (her sidecar registered her)", f.registered, f.asked)
+	if len(f.Joined) != 0 || len(f.Asked) != 1 || f.Asked[0].Owner != "alice" {
+		t.Errorf("registered %+v, gated %+v; want alice's write and no registration (her sidecar registered her)", f.Joined, f.Asked)
 	}
 }
 
@@ -164,12 +165,12 @@ func TestNewRejectsConfigWithoutConnect(t *testing.T) {
 // taking some other process for the agent.
 func TestWriteWithoutAgentProcess(t *testing.T) {
 	r := newRepo(t)
-	f := script(granted("cc-S", "src/app.go"))
+	f := script(servicetest.Granted("cc-S", "src/app.go"))
 	h := newHandler(t, f, nil)
 	if d := h.Handle(context.Background(), writeEvent(r)); d.Verdict != hooks.Allow {
 		t.Fatalf("Handle() = %+v, want Allow", d)
 	}
-	if len(f.registered) != 1 || f.registered[0].PID != 0 || f.ttls[0] != hooks.HookHeartbeatTTL {
-		t.Fatalf("registered %+v with ttls %v, want no pid and the %s hook heartbeat TTL", f.registered, f.ttls, hooks.HookHeartbeatTTL)
+	if len(f.Joined) != 1 || f.Joined[0].PID != 0 || f.Joined[0].HeartbeatTTL != hooks.HookHeartbeatTTL {
+		t.Fatalf("registered %+v, want no pid and the %s hook heartbeat TTL", f.Joined, hooks.HookHeartbeatTTL)
 	}
 }

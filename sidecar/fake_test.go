@@ -2,10 +2,7 @@ package sidecar
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/benbjohnson/clock"
@@ -13,108 +10,18 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
-	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/servicetest"
 	"github.com/leasegate/leasegate/workspace"
 )
 
-// fakeService is a coordinator that answers from a script. It embeds a
-// nil leasegate.Service, so a call the sidecar is not expected to make
-// panics instead of passing unnoticed.
-type fakeService struct {
-	leasegate.Service
-
-	mu         sync.Mutex
-	mutates    []answer // answers to Mutate, in order; the last one repeats
-	waits      []answer // answers to WaitContention
-	blocks     []answer // answers to WaitBlocker
-	asked      []leasegate.MutateRequest
-	calls      map[string]int
-	withdrawn  []string
-	registered int
-	beat       leasegate.Beat // the answer to every Heartbeat
-	// inWaitBlocker, when set, is called by each WaitBlocker before it
-	// answers: a test's look at the sidecar while the write is held.
-	inWaitBlocker func()
-}
-
-// answer is one scripted reply.
-type answer struct {
-	r   leasegate.Result
-	err error
-}
-
-var _ Coordinator = (*fakeService)(nil)
-
-func newFakeService() *fakeService { return &fakeService{calls: map[string]int{}} }
-
-// next pops the next answer of a script, repeating the last one.
-func (f *fakeService) next(call string, script *[]answer) (leasegate.Result, error) {
-	f.calls[call]++
-	if len(*script) == 0 {
-		panic(call + " called with no answer scripted")
-	}
-	a := (*script)[0]
-	if len(*script) > 1 {
-		*script = (*script)[1:]
-	}
-	return a.r, a.err
-}
-
-func (f *fakeService) Mutate(_ context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.asked = append(f.asked, req)
-	return f.next("Mutate", &f.mutates)
-}
-
-func (f *fakeService) WaitContention(context.Context, string) (leasegate.Result, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.next("WaitContention", &f.waits)
-}
-
-func (f *fakeService) WaitBlocker(context.Context, string) (leasegate.Result, error) {
-	if f.inWaitBlocker != nil {
-		f.inWaitBlocker()
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.next("WaitBlocker", &f.blocks)
-}
-
-func (f *fakeService) Withdraw(_ context.Context, id, _ string) (leasegate.Result, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.withdrawn = append(f.withdrawn, id)
-	return leasegate.Result{Outcome: leasegate.Withdrawn}, nil
-}
-
-func (f *fakeService) Join(_ context.Context, r leasegate.Registration) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.registered++
-	return r.Name, nil
-}
-
-func (f *fakeService) Heartbeat(context.Context, string) (leasegate.Beat, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls["Heartbeat"]++
-	return f.beat, nil
-}
-
-func (f *fakeService) count(call string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[call]
-}
+var _ Coordinator = (*servicetest.Script)(nil)
 
 // fakeSidecar is a Sidecar of owner alice over svc, trusting its cache
 // without bound as a coordinator of one machine answers, for a workspace in a
 // temporary directory where every path is gated (no git), with its
 // notices in the returned buffer.
-func fakeSidecar(t *testing.T, svc *fakeService) (*Sidecar, *bytes.Buffer) {
+func fakeSidecar(t *testing.T, svc *servicetest.Script) (*Sidecar, *bytes.Buffer) {
 	t.Helper()
 	root := t.TempDir()
 	cfg := workspace.DefaultConfig()
@@ -136,28 +43,6 @@ func fakeSidecar(t *testing.T, svc *fakeService) (*Sidecar, *bytes.Buffer) {
 	return s, &notices
 }
 
-// leaseOn is an active auto lease of owner on path.
-func leaseOn(owner, path string) gate.Lease {
-	return gate.Lease{ID: gate.LeaseID("L-" + path), Owner: gate.Owner{Name: owner}, Kind: gate.KindAuto, State: gate.StateActive,
-		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{path}}}
-}
-
-func granted(owner, path string) answer {
-	return answer{r: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{leaseOn(owner, path)}}}
-}
-
-func contended(path string) answer {
-	return answer{r: leasegate.Result{Outcome: leasegate.Contended, Contention: &leasegate.ContentionView{
-		ID: "C1", Requester: "alice", Paths: []string{path}, Holder: leaseOn("bob", path)}}}
-}
-
-func blocked(path string) answer {
-	c := contended(path).r.Contention
-	rep := blocker.Report{ID: "B1", Path: path, Paths: []string{path}, Status: blocker.StatusOpen}
-	rep.Holder.Owner = gate.Owner{Name: "bob"}
-	return answer{r: leasegate.Result{Outcome: leasegate.Blocked, Contention: c, Blocker: &rep}}
-}
-
-func unavailable() answer {
-	return answer{err: fmt.Errorf("%w at test.sock: connection refused", api.ErrUnavailable)}
-}
+// The sidecar's owner in these tests is alice.
+func contended(path string) servicetest.Answer { return servicetest.Contended("alice", path) }
+func blocked(path string) servicetest.Answer   { return servicetest.Blocked("alice", path) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/internal/servicetest"
 )
 
 // TestCacheFencedByHeartbeat: on a lease table shared with other machines
@@ -18,9 +19,9 @@ import (
 // a fresh answer lets the cache answer again. An answer without a session
 // trusts nothing, and one naming a new session drops the cache.
 func TestCacheFencedByHeartbeat(t *testing.T) {
-	svc := newFakeService()
-	svc.mutates = []answer{granted("alice", "src/b.go")}
-	svc.beat = leasegate.Beat{Bounded: true, TrustFor: 5 * time.Second, Session: 1}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
+	svc.Beat = leasegate.Beat{Bounded: true, TrustFor: 5 * time.Second, Session: 1}
 	s, _ := fakeSidecar(t, svc)
 	clk := s.cfg.Clock.(*clock.Mock)
 	m := write(s, seccomp.OpOpenWrite, "src/b.go")
@@ -29,7 +30,7 @@ func TestCacheFencedByHeartbeat(t *testing.T) {
 		if err := s.Decide(context.Background(), m); err != nil {
 			t.Fatalf("%s: Decide(write src/b.go) = %v", step, err)
 		}
-		if n := svc.count("Mutate"); n != want {
+		if n := svc.Count("Mutate"); n != want {
 			t.Fatalf("%s: Mutate called %d times, want %d", step, n, want)
 		}
 	}
@@ -51,12 +52,12 @@ func TestCacheFencedByHeartbeat(t *testing.T) {
 	instant("after a fresh beat", true)
 	asks("after a fresh beat", 2)
 
-	svc.beat = leasegate.Beat{Bounded: true} // the coordinator has no session
+	svc.Beat = leasegate.Beat{Bounded: true} // the coordinator has no session
 	s.beat(context.Background())
 	instant("without a session", false)
 	asks("without a session", 3)
 
-	svc.beat = leasegate.Beat{Bounded: true, TrustFor: 5 * time.Second, Session: 2}
+	svc.Beat = leasegate.Beat{Bounded: true, TrustFor: 5 * time.Second, Session: 2}
 	s.beat(context.Background())
 	instant("on a new session", false)
 	asks("on a new session", 4)
@@ -67,8 +68,8 @@ func TestCacheFencedByHeartbeat(t *testing.T) {
 // one failed) every write is asked of the coordinator; an answer without
 // bound (a coordinator of one machine) trusts the cache for good.
 func TestCacheUntrustedUntilHeard(t *testing.T) {
-	svc := newFakeService()
-	svc.mutates = []answer{granted("alice", "src/b.go")}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
 	s, _ := fakeSidecar(t, svc)
 	clk := s.cfg.Clock.(*clock.Mock)
 	s.held = newHeld(clk)
@@ -78,7 +79,7 @@ func TestCacheUntrustedUntilHeard(t *testing.T) {
 			t.Fatalf("Decide(write src/b.go) #%d = %v", i, err)
 		}
 	}
-	if n := svc.count("Mutate"); n != 2 {
+	if n := svc.Count("Mutate"); n != 2 {
 		t.Fatalf("Mutate called %d times before any heartbeat was answered, want 2", n)
 	}
 	s.beat(context.Background())

@@ -13,6 +13,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/internal/servicetest"
 )
 
 // write is a mutation of the workspace-relative path rel by the worker.
@@ -24,37 +25,37 @@ func write(s *Sidecar, op seccomp.Op, rel string) seccomp.Mutation {
 // coordinator's protocol can end, what it tells the person running the
 // worker, and that the worker is halted exactly while a blocker is open.
 func TestDecideOutcomes(t *testing.T) {
-	denied := answer{r: leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "refused by the operator"}}
-	aborted := answer{r: leasegate.Result{Outcome: leasegate.Aborted, Message: "aborted by the operator"}}
+	denied := servicetest.Answer{Result: leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "refused by the operator"}}
+	aborted := servicetest.Answer{Result: leasegate.Result{Outcome: leasegate.Aborted, Message: "aborted by the operator"}}
 	tests := []struct {
 		name                   string
-		mutates, waits, blocks []answer
+		mutates, waits, blocks []servicetest.Answer
 		want                   error
 		notices                []string // each must appear, in order
 		held                   bool     // the path is held afterwards
 		aborted                bool
 	}{
-		{name: "granted", mutates: []answer{granted("alice", "src/b.go")}, held: true},
-		{name: "contended then granted at the retry", mutates: []answer{contended("src/b.go")}, waits: []answer{granted("alice", "src/b.go")},
+		{name: "granted", mutates: []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}, held: true},
+		{name: "contended then granted at the retry", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{servicetest.Granted("alice", "src/b.go")},
 			notices: []string{"contention: src/b.go is held by bob", "the write waits for one retry"}, held: true},
-		{name: "blocked then granted by the operator", mutates: []answer{contended("src/b.go")}, waits: []answer{blocked("src/b.go")},
-			blocks:  []answer{{r: leasegate.Result{Outcome: leasegate.Granted, Message: "retried by the operator", Leases: []gate.Lease{leaseOn("alice", "src/b.go")}}}},
+		{name: "blocked then granted by the operator", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")},
+			blocks:  []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Message: "retried by the operator", Leases: []gate.Lease{servicetest.LeaseOn("alice", "src/b.go")}}}},
 			notices: []string{"contention:", "BLOCKED: src/b.go is still held by bob after the retry; worker alice is halted", "resolve: leasegate resolve B1", "proceeds: retried by the operator"}, held: true},
-		{name: "blocked then denied", mutates: []answer{contended("src/b.go")}, waits: []answer{blocked("src/b.go")}, blocks: []answer{denied},
+		{name: "blocked then denied", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")}, blocks: []servicetest.Answer{denied},
 			want: syscall.EBUSY, notices: []string{"BLOCKED:", "failed with EBUSY: refused by the operator"}},
-		{name: "blocked then aborted", mutates: []answer{contended("src/b.go")}, waits: []answer{blocked("src/b.go")}, blocks: []answer{aborted},
+		{name: "blocked then aborted", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")}, blocks: []servicetest.Answer{aborted},
 			want: syscall.EBUSY, notices: []string{"BLOCKED:", "failed with EBUSY: aborted by the operator"}, aborted: true},
-		{name: "denied at once", mutates: []answer{denied}, want: syscall.EBUSY, notices: []string{"write of src/b.go failed with EBUSY: refused by the operator"}},
-		{name: "refused with an error", mutates: []answer{{err: &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "bad path"}}},
+		{name: "denied at once", mutates: []servicetest.Answer{denied}, want: syscall.EBUSY, notices: []string{"write of src/b.go failed with EBUSY: refused by the operator"}},
+		{name: "refused with an error", mutates: []servicetest.Answer{{Err: &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "bad path"}}},
 			want: syscall.EACCES, notices: []string{"write of src/b.go refused:", "bad path"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc := newFakeService()
-			svc.mutates, svc.waits, svc.blocks = tt.mutates, tt.waits, tt.blocks
+			svc := servicetest.New()
+			svc.Mutates, svc.Waits, svc.Blocks = tt.mutates, tt.waits, tt.blocks
 			s, notices := fakeSidecar(t, svc)
 			haltedWhileBlocked := true
-			svc.inWaitBlocker = func() { haltedWhileBlocked = haltedWhileBlocked && s.halted() }
+			svc.InWaitBlocker = func() { haltedWhileBlocked = haltedWhileBlocked && s.halted() }
 			m := write(s, seccomp.OpOpenWrite, "src/b.go")
 			if err := s.Decide(context.Background(), m); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 				t.Fatalf("Decide(write src/b.go) = %v, want %v; notices:\n%s", err, tt.want, notices)
@@ -72,7 +73,7 @@ func TestDecideOutcomes(t *testing.T) {
 			if s.isAborted() != tt.aborted {
 				t.Errorf("aborted = %t, want %t", s.isAborted(), tt.aborted)
 			}
-			if n := svc.count("Mutate"); n != 1 {
+			if n := svc.Count("Mutate"); n != 1 {
 				t.Errorf("Mutate called %d times, want once (one retry is the coordinator's, not a loop here)", n)
 			}
 		})
@@ -98,15 +99,15 @@ func checkNotices(t *testing.T, got string, want []string) {
 // allowed, and when the wait ends (the worker's ctx) it fails with EACCES.
 func TestDecideFailsClosedWhileUnavailable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc := newFakeService()
-		svc.mutates = []answer{unavailable()}
+		svc := servicetest.New()
+		svc.Mutates = []servicetest.Answer{servicetest.Unavailable()}
 		s, notices := fakeSidecar(t, svc)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
 			t.Fatalf("Decide(write) with the coordinator down for good = %v, want EACCES", err)
 		}
-		if n := svc.count("Mutate"); n < 10 {
+		if n := svc.Count("Mutate"); n < 10 {
 			t.Errorf("Mutate asked %d times in a minute, want it asked again and again (backoff up to 5 s)", n)
 		}
 		checkNotices(t, notices.String(), []string{"coordinator unavailable at test.sock: connection refused; the write to src/b.go is held and retried"})
@@ -120,13 +121,13 @@ func TestDecideFailsClosedWhileUnavailable(t *testing.T) {
 // unreachable proceeds once it answers with a grant.
 func TestDecideWaitsOutAnOutage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc := newFakeService()
-		svc.mutates = []answer{unavailable(), unavailable(), unavailable(), granted("alice", "src/b.go")}
+		svc := servicetest.New()
+		svc.Mutates = []servicetest.Answer{servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Granted("alice", "src/b.go")}
 		s, _ := fakeSidecar(t, svc)
 		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
 			t.Fatalf("Decide(write) after an outage = %v, want allowed", err)
 		}
-		if n := svc.count("Mutate"); n != 4 {
+		if n := svc.Count("Mutate"); n != 4 {
 			t.Errorf("Mutate asked %d times, want 4 (three unavailable, then granted)", n)
 		}
 	})
@@ -136,14 +137,14 @@ func TestDecideWaitsOutAnOutage(t *testing.T) {
 // retry keeps the write waiting; it is not allowed, nor asked anew.
 func TestDecideUnavailableWhileContended(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc := newFakeService()
-		svc.mutates = []answer{contended("src/b.go")}
-		svc.waits = []answer{unavailable(), unavailable(), granted("alice", "src/b.go")}
+		svc := servicetest.New()
+		svc.Mutates = []servicetest.Answer{contended("src/b.go")}
+		svc.Waits = []servicetest.Answer{servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Granted("alice", "src/b.go")}
 		s, _ := fakeSidecar(t, svc)
 		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
 			t.Fatalf("Decide(write) = %v, want allowed at the retry", err)
 		}
-		if got := [2]int{svc.count("Mutate"), svc.count("WaitContention")}; got != [2]int{1, 3} {
+		if got := [2]int{svc.Count("Mutate"), svc.Count("WaitContention")}; got != [2]int{1, 3} {
 			t.Errorf("Mutate, WaitContention called %v times, want [1 3]", got)
 		}
 	})
@@ -153,17 +154,17 @@ func TestDecideUnavailableWhileContended(t *testing.T) {
 // syscall's ctx ends) has its contention withdrawn and its write refused.
 func TestDecideInterruptedWaitWithdraws(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		svc := newFakeService()
-		svc.mutates = []answer{contended("src/b.go")}
-		svc.waits = []answer{unavailable()}
+		svc := servicetest.New()
+		svc.Mutates = []servicetest.Answer{contended("src/b.go")}
+		svc.Waits = []servicetest.Answer{servicetest.Unavailable()}
 		s, _ := fakeSidecar(t, svc)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
 			t.Fatalf("Decide(write) with its wait cut short = %v, want EACCES", err)
 		}
-		if len(svc.withdrawn) != 1 || svc.withdrawn[0] != "C1" {
-			t.Errorf("withdrawn %v, want [C1]", svc.withdrawn)
+		if len(svc.Withdrawn) != 1 || svc.Withdrawn[0] != "C1" {
+			t.Errorf("withdrawn %v, want [C1]", svc.Withdrawn)
 		}
 	})
 }
@@ -171,8 +172,8 @@ func TestDecideInterruptedWaitWithdraws(t *testing.T) {
 // TestDecideCachesGrants: a path granted once is answered from the cache
 // without asking the coordinator again; another path is asked.
 func TestDecideCachesGrants(t *testing.T) {
-	svc := newFakeService()
-	svc.mutates = []answer{granted("alice", "src/b.go"), granted("alice", "src/c.go")}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go"), servicetest.Granted("alice", "src/c.go")}
 	s, _ := fakeSidecar(t, svc)
 	ctx := context.Background()
 	for i, rel := range []string{"src/b.go", "src/b.go", "src/c.go", "src/b.go"} {
@@ -180,15 +181,15 @@ func TestDecideCachesGrants(t *testing.T) {
 			t.Fatalf("Decide(write %s) #%d = %v", rel, i, err)
 		}
 	}
-	if n := svc.count("Mutate"); n != 2 {
+	if n := svc.Count("Mutate"); n != 2 {
 		t.Errorf("Mutate called %d times for b, b, c, b, want 2", n)
 	}
 	s.held.forget() // what the event stream does when one of the worker's leases may have ended
-	svc.mutates = []answer{granted("alice", "src/b.go")}
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
 	if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatal(err)
 	}
-	if n := svc.count("Mutate"); n != 3 {
+	if n := svc.Count("Mutate"); n != 3 {
 		t.Errorf("Mutate called %d times after the cache was cleared, want 3", n)
 	}
 }
@@ -196,10 +197,10 @@ func TestDecideCachesGrants(t *testing.T) {
 // TestDecideCachesOnlyOwnActiveLeases: a grant's leases of another owner,
 // or no longer active, are not remembered as the worker's.
 func TestDecideCachesOnlyOwnActiveLeases(t *testing.T) {
-	ended := leaseOn("alice", "src/b.go")
+	ended := servicetest.LeaseOn("alice", "src/b.go")
 	ended.State = gate.StateReleased
-	svc := newFakeService()
-	svc.mutates = []answer{{r: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{ended, leaseOn("bob", "src/c.go")}}}}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{ended, servicetest.LeaseOn("bob", "src/c.go")}}}}
 	s, _ := fakeSidecar(t, svc)
 	if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatal(err)
@@ -215,15 +216,15 @@ func TestDecideCachesOnlyOwnActiveLeases(t *testing.T) {
 func TestDecideAsksUnderOwnCheckout(t *testing.T) {
 	co := gate.Lease{ID: "L-docs", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindCheckout, State: gate.StateActive,
 		Scope: gate.Scope{Type: gate.ScopeSparse, Paths: []string{"docs/**"}}}
-	svc := newFakeService()
-	svc.mutates = []answer{{r: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{co}}}}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{co}}}}
 	s, _ := fakeSidecar(t, svc)
 	for i, rel := range []string{"docs/a.md", "docs/a.md", "docs/b.md"} {
 		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, rel)); err != nil {
 			t.Fatalf("Decide(write %s) #%d = %v", rel, i, err)
 		}
 	}
-	if n := svc.count("Mutate"); n != 3 {
+	if n := svc.Count("Mutate"); n != 3 {
 		t.Errorf("Mutate called %d times for three writes under alice's check-out, want 3", n)
 	}
 }
@@ -232,20 +233,20 @@ func TestDecideAsksUnderOwnCheckout(t *testing.T) {
 // leased with its whole subtree when free (a Try request), so what is then
 // made in it is answered without the coordinator.
 func TestDecideTakesNewDirectorySubtree(t *testing.T) {
-	svc := newFakeService()
-	svc.mutates = []answer{granted("alice", "gen/**")}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "gen/**")}
 	s, _ := fakeSidecar(t, svc)
 	ctx := context.Background()
 	if err := s.Decide(ctx, write(s, seccomp.OpMkdir, "gen")); err != nil {
 		t.Fatalf("Decide(mkdir gen) = %v", err)
 	}
-	if len(svc.asked) != 1 || !svc.asked[0].Try || svc.asked[0].Paths[0] != "gen/**" {
-		t.Fatalf("asked %+v, want one Try of gen/**", svc.asked)
+	if len(svc.Asked) != 1 || !svc.Asked[0].Try || svc.Asked[0].Paths[0] != "gen/**" {
+		t.Fatalf("asked %+v, want one Try of gen/**", svc.Asked)
 	}
 	if err := s.Decide(ctx, write(s, seccomp.OpCreate, "gen/x/y.txt")); err != nil {
 		t.Fatalf("Decide(create gen/x/y.txt) = %v", err)
 	}
-	if n := svc.count("Mutate"); n != 1 {
+	if n := svc.Count("Mutate"); n != 1 {
 		t.Errorf("Mutate called %d times, want once: the subtree covers what is made in it", n)
 	}
 }
@@ -253,14 +254,14 @@ func TestDecideTakesNewDirectorySubtree(t *testing.T) {
 // TestDecideRegistersAgain: a coordinator that no longer knows the owner
 // has it registered again, and the write is then gated as usual.
 func TestDecideRegistersAgain(t *testing.T) {
-	svc := newFakeService()
-	svc.mutates = []answer{{err: &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner alice"}}, granted("alice", "src/b.go")}
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{{Err: &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner alice"}}, servicetest.Granted("alice", "src/b.go")}
 	s, notices := fakeSidecar(t, svc)
 	if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatalf("Decide(write) after a lost registration = %v, want allowed", err)
 	}
-	if svc.registered != 1 || svc.count("Mutate") != 2 {
-		t.Errorf("registered %d times, Mutate %d times; want 1 and 2", svc.registered, svc.count("Mutate"))
+	if len(svc.Joined) != 1 || svc.Count("Mutate") != 2 {
+		t.Errorf("registered %d times, Mutate %d times; want 1 and 2", len(svc.Joined), svc.Count("Mutate"))
 	}
 	checkNotices(t, notices.String(), []string{"lost the registration of alice", "registered again"})
 }

@@ -27,3 +27,9 @@ var ErrNoSession = errors.New("no session on the shared lease table")
 // nothing of it was written. Lease and Mutate catch up and decide again by
 // themselves; other callers may simply ask again.
 var ErrRaced = errors.New("another coordinator changed the shared lease table first")
+
+// ErrLedgerMismatch is returned when a command is told which ledger to use
+// (LEASEGATE_CLUSTER) and the coordinator serving the workspace serves
+// another: its answers would be about the wrong lease table, so the
+// command refuses it rather than read or change that table.
+var ErrLedgerMismatch = errors.New("the coordinator serves another ledger")

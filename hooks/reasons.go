@@ -1,10 +1,12 @@
 package hooks
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -20,6 +22,19 @@ func unavailable(ws *workspace.Workspace, paths []string, err error) Decision {
 		fmt.Sprintf("leasegate: the lease coordinator of %s cannot be reached (%v), so the write to %s is refused: writes fail closed while it is down. Do not write the file by other means; tell the user.",
 			ws.Root, err, strings.Join(paths, ", ")),
 		fmt.Sprintf("leasegate: the coordinator of %s cannot be reached: %v. Check it with `leasegate status --workspace %s`; agent writes are refused until it answers.", ws.Root, err, ws.Root))
+}
+
+// notConnected is the denial when no coordinator could be used for the
+// write: none answers, or the one that does serves another ledger than
+// the hook was told to use.
+func notConnected(ws *workspace.Workspace, paths []string, err error) Decision {
+	if !errors.Is(err, leasegate.ErrLedgerMismatch) {
+		return unavailable(ws, paths, err)
+	}
+	return halt(
+		fmt.Sprintf("leasegate: the write to %s is refused because the lease coordinator of %s serves another lease table than this session was told to use (%v). Do not write the file by other means; tell the user.",
+			strings.Join(paths, ", "), ws.Root, err),
+		fmt.Sprintf("leasegate: %v. Agent writes are refused until the coordinator serves the ledger named.", err))
 }
 
 // blocked is the denial of a write whose one retry found the file still

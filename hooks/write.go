@@ -35,7 +35,7 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	cl := p.cl
 	if cl == nil {
 		if cl, err = h.cfg.Connect(ctx, ws, true); err != nil {
-			return unavailable(ws, p.t.gated, err)
+			return notConnected(ws, p.t.gated, err)
 		}
 		defer cl.Close()
 	}

@@ -80,7 +80,7 @@ func TestClusterFromEnvRefused(t *testing.T) {
 		t.Fatalf("acquire with another ledger named: exit %d, %+v; want 2 LEDGER_MISMATCH naming both ledgers", code, rep.Error)
 	}
 	_, errs, code = r.lgWith(toolWrite("s1", r.dir, "f.txt"), elsewhere, "hook", "claude-code")
-	if code != 2 || !strings.Contains(errs, `LEASEGATE_CLUSTER names workspace "elsewhere"`) {
+	if code != 2 || !strings.Contains(errs, `LEASEGATE_CLUSTER names workspace "elsewhere"`) || !strings.Contains(errs, "serves another lease table") || strings.Contains(errs, "cannot be reached") {
 		t.Fatalf("agent hook with another ledger named: exit %d, want 2 (the write refused) naming the ledgers\nstderr: %s", code, errs)
 	}
 	if h := r.holders(); len(h) != 0 {

@@ -44,6 +44,8 @@ type ledgerMismatchError struct {
 	serves *leasegate.LedgerView // nil: a coordinator too old to say
 }
 
+func (e *ledgerMismatchError) Unwrap() error { return leasegate.ErrLedgerMismatch }
+
 func (e *ledgerMismatchError) Error() string {
 	serves := "does not say which ledger it serves (an older leasegate)"
 	if e.serves != nil {

@@ -21,11 +21,12 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	if err := c.callerOf(ctx).actAs(owner); err != nil {
 		return nil, err
 	}
-	head, committed, err := gitCommitted(ctx, c.cfg.Workspace)
+	f := c.cfg.Folding
+	head, committed, err := gitCommitted(ctx, c.cfg.Workspace, f)
 	if err != nil {
 		return nil, err
 	}
-	dirty, err := gitDirty(ctx, c.cfg.Workspace)
+	dirty, err := gitDirty(ctx, c.cfg.Workspace, f)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	var evs []gate.Event
 	var released []gate.Lease
 	for _, l := range c.table.ByOwner(owner) {
-		if l.Kind == gate.KindAuto && l.Scope.Type == gate.ScopeFile && allClean(l.Scope.Paths, committed, dirty) {
+		if l.Kind == gate.KindAuto && l.Scope.Type == gate.ScopeFile && allClean(l.Scope.Paths, committed, dirty, f) {
 			evs = append(evs, gate.Event{Type: gate.EventReleased, At: now, Actor: owner, LeaseID: l.ID, Reason: "committed in " + head})
 			released = append(released, l)
 		}
@@ -47,17 +48,22 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	return released, err
 }
 
-func allClean(paths []string, committed, dirty map[string]bool) bool {
+// allClean reports whether every path is committed and clean. The sets
+// hold git's paths by their key under f: git prints a path as its index
+// spells it, which on a volume that folds case (where git sets
+// core.ignorecase) need not be the spelling a lease was granted with.
+func allClean(paths []string, committed, dirty map[string]bool, f gate.Folding) bool {
 	for _, p := range paths {
-		if !committed[p] || dirty[p] {
+		if k := f.Key(p); !committed[k] || dirty[k] {
 			return false
 		}
 	}
 	return true
 }
 
-// gitCommitted lists the files changed by the HEAD commit.
-func gitCommitted(ctx context.Context, dir string) (string, map[string]bool, error) {
+// gitCommitted lists the files changed by the HEAD commit, by their key
+// under f.
+func gitCommitted(ctx context.Context, dir string, f gate.Folding) (string, map[string]bool, error) {
 	out, err := git(ctx, dir, "rev-parse", "--short", "HEAD")
 	if err != nil {
 		return "", nil, err
@@ -67,12 +73,12 @@ func gitCommitted(ctx context.Context, dir string) (string, map[string]bool, err
 	if err != nil {
 		return "", nil, err
 	}
-	return head, nulSet(out), nil
+	return head, nulSet(out, f), nil
 }
 
 // gitDirty lists files that differ from HEAD or the index, untracked ones
-// included.
-func gitDirty(ctx context.Context, dir string) (map[string]bool, error) {
+// included, by their key under f.
+func gitDirty(ctx context.Context, dir string, f gate.Folding) (map[string]bool, error) {
 	out, err := git(ctx, dir, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
@@ -84,22 +90,22 @@ func gitDirty(ctx context.Context, dir string) (map[string]bool, error) {
 		if len(r) < 4 {
 			continue
 		}
-		set[string(r[3:])] = true
+		set[f.Key(string(r[3:]))] = true
 		if r[0] == 'R' || r[0] == 'C' {
 			i++ // the next record is the rename's source
 			if i < len(recs) {
-				set[string(recs[i])] = true
+				set[f.Key(string(recs[i]))] = true
 			}
 		}
 	}
 	return set, nil
 }
 
-func nulSet(out []byte) map[string]bool {
+func nulSet(out []byte, f gate.Folding) map[string]bool {
 	set := map[string]bool{}
 	for _, p := range bytes.Split(out, []byte{0}) {
 		if len(p) > 0 {
-			set[string(p)] = true
+			set[f.Key(string(p))] = true
 		}
 	}
 	return set

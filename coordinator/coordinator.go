@@ -71,8 +71,8 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
 		table: gate.NewTableFor(cfg.Folding), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
-		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(),
-		gatedIn: newRecentEnds(),
+		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(cfg.Folding),
+		gatedIn: newRecentEnds(cfg.Folding),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
 		numbers: newNumbering(cfg.Ledger),
 	}

@@ -14,8 +14,12 @@ import (
 // in the order they came, so each new one drops the expired ones in front
 // of it: the set holds ungatedGrace's worth of releases, not every path
 // ever released, and a lookup is a map read plus a scan of the globs.
+// Paths are compared under the workspace's folding: the watcher names a
+// file as the disk spells it, which on a volume that folds case need not
+// be the spelling its lease was granted with.
 type recentEnds struct {
-	exact map[string]time.Time
+	fold  gate.Folding
+	exact map[string]time.Time // by the path's key under fold
 	globs map[string]time.Time
 	order []endedPath // oldest first, from head
 	head  int
@@ -26,8 +30,8 @@ type endedPath struct {
 	at   time.Time
 }
 
-func newRecentEnds() *recentEnds {
-	return &recentEnds{exact: make(map[string]time.Time), globs: make(map[string]time.Time)}
+func newRecentEnds(f gate.Folding) *recentEnds {
+	return &recentEnds{fold: f, exact: make(map[string]time.Time), globs: make(map[string]time.Time)}
 }
 
 // note remembers that path ended (or was reported) at now.
@@ -36,7 +40,7 @@ func (r *recentEnds) note(path string, now time.Time) {
 	if gate.IsGlob(path) {
 		r.globs[path] = now
 	} else {
-		r.exact[path] = now
+		r.exact[r.fold.Key(path)] = now
 	}
 	r.order = append(r.order, endedPath{path, now})
 }
@@ -45,11 +49,11 @@ func (r *recentEnds) note(path string, now time.Time) {
 // ungatedGrace of now.
 func (r *recentEnds) covers(path string, now time.Time) bool {
 	r.prune(now)
-	if at, ok := r.exact[path]; ok && now.Sub(at) <= ungatedGrace {
+	if at, ok := r.exact[r.fold.Key(path)]; ok && now.Sub(at) <= ungatedGrace {
 		return true
 	}
 	for g, at := range r.globs {
-		if now.Sub(at) <= ungatedGrace && gate.Match(g, path) {
+		if now.Sub(at) <= ungatedGrace && r.fold.Match(g, path) {
 			return true
 		}
 	}
@@ -72,11 +76,11 @@ func (r *recentEnds) prune(now time.Time) {
 
 // forget drops e's path unless it was noted again since.
 func (r *recentEnds) forget(e endedPath) {
-	m := r.exact
+	m, k := r.exact, r.fold.Key(e.path)
 	if gate.IsGlob(e.path) {
-		m = r.globs
+		m, k = r.globs, e.path
 	}
-	if at, ok := m[e.path]; ok && at.Equal(e.at) {
-		delete(m, e.path)
+	if at, ok := m[k]; ok && at.Equal(e.at) {
+		delete(m, k)
 	}
 }

@@ -157,7 +157,7 @@ func (c *Coordinator) Covers(rel string) bool {
 // not count: writes under it may come from anyone and are watched.
 func (c *Coordinator) CoversTree(dir string) bool {
 	cp, ok := plainPath(dir)
-	return ok && c.anyAuto(gate.Subtree(cp), func(l gate.Lease) bool { return l.Scope.CoversTree(cp) })
+	return ok && c.anyAuto(gate.Subtree(cp), func(l gate.Lease) bool { return c.cfg.Folding.CoversTree(l.Scope, cp) })
 }
 
 // plainPath is p cleaned; false when p is no clean relative path or holds

@@ -280,7 +280,7 @@ func (c *Coordinator) contend(req leasegate.MutateRequest, d gate.Decision, now 
 	c.shownToken(&con.view.Holder)
 	con.holdBy(d)
 	c.contentions[id], c.byKey[key] = con, con
-	file := conflictFile(req.Paths, *d.Holder)
+	file := c.conflictFile(req.Paths, *d.Holder)
 	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,
 		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt, RetryAfter: w})
 	c.log.Info("contention", "file", file, "requester", req.Owner, "holder", d.Holder.Owner.Name, "retry-at", retryAt, "retry-after", w)
@@ -305,9 +305,12 @@ func (con *contention) contended() leasegate.Result {
 			v.Holder.Owner.Where(), v.RetryAt.UTC().Format(time.RFC3339))}
 }
 
-func conflictFile(paths []string, h gate.Lease) string {
+// conflictFile is the first of paths that h's scope overlaps, under the
+// workspace's folding: a write of a.go and SRC/X.go refused for a lease on
+// src/x.go names SRC/X.go on a volume that folds case.
+func (c *Coordinator) conflictFile(paths []string, h gate.Lease) string {
 	for _, p := range paths {
-		if h.Scope.Overlaps(p) {
+		if c.cfg.Folding.Overlaps(h.Scope, p) {
 			return p
 		}
 	}

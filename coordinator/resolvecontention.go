@@ -49,7 +49,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 			if err == nil {
 				err = durable(ctx, rd)
 			}
-			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", conflictFile(con.req.Paths, view.Holder),
+			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", c.conflictFile(con.req.Paths, view.Holder),
 				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
 			return leasegate.ResolveResult{Contention: &view, Outcome: leasegate.Contended, Message: msg}, err
 		}
@@ -65,7 +65,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 	}
 	res.Message = withNote(res.Message, note)
 	data, _ := json.Marshal(resolvedContention{Contention: view.ID, Action: a, By: by, Note: note, Result: res.Outcome})
-	evs = append(evs, gate.Event{Type: gate.EventContentionResolved, At: now, Actor: by, Path: conflictFile(con.req.Paths, view.Holder),
+	evs = append(evs, gate.Event{Type: gate.EventContentionResolved, At: now, Actor: by, Path: c.conflictFile(con.req.Paths, view.Holder),
 		LeaseID: view.Holder.ID, Reason: withNote(fmt.Sprintf("%s of contention %s (requester %s)", a, view.ID, con.req.Owner), note), Data: data})
 	stamp(evs, cl.record())
 	done, err := c.commit(evs)

@@ -81,7 +81,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	h := *d.Holder
 	c.shownToken(&h)
 	rep := blocker.New(blocker.Input{
-		ID: c.newID(now), Path: conflictFile(con.req.Paths, h), Paths: con.req.Paths, Op: con.req.Op,
+		ID: c.newID(now), Path: c.conflictFile(con.req.Paths, h), Paths: con.req.Paths, Op: con.req.Op,
 		Requester: c.owners[con.req.Owner].Owner, Holder: h, HolderLiveness: c.judge(h.Owner.Name, now),
 		FirstDeniedAt: con.view.FirstDeniedAt, RetryAt: con.view.RetryAt, RetriedAt: now,
 		RetryInterval: con.view.RetryAfter.After, RetryFrom: con.view.RetryAfter.From,

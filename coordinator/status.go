@@ -106,10 +106,10 @@ func (c *Coordinator) History(ctx context.Context, id gate.LeaseID, path string,
 	out := []gate.Event{}
 	leases := map[gate.LeaseID]bool{} // leases whose scope covered path
 	err := c.cfg.Ledger.Replay(ctx, 0, func(e gate.Event) error {
-		if e.Type == gate.EventGranted && path != "" && e.Touches(gate.NoLease, path) {
+		if e.Type == gate.EventGranted && path != "" && c.cfg.Folding.Touches(&e, gate.NoLease, path) {
 			leases[e.Lease.ID] = true
 		}
-		if (id == gate.NoLease && path == "") || e.Touches(id, path) || leases[e.LeaseID] {
+		if (id == gate.NoLease && path == "") || c.cfg.Folding.Touches(&e, id, path) || leases[e.LeaseID] {
 			out = append(out, e)
 			if limit > 0 && len(out) > 2*limit {
 				out = append(out[:0], out[len(out)-limit:]...)

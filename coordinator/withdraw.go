@@ -62,7 +62,7 @@ func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-cha
 	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
 	data, _ := json.Marshal(withdrawnData{Contention: con.view.ID, Paths: con.req.Paths, Holder: con.view.Holder.Owner.Name})
 	done, err := c.commit([]gate.Event{{Type: gate.EventContentionGone, At: now, Actor: con.req.Owner,
-		Path: conflictFile(con.req.Paths, con.view.Holder), LeaseID: con.view.Holder.ID, Reason: why, Data: data}})
+		Path: c.conflictFile(con.req.Paths, con.view.Holder), LeaseID: con.view.Holder.ID, Reason: why, Data: data}})
 	if err != nil {
 		done = failed(err)
 	}

@@ -92,19 +92,23 @@ func (e *Event) IsLease() bool { return strings.HasPrefix(string(e.Type), "lease
 // Touches reports whether the event concerns lease id or path p (for the
 // audit history). A path matches the event's Path or any path of a granted
 // lease's scope.
-func (e *Event) Touches(id LeaseID, p string) bool {
+func (e *Event) Touches(id LeaseID, p string) bool { return ExactCase.Touches(e, id, p) }
+
+// Touches is Event.Touches with names compared under f: on a volume that
+// folds case the history of src/x.go holds the events of Src/X.go.
+func (f Folding) Touches(e *Event, id LeaseID, p string) bool {
 	if id != NoLease && (e.LeaseID == id || (e.Lease != nil && e.Lease.ID == id)) {
 		return true
 	}
 	if p == "" {
 		return false
 	}
-	if e.Path == p {
+	if f.Equal(e.Path, p) {
 		return true
 	}
 	if e.Lease != nil {
 		for _, sp := range e.Lease.Scope.Paths {
-			if Overlap(sp, p) {
+			if f.Overlap(sp, p) {
 				return true
 			}
 		}

@@ -61,6 +61,16 @@ func (f Folding) Overlaps(s Scope, p string) bool {
 	return s.anyPath(f.Overlap, p)
 }
 
+// CoversTree is Scope.CoversTree with names compared under f.
+func (f Folding) CoversTree(s Scope, dir string) bool {
+	return s.anyPath(func(pattern, dir string) bool { return coversTree(pattern, dir, f) }, dir)
+}
+
+// Key returns the one string every spelling of the name s under f maps
+// to, for a set or map that is to take them for one: s itself where case
+// counts.
+func (f Folding) Key(s string) string { return f.folded(s) }
+
 // foldEqual reports whether a and b are one name with case folded.
 func foldEqual(a, b string) bool {
 	for a != "" && b != "" {

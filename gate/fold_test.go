@@ -233,3 +233,84 @@ func TestFoldedClone(t *testing.T) {
 		t.Fatal("bob's Decide(write NEW/bar.GO) on the clone granted, want held by alice")
 	}
 }
+
+// TestFoldedAlreadyHeld: where the volume folds case, an owner acquiring
+// again, in another case, the check-out it holds is told it holds it; a
+// scope that differs in more than case is still refused, and a table that
+// does not fold never takes the two spellings for one.
+func TestFoldedAlreadyHeld(t *testing.T) {
+	w := foldedWorld(t)
+	l := w.grant(checkout("alice", sparse("Docs/**", "src/*.go")), t0)
+	for _, c := range []struct {
+		scope gate.Scope
+		want  bool
+	}{
+		{sparse("docs/**", "SRC/*.GO"), true},
+		{sparse("src/*.go", "DOCS/**", "Src/*.go"), true},
+		{sparse("docs/**"), false},
+		{fileScope("docs/**", "src/*.go"), false},
+	} {
+		err := w.decide(checkout("alice", c.scope), t0).Err()
+		if got, ok := gate.FoldCase.AlreadyHeld(err, "alice", c.scope); ok != c.want || (ok && got.ID != l.ID) {
+			t.Errorf("FoldCase.AlreadyHeld(%v, alice, %q) = %s, %v, want %v", err, c.scope.Paths, got.ID, ok, c.want)
+		}
+		if _, ok := gate.ExactCase.AlreadyHeld(err, "alice", c.scope); ok {
+			t.Errorf("ExactCase.AlreadyHeld(%v, alice, %q) = true, want false: the spellings are two scopes", err, c.scope.Paths)
+		}
+	}
+}
+
+// TestFoldedCoversTree: a subtree lease spelt in one case takes the
+// directory whole in every spelling where the volume folds case, name by
+// name, so a folded name of another length still lines up.
+func TestFoldedCoversTree(t *testing.T) {
+	for _, c := range []struct {
+		pattern, dir  string
+		exact, folded bool
+	}{
+		{"Vendor/**", "vendor", false, true},
+		{"Vendor/**", "VENDOR/lib/x", false, true},
+		{"a/**", "a", true, true},
+		{"A/**", "ab", false, false},
+		{"A/B/**", "a", false, false},
+		{"\u212a/**", "k/x", false, true}, // the Kelvin sign is three bytes, k one
+		{"\u212a/**", "kx/x", false, false},
+		{"*/**", "a", false, false},
+		{"**", "Any/Where", true, true},
+	} {
+		s := sparse(c.pattern)
+		if got := gate.ExactCase.CoversTree(s, c.dir); got != c.exact || s.CoversTree(c.dir) != c.exact {
+			t.Errorf("ExactCase.CoversTree(%q, %q) = %v, want %v", c.pattern, c.dir, got, c.exact)
+		}
+		if got := gate.FoldCase.CoversTree(s, c.dir); got != c.folded {
+			t.Errorf("FoldCase.CoversTree(%q, %q) = %v, want %v", c.pattern, c.dir, got, c.folded)
+		}
+	}
+}
+
+// TestFoldedTouches: the history of a path holds the events that name it
+// or grant it in another case where the volume folds case.
+func TestFoldedTouches(t *testing.T) {
+	l := gate.Lease{ID: "01J00000000000000000000000", Owner: owner("alice"), Scope: sparse("Src/X.go", "Docs/**")}
+	grant := gate.Event{Type: gate.EventGranted, Lease: &l}
+	contention := gate.Event{Type: gate.EventContention, Path: "Lib/Y.go", LeaseID: "01J00000000000000000000001"}
+	for _, c := range []struct {
+		e             gate.Event
+		p             string
+		exact, folded bool
+	}{
+		{grant, "src/x.go", false, true},
+		{grant, "docs/a.md", false, true},
+		{grant, "Src/X.go", true, true},
+		{grant, "src/y.go", false, false},
+		{contention, "lib/y.GO", false, true},
+		{contention, "lib/z.go", false, false},
+	} {
+		if got := gate.ExactCase.Touches(&c.e, gate.NoLease, c.p); got != c.exact || c.e.Touches(gate.NoLease, c.p) != c.exact {
+			t.Errorf("ExactCase.Touches(%s, %q) = %v, want %v", c.e.Type, c.p, got, c.exact)
+		}
+		if got := gate.FoldCase.Touches(&c.e, gate.NoLease, c.p); got != c.folded {
+			t.Errorf("FoldCase.Touches(%s, %q) = %v, want %v", c.e.Type, c.p, got, c.folded)
+		}
+	}
+}

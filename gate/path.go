@@ -59,7 +59,10 @@ func IsGlob(p string) bool {
 // CoversTree reports whether pattern matches dir and every path beneath
 // it: "**", or "P/**" where P is dir or a directory above it. Any other
 // pattern may leave something beneath dir out.
-func CoversTree(pattern, dir string) bool {
+func CoversTree(pattern, dir string) bool { return coversTree(pattern, dir, ExactCase) }
+
+// coversTree is CoversTree with names compared under f.
+func coversTree(pattern, dir string, f Folding) bool {
 	if pattern == "**" {
 		return true
 	}
@@ -67,5 +70,24 @@ func CoversTree(pattern, dir string) bool {
 	if !ok || IsGlob(prefix) {
 		return false
 	}
-	return dir == prefix || strings.HasPrefix(dir, prefix+"/")
+	return within(prefix, dir, f)
+}
+
+// within reports whether p is dir or a path beneath it, each name compared
+// under f. It goes name by name, as a folded name need not be as long as
+// the name it stands for.
+func within(dir, p string, f Folding) bool {
+	for {
+		sd, rd, moreD := strings.Cut(dir, "/")
+		sp, rp, moreP := strings.Cut(p, "/")
+		switch {
+		case !f.Equal(sd, sp):
+			return false
+		case !moreD:
+			return true
+		case !moreP:
+			return false
+		}
+		dir, p = rd, rp
+	}
 }

@@ -42,7 +42,7 @@ func TestAlreadyHeld(t *testing.T) {
 		{name: "the full scope", err: overlap(held), owner: "alice", scope: gate.Scope{Type: gate.ScopeFull}},
 	}
 	for _, tt := range tests {
-		l, ok := gate.AlreadyHeld(tt.err, tt.owner, tt.scope)
+		l, ok := gate.ExactCase.AlreadyHeld(tt.err, tt.owner, tt.scope)
 		if ok != tt.want || (ok && l.ID != held.ID) {
 			t.Errorf("%s: AlreadyHeld(%v, %s, %v) = %s, %v, want %v", tt.name, tt.err, tt.owner, tt.scope.Paths, l.ID, ok, tt.want)
 		}

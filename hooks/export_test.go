@@ -17,6 +17,10 @@ func ClassifyFast(ws *workspace.Workspace, rel string) (c workspace.Class, asked
 	return g.Classify(rel), g.needsGit(g.local.Classify(rel), rel), nil
 }
 
+// Conflicts is the pre-commit guard's check of the staged files against
+// the leases, with the workspace's folding given.
+var Conflicts = conflicts
+
 // LiteralRuns exposes literalRuns to the tests.
 var LiteralRuns = literalRuns
 

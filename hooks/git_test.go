@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/hooks"
 )
 
@@ -173,5 +174,32 @@ func TestGitGuardFailsClosedWithoutCoordinator(t *testing.T) {
 		r.root + "/.git/leasegate/coord.sock\n"
 	if got.code != 1 || got.stderr != want {
 		t.Errorf("commit without a coordinator = %+v, want exit 1 and %q", got, want)
+	}
+}
+
+// TestGitGuardFoldsCase: where the workspace's volume folds case, the
+// guard takes a staged path for every spelling of it: docs/a.md is under
+// another owner's check-out of Docs/**, and SRC/X.go is the src/x.go he
+// holds. The leases are a real coordinator's; the folding is given, as
+// this volume does not fold.
+func TestGitGuardFoldsCase(t *testing.T) {
+	r := newRepo(t)
+	r.serve()
+	r.mustLeasegate("acquire", "--as", "bob", "Docs/**")
+	r.mustLeasegate("acquire", "--as", "bob", "src/x.go")
+	st := r.status()
+	staged := []string{"docs/a.md", "SRC/X.go", "free.go"}
+	var got []string
+	for _, c := range hooks.Conflicts(st, staged, "alice", gate.FoldCase) {
+		got = append(got, c.Path+" by "+c.Lease.Owner.Name)
+	}
+	if want := []string{"docs/a.md by bob", "SRC/X.go by bob"}; !slices.Equal(got, want) {
+		t.Errorf("Conflicts(%q) as alice, folded = %q, want %q", staged, got, want)
+	}
+	if cs := hooks.Conflicts(st, staged, "bob", gate.FoldCase); len(cs) != 0 {
+		t.Errorf("Conflicts(%q) as bob, the holder = %v, want none", staged, cs)
+	}
+	if cs := hooks.Conflicts(st, staged, "alice", gate.ExactCase); len(cs) != 0 {
+		t.Errorf("Conflicts(%q) as alice, exact case = %v, want none: no lease is on these spellings", staged, cs)
 	}
 }

@@ -110,16 +110,18 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 		return fmt.Errorf("cannot check the commit against the leases: %w", err)
 	}
 	committer := committerOf(st, cfg.Committer)
-	if cs := conflicts(st, staged, committer); len(cs) > 0 {
+	if cs := conflicts(st, staged, committer, ws.Folding()); len(cs) > 0 {
 		return &CommitRefusedError{Committer: committer, Conflicts: cs}
 	}
 	return nil
 }
 
 // conflicts pairs each staged path with a lease of another owner, not
-// dead, that covers it. File leases are looked up by path; only sparse and
-// full leases are matched one by one.
-func conflicts(st leasegate.Status, staged []string, committer string) []Conflict {
+// dead, that covers it, names compared under f: git prints a staged path
+// as its index spells it, and on a volume that folds case docs/a.md is
+// under a check-out of Docs/**. File leases are looked up by path; only
+// sparse and full leases are matched one by one.
+func conflicts(st leasegate.Status, staged []string, committer string, f gate.Folding) []Conflict {
 	live := map[string]gate.Liveness{}
 	for _, o := range st.Owners {
 		live[o.Name] = o.Liveness
@@ -135,24 +137,24 @@ func conflicts(st leasegate.Status, staged []string, committer string) []Conflic
 			continue
 		}
 		for _, p := range l.Scope.Paths {
-			byPath[p] = append(byPath[p], l)
+			byPath[f.Key(p)] = append(byPath[f.Key(p)], l)
 		}
 	}
 	var out []Conflict
 	for _, p := range staged {
-		if l, ok := covering(p, byPath[p], wide); ok {
+		if l, ok := covering(p, byPath[f.Key(p)], wide, f); ok {
 			out = append(out, Conflict{Path: p, Lease: l, Liveness: live[l.Owner.Name]})
 		}
 	}
 	return out
 }
 
-func covering(p string, exact, wide []gate.Lease) (gate.Lease, bool) {
+func covering(p string, exact, wide []gate.Lease, f gate.Folding) (gate.Lease, bool) {
 	if len(exact) > 0 {
 		return exact[0], true
 	}
 	for _, l := range wide {
-		if l.Scope.Covers(p) {
+		if f.Covers(l.Scope, p) {
 			return l, true
 		}
 	}

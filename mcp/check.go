@@ -80,8 +80,8 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 		if out.Paths[i].State == Refused {
 			continue
 		}
-		pc := checkPath(st, p, me, live)
-		s.watch.noteChecked(p, checkPath(st, p, "", nil).State)
+		pc := checkPath(st, p, me, live, s.ws.Folding())
+		s.watch.noteChecked(p, checkPath(st, p, "", nil, s.ws.Folding()).State)
 		if pc.State != Free {
 			pc.Watch = PathURI(p)
 		}
@@ -136,11 +136,13 @@ func (s *Server) refusal(p string) (PathCheck, bool) {
 	return PathCheck{Path: p, State: Refused, Reason: v.Why}, true
 }
 
-// checkPath is what the status snapshot st says of path p.
-func checkPath(st leasegate.Status, p, me string, live livenessOf) PathCheck {
+// checkPath is what the status snapshot st says of path p, names compared
+// under f: on a volume that folds case docs/a.md is held by a check-out of
+// Docs/**, as the coordinator's table has it.
+func checkPath(st leasegate.Status, p, me string, live livenessOf, f gate.Folding) PathCheck {
 	pc := PathCheck{Path: p, State: Free}
 	for _, l := range st.Leases {
-		if !l.Live(st.Now) || !l.Scope.Overlaps(p) {
+		if !l.Live(st.Now) || !f.Overlaps(l.Scope, p) {
 			continue
 		}
 		h := holding(l, me, st.Now, live)
@@ -152,12 +154,12 @@ func checkPath(st leasegate.Status, p, me string, live livenessOf) PathCheck {
 		}
 	}
 	for _, c := range st.Contentions {
-		if overlapsAny(c.Paths, p) {
+		if overlapsAny(c.Paths, p, f) {
 			pc.Contentions = append(pc.Contentions, contention(c, st.Now))
 		}
 	}
 	for _, b := range st.Blockers {
-		if overlapsAny(b.Paths, p) || gate.Overlap(b.Path, p) {
+		if overlapsAny(b.Paths, p, f) || f.Overlap(b.Path, p) {
 			pc.Blockers = append(pc.Blockers, b.ID)
 		}
 	}

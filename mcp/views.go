@@ -96,9 +96,9 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func overlapsAny(paths []string, p string) bool {
+func overlapsAny(paths []string, p string, f gate.Folding) bool {
 	for _, q := range paths {
-		if gate.Overlap(q, p) {
+		if f.Overlap(q, p) {
 			return true
 		}
 	}

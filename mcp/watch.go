@@ -80,7 +80,7 @@ func (s *Server) readPath(ctx context.Context, req *sdk.ReadResourceRequest) (*s
 		if err != nil {
 			return nil, err
 		}
-		pc = checkPath(st, p, me, live)
+		pc = checkPath(st, p, me, live, s.ws.Folding())
 	}
 	data, err := json.Marshal(pc)
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	}
 	s.watch.mu.Lock()
 	s.watch.paths[req.Params.URI] = p
-	s.watch.last[req.Params.URI] = checkPath(st, p, "", nil).State
+	s.watch.last[req.Params.URI] = checkPath(st, p, "", nil, s.ws.Folding()).State
 	if told, ok := s.watch.checked[p]; ok {
 		s.watch.last[req.Params.URI] = told
 	}
@@ -187,7 +187,7 @@ func (s *Server) compare(ctx context.Context, st leasegate.Status) {
 	var changed []string
 	s.watch.mu.Lock()
 	for uri, p := range s.watch.paths {
-		state := checkPath(st, p, "", nil).State
+		state := checkPath(st, p, "", nil, s.ws.Folding()).State
 		if last, seen := s.watch.last[uri]; seen && last != state {
 			changed = append(changed, uri)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -42,7 +43,7 @@ func fromAPI(err error) error {
 	var de *gate.DeniedError
 	if errors.As(err, &de) {
 		msg := de.Message
-		if de.Holder != nil {
+		if de.Holder != nil && !strings.Contains(msg, string(de.Holder.ID)) {
 			msg += fmt.Sprintf(" (held by %s, lease %s)", de.Holder.Owner.Name, de.Holder.ID)
 		}
 		return &ToolError{Code: de.Reason, Message: msg}

@@ -47,7 +47,7 @@ func cleanPath(ws *workspace.Workspace, p string) (string, error) {
 	// outside it, and a trailing separator names the directory's tree.
 	c, err := ws.ArgPath(ws.Root, p)
 	if err != nil {
-		return "", &ToolError{Code: gate.ReasonOf(err), Message: err.Error()}
+		return "", fromAPI(err)
 	}
 	return c, nil
 }

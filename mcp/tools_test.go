@@ -186,11 +186,11 @@ func eventTypes(h mcp.HistoryOutput) string {
 func TestAcquireHeldByOther(t *testing.T) {
 	w := newWorld(t)
 	w.register(t, "bob")
-	w.acquire(t, "bob", "a.go")
+	held := w.acquire(t, "bob", "a.go").ID
 	cs := w.session(t, "alice", nil)
 	code, msg := toolError(t, cs, "lease_acquire", map[string]any{"paths": []string{"a.go", "b.go"}})
-	if code != gate.ReasonHeldByOther || !strings.Contains(msg, "bob") {
-		t.Errorf("acquire = %s %q, want LEASE_HELD_BY_OTHER naming bob", code, msg)
+	if code != gate.ReasonHeldByOther || !strings.Contains(msg, "bob") || strings.Count(msg, string(held)) != 1 {
+		t.Errorf("acquire = %s %q, want LEASE_HELD_BY_OTHER naming bob and lease %s once", code, msg, held)
 	}
 	if ls, _ := w.client.Leases(w.ctx, "b.go"); len(ls) != 0 {
 		t.Errorf("b.go leases = %v, want none", ls)
@@ -263,8 +263,8 @@ func TestBadInput(t *testing.T) {
 		{"history", map[string]any{"path": "../../etc"}, gate.ReasonOutsideWorkspace},
 	} {
 		t.Run(fmt.Sprintf("%s %v", tc.tool, tc.args), func(t *testing.T) {
-			if code, msg := toolError(t, cs, tc.tool, tc.args); code != tc.want {
-				t.Errorf("code = %s (%s), want %s", code, msg, tc.want)
+			if code, msg := toolError(t, cs, tc.tool, tc.args); code != tc.want || strings.Count(msg, string(code)) != 1 {
+				t.Errorf("code = %s (%s), want %s, said once", code, msg, tc.want)
 			}
 		})
 	}

@@ -122,3 +122,24 @@ func TestFoldedObserveChange(t *testing.T) {
 		}
 	})
 }
+
+// TestFoldedContentionJoined: where the volume folds case, the same
+// write asked again in another case joins the contention the first
+// started: one heartbeat, one retry.
+func TestFoldedContentionJoined(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, folded)
+		e.mutate("alice", "Src/X.txt")
+		first := e.mutate("bob", "src/x.txt")
+		again := e.mutate("bob", "SRC/X.TXT")
+		if first.Contention == nil || again.Contention == nil {
+			t.Fatalf("bob's Mutate(src/x.txt) = %s, Mutate(SRC/X.TXT) = %s, want both contended", first.Outcome, again.Outcome)
+		}
+		if again.Contention.ID != first.Contention.ID {
+			t.Fatalf("bob's Mutate(SRC/X.TXT) is in contention %s, want it to join %s of Mutate(src/x.txt)", again.Contention.ID, first.Contention.ID)
+		}
+		if n := len(e.events(gate.EventContention)); n != 1 {
+			t.Fatalf("%d contention heartbeats, want 1", n)
+		}
+	})
+}

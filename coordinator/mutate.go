@@ -252,8 +252,14 @@ func grantedLeases(d gate.Decision) []gate.Lease {
 	return out
 }
 
-func mutationKey(owner string, paths []string) string {
-	ps := append([]string(nil), paths...)
+// mutationKey names a pending mutation: its owner and its paths, each by
+// its key under the workspace's folding, so that the same write asked
+// again in another case joins the contention it started.
+func (c *Coordinator) mutationKey(owner string, paths []string) string {
+	ps := make([]string, len(paths))
+	for i, p := range paths {
+		ps[i] = c.cfg.Folding.Key(p)
+	}
 	sort.Strings(ps)
 	return owner + "\x00" + strings.Join(ps, "\x00")
 }
@@ -264,7 +270,7 @@ func mutationKey(owner string, paths []string) string {
 // already waiting joins its pending contention: no second retry. Call with
 // c.mu held.
 func (c *Coordinator) contend(req leasegate.MutateRequest, d gate.Decision, now time.Time) (leasegate.Result, <-chan error) {
-	key := mutationKey(req.Owner, req.Paths)
+	key := c.mutationKey(req.Owner, req.Paths)
 	if con := c.byKey[key]; con != nil {
 		return con.contended(), closedNil()
 	}

@@ -41,7 +41,7 @@ func (c *Coordinator) closeDeadRequesters(now time.Time) []<-chan error {
 	}
 	for _, con := range c.contentions {
 		if con.view.Outcome == leasegate.Contended && c.requesterGone(con.req.Owner) {
-			delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+			delete(c.byKey, c.mutationKey(con.req.Owner, con.req.Paths))
 			c.decided(con, leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonNotFound, Message: "requester " + con.req.Owner + " is gone: " + c.goneWhy(con.req.Owner)})
 		}
 	}

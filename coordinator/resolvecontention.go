@@ -74,7 +74,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 		return leasegate.ResolveResult{}, err
 	}
 	c.sched.CancelRetry(view.ID)
-	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	delete(c.byKey, c.mutationKey(con.req.Owner, con.req.Paths))
 	con.view.Outcome = res.Outcome // no retry or wake decides it again
 	c.mu.Unlock()
 	if err := durable(ctx, both(pre, done)); err != nil {

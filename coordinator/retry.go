@@ -22,7 +22,7 @@ func (c *Coordinator) retry(id string) {
 		c.mu.Unlock()
 		return
 	}
-	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	delete(c.byKey, c.mutationKey(con.req.Owner, con.req.Paths))
 	now := c.clock.Now()
 	o := c.owners[con.req.Owner]
 	if o == nil || o.gone {

@@ -119,7 +119,7 @@ const sessionRetry = time.Second
 // retryOnSession keeps a retry decided without a session held and decides
 // it again a little later. Call with c.mu held.
 func (c *Coordinator) retryOnSession(con *contention) {
-	c.byKey[mutationKey(con.req.Owner, con.req.Paths)] = con
+	c.byKey[c.mutationKey(con.req.Owner, con.req.Paths)] = con
 	id := con.view.ID
 	c.log.Debug("retry held until the shared lease table has a session again", "contention", id)
 	c.sched.ScheduleRetry(raceKeyPrefix+id, c.clock.Now(), sessionRetry, func(time.Time) { c.retry(id) })

@@ -196,7 +196,7 @@ const raceKeyPrefix = "race/"
 // caught up: the write stays held meanwhile. Call with c.mu held.
 func (c *Coordinator) retryRaced(con *contention) {
 	con.races++
-	c.byKey[mutationKey(con.req.Owner, con.req.Paths)] = con
+	c.byKey[c.mutationKey(con.req.Owner, con.req.Paths)] = con
 	id := con.view.ID
 	c.log.Debug("retry lost a race with another coordinator; deciding again", "contention", id, "attempt", con.races)
 	c.sched.ScheduleRetry(raceKeyPrefix+id, c.clock.Now(), 0, func(time.Time) {

@@ -64,7 +64,7 @@ func (c *Coordinator) wake(id string, ended gate.Event) {
 		return
 	}
 	c.sched.CancelRetry(id)
-	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	delete(c.byKey, c.mutationKey(con.req.Owner, con.req.Paths))
 	con.view.Outcome = leasegate.Granted // no retry or second wake decides it again
 	c.mu.Unlock()
 	err = <-done

@@ -59,7 +59,7 @@ func (c *Coordinator) Withdraw(ctx context.Context, id, why string) (leasegate.R
 func (c *Coordinator) withdraw(con *contention, why string, now time.Time) <-chan error {
 	c.sched.CancelRetry(con.view.ID)
 	c.sched.CancelRetry(wakeKeyPrefix + con.view.ID)
-	delete(c.byKey, mutationKey(con.req.Owner, con.req.Paths))
+	delete(c.byKey, c.mutationKey(con.req.Owner, con.req.Paths))
 	data, _ := json.Marshal(withdrawnData{Contention: con.view.ID, Paths: con.req.Paths, Holder: con.view.Holder.Owner.Name})
 	done, err := c.commit([]gate.Event{{Type: gate.EventContentionGone, At: now, Actor: con.req.Owner,
 		Path: c.conflictFile(con.req.Paths, con.view.Holder), LeaseID: con.view.Holder.ID, Reason: why, Data: data}})

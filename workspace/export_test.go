@@ -1,5 +1,7 @@
 package workspace
 
+import "github.com/leasegate/leasegate/gate"
+
 // Discover exposes discover to the tests.
 var Discover = discover
 
@@ -11,4 +13,11 @@ func FindWithGit(dir string) (*Workspace, error) {
 		return nil, err
 	}
 	return discoverGit(abs)
+}
+
+// SetFolding makes r compare its globs under f, as on a volume that folds
+// case when f is gate.FoldCase, and forgets its verdicts.
+func (r *Rule) SetFolding(f gate.Folding) {
+	r.fold = f
+	r.cache = newVerdictCache()
 }

@@ -19,6 +19,11 @@ type Rule struct {
 	whyGated string
 	ignore   *ignoreChecker // nil when git's ignore rules are not consulted
 	cache    *verdictCache
+	// fold compares the include and exclude globs with paths as the
+	// volume compares names (Workspace.Folding), as git does with
+	// core.ignorecase there: a glob spelt "vendor/**" excludes what a
+	// writer spells "Vendor/x.go", the same directory.
+	fold gate.Folding
 }
 
 // NewRule returns the rule of w and its Config. It starts no process: the
@@ -31,7 +36,7 @@ func NewRule(w *Workspace, logger hclog.Logger) (*Rule, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	r := &Rule{ws: w, cfg: w.Config, cache: newVerdictCache(), whyGated: whyGated(w)}
+	r := &Rule{ws: w, cfg: w.Config, cache: newVerdictCache(), whyGated: whyGated(w), fold: w.Folding()}
 	if w.GitDir != "" && !r.cfg.GateGitIgnored {
 		r.ignore = &ignoreChecker{root: w.Root, gitDir: w.GitDir, logger: logger.Named("workspace")}
 	}
@@ -150,7 +155,7 @@ func (r *Rule) excluded(tree bool, rel string) (string, bool) {
 		if tree && g != "**" && !strings.HasSuffix(g, "/**") {
 			continue
 		}
-		if gate.Match(g, rel) {
+		if r.fold.Match(g, rel) {
 			return g, true
 		}
 	}
@@ -161,7 +166,7 @@ func (r *Rule) excluded(tree bool, rel string) (string, bool) {
 // beneath it.
 func (r *Rule) included(tree bool, rel string) (string, bool) {
 	for _, g := range r.cfg.Include {
-		if (tree && gate.Overlap(g, gate.Subtree(rel))) || (!tree && gate.Match(g, rel)) {
+		if (tree && r.fold.Overlap(g, gate.Subtree(rel))) || (!tree && r.fold.Match(g, rel)) {
 			return g, true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -272,5 +273,45 @@ func TestClassString(t *testing.T) {
 	var c workspace.Class
 	if err := c.UnmarshalText([]byte("gatd")); err == nil {
 		t.Errorf("UnmarshalText(%q) = nil error, want one", "gatd")
+	}
+}
+
+// TestClassifyFoldsGlobs: on a volume that folds case (forced here), the
+// include and exclude globs of leasegate.json match a path spelt in
+// another case, as git's ignore rules do there (core.ignorecase): an
+// excluded vendor/ spelt VENDOR/ stays excluded, and an included
+// dist/*.js spelt Dist/App.JS stays gated though git ignores Dist/.
+// Where names keep their case the globs match the spelling written.
+func TestClassifyFoldsGlobs(t *testing.T) {
+	repo := mustRepo(t)
+	mustGit(t, repo, "config", "core.ignorecase", "true")
+	mustWrite(t, repo, ".gitignore", "dist/\n")
+	mustWrite(t, repo, workspace.ConfigFile, `{"include": ["dist/*.js"], "exclude": ["vendor/**"]}`)
+	tests := []struct {
+		rel         string
+		tree        bool
+		exact, fold workspace.Class
+	}{
+		{rel: "VENDOR/lib/x.go", exact: workspace.Gated, fold: workspace.Excluded},
+		{rel: "Vendor", tree: true, exact: workspace.Gated, fold: workspace.Excluded},
+		{rel: "Dist/App.JS", exact: workspace.Ignored, fold: workspace.Gated},
+		{rel: "DIST", tree: true, exact: workspace.Ignored, fold: workspace.Gated},
+		{rel: "vendor/lib/x.go", exact: workspace.Excluded, fold: workspace.Excluded},
+	}
+	for _, f := range []gate.Folding{gate.ExactCase, gate.FoldCase} {
+		r := mustRule(t, mustFind(t, repo))
+		r.SetFolding(f)
+		for _, tt := range tests {
+			want, got := tt.exact, r.Classify(tt.rel)
+			if f == gate.FoldCase {
+				want = tt.fold
+			}
+			if tt.tree {
+				got = r.ClassifyTree(tt.rel)
+			}
+			if got != want {
+				t.Errorf("%v: classify %q (tree %v) = %v, want %v", f, tt.rel, tt.tree, got, want)
+			}
+		}
 	}
 }

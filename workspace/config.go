@@ -83,8 +83,28 @@ func (c *Cluster) validate() []error {
 	}
 	if c.Workspace == "" || strings.Trim(c.Workspace, "/") != c.Workspace {
 		errs = append(errs, fmt.Errorf("cluster.workspace: %q: want a non-empty name without a leading or trailing /", c.Workspace))
+	} else if err := checkWorkspaceName(c.Workspace); err != nil {
+		errs = append(errs, fmt.Errorf("cluster.workspace: %q: %w", c.Workspace, err))
 	}
 	return errs
+}
+
+// checkWorkspaceName refuses a shared workspace's name whose etcd keys
+// would lie among another workspace's: its ledger and its sessions live
+// under NAME/ledger/ and NAME/members/, so "acme/ledger/e" would put
+// records among those of "acme", and "acme/members" would show "acme"
+// hosts that do not exist. An empty, "." or ".." part is refused too: it
+// names the same keys differently on a reader that cleans paths.
+func checkWorkspaceName(name string) error {
+	for part := range strings.SplitSeq(name, "/") {
+		switch part {
+		case "", ".", "..":
+			return fmt.Errorf("an empty, \".\" or \"..\" part between slashes; want parts such as \"acme/web\"")
+		case "ledger", "members":
+			return fmt.Errorf("a part named %q would put its etcd keys among those of the workspace before it; choose another part", part)
+		}
+	}
+	return nil
 }
 
 // DefaultConfig is the configuration of a workspace without leasegate.json.

@@ -1,31 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/benbjohnson/clock"
 )
 
-// syncBuffer is a bytes.Buffer written from the clock's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// lines hands each write to the test; the mock clock runs a timer's
+// function on a goroutine of its own.
+type lines chan string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l lines) Write(p []byte) (int, error) {
+	l <- string(p)
+	return len(p), nil
 }
 
 // TestSlowCommandSaysItWaits: a command the coordinator has not answered
@@ -33,30 +22,30 @@ func (s *syncBuffer) String() string {
 // nothing.
 func TestSlowCommandSaysItWaits(t *testing.T) {
 	clk := clock.NewMock()
-	var w syncBuffer
-	stop := noteSlow(clk, &w, "acquire", slowCommand)
+	said := make(lines, 4)
+	stop := noteSlow(clk, said, "acquire", slowCommand)
 	clk.Add(slowCommand - time.Millisecond)
-	if w.String() != "" {
-		t.Fatalf("said %q before %s", w.String(), slowCommand)
+	select {
+	case s := <-said:
+		t.Fatalf("said %q before %s", s, slowCommand)
+	default:
 	}
 	clk.Add(time.Millisecond)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(w.String(), "acquire: no answer from the coordinator for 3s; still waiting") {
-		if time.Now().After(deadline) {
-			t.Fatalf("said %q at %s, want that it still waits", w.String(), slowCommand)
+	select {
+	case s := <-said:
+		if !strings.Contains(s, "acquire: no answer from the coordinator for 3s; still waiting") {
+			t.Errorf("said %q at %s, want that it still waits", s, slowCommand)
 		}
-		time.Sleep(time.Millisecond)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("said nothing at %s", slowCommand)
 	}
 	clk.Add(time.Hour)
 	stop()
-	if n := strings.Count(w.String(), "no answer"); n != 1 {
-		t.Errorf("said it %d times, want once:\n%s", n, w.String())
-	}
-
-	var quiet syncBuffer
-	noteSlow(clk, &quiet, "release", slowCommand)()
+	noteSlow(clk, said, "release", slowCommand)() // answered at once
 	clk.Add(time.Hour)
-	if quiet.String() != "" {
-		t.Errorf("a command answered at once said %q", quiet.String())
+	select {
+	case s := <-said:
+		t.Errorf("said %q again, or of a command answered at once", s)
+	case <-time.After(50 * time.Millisecond):
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/workspace"
@@ -41,10 +42,22 @@ func (c *common) noneRunning(ws *workspace.Workspace) error {
 	if c.jsonOut {
 		return fmt.Errorf("%w: no coordinator running for %s", api.ErrUnavailable, ws.Root)
 	}
-	msg := "no coordinator running (nothing is held)"
-	if _, err := os.Stat(ws.LedgerPath()); !errors.Is(err, fs.ErrNotExist) {
-		msg = "no coordinator running (nothing is held until one starts; its ledger keeps any check-out leases for then)"
-	}
-	fmt.Println(msg)
+	fmt.Println(noneRunningLine(ws))
 	return nil
+}
+
+// noneRunningLine is what a read-only command says with no coordinator
+// running: nothing is held in a workspace of its own, but a lease table
+// shared on etcd holds what the other clones' owners hold all the same,
+// so it must not read as free.
+func noneRunningLine(ws *workspace.Workspace) string {
+	if cl := ws.Config.Cluster; cl != nil {
+		return fmt.Sprintf("no coordinator running here; the lease table is shared on etcd (workspace %q at %s), "+
+			"and what other clones' owners hold there is not shown: `leasegate serve`, or any command that starts a coordinator, shows it",
+			cl.Workspace, strings.Join(cl.Endpoints, ","))
+	}
+	if _, err := os.Stat(ws.LedgerPath()); !errors.Is(err, fs.ErrNotExist) {
+		return "no coordinator running (nothing is held until one starts; its ledger keeps any check-out leases for then)"
+	}
+	return "no coordinator running (nothing is held)"
 }

@@ -21,6 +21,9 @@ func cmdHistory(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("history: want at most one PATH, LEASE_ID or BLOCKER_ID")
 	}
+	if limit < 0 {
+		return usagef("history: --limit %d: want 0 (all) or a positive number", limit)
+	}
 	cl, ws, err := f.reader(ctx)
 	if err != nil || cl == nil {
 		return err

@@ -73,7 +73,8 @@ func (a *Anchor) Removed() string {
 
 // configChanged reads leasegate.json again when it is another file or was
 // written since it was last read, and says how it differs from the
-// configuration served, in what the coordinator cannot follow. The
+// configuration served, in what the coordinator cannot follow (the
+// ledger, its etcd session's TTL, the pair rules). The
 // environment is applied as at the start (it is this process's), so a
 // coordinator whose LEASEGATE_CLUSTER names its ledger serves on whatever
 // the file comes to name.
@@ -93,10 +94,21 @@ func (a *Anchor) configChanged() string {
 	if was, now := ledgerView(a.cfg, a.ledger), ledgerView(cfg, a.ledger); !was.Same(now) {
 		return fmt.Sprintf("%s now names %s as the ledger, not %s, which this coordinator serves", ConfigFile, now, was)
 	}
+	if was, now := a.cfg.Cluster, cfg.Cluster; was != nil && now != nil && was.TTL() != now.TTL() {
+		return fmt.Sprintf("%s changed the session TTL to %s (this coordinator's session has %s)", ConfigFile, ttlName(now), ttlName(was))
+	}
 	if !slices.Equal(cfg.Pairs, a.cfg.Pairs) {
 		return fmt.Sprintf("%s changed its pair rules to %q (this coordinator pairs by %q)", ConfigFile, cfg.Pairs, a.cfg.Pairs)
 	}
 	return ""
+}
+
+// ttlName is how a cluster's session TTL was given.
+func ttlName(c *Cluster) string {
+	if c.SessionTTL == "" {
+		return "the default"
+	}
+	return fmt.Sprintf("%q", c.SessionTTL)
 }
 
 // sameConfigFile reports whether a and b (nil: no file) are the same

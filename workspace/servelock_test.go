@@ -56,6 +56,7 @@ func TestAnchor(t *testing.T) {
 	tests := []struct {
 		name   string
 		env    string // LEASEGATE_CLUSTER, for the start and the check alike
+		start  string // leasegate.json at the start; none when empty
 		change func(w *workspace.Workspace) error
 		want   string
 	}{
@@ -80,11 +81,19 @@ func TestAnchor(t *testing.T) {
 		{name: "config changes the pair rules", change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
 		{name: "config changes what is gated", change: writeConfig(`{"exclude": ["tmp/**"]}`), want: ""},
 		{name: "config does not load", change: writeConfig(`{"cluster": `), want: ""},
+		{name: "config changes the session TTL", start: `{"cluster": ` + acme + `}`,
+			change: writeConfig(`{"cluster": {"endpoints": ["http://127.0.0.1:2379"], "workspace": "acme/web", "session_ttl": "5s"}}`), want: `changed the session TTL to "5s"`},
+		{name: "config keeps the session TTL", start: `{"cluster": ` + acme + `}`,
+			change: writeConfig(`{"cluster": ` + acme + `, "exclude": ["tmp/**"]}`), want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(envname.Cluster, tt.env)
-			w := mustFind(t, mustRepo(t))
+			repo := mustRepo(t)
+			if tt.start != "" {
+				mustWrite(t, repo, workspace.ConfigFile, tt.start)
+			}
+			w := mustFind(t, repo)
 			if err := w.EnsureStateDir(); err != nil {
 				t.Fatal(err)
 			}

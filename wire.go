@@ -121,4 +121,9 @@ type CheckView struct {
 	Liveness    map[string]gate.Liveness `json:"liveness"` // of each holder of Leases, by owner name
 	Contentions []ContentionView         `json:"contentions"`
 	Blockers    []blocker.Report         `json:"blockers"`
+	// Warning is the coordinator's ledger warning, as status's
+	// LedgerWarning: a degraded ledger, or a shared one without its etcd
+	// session, when what the coordinator knows of other machines' leases
+	// may not be current. Empty while the ledger is healthy.
+	Warning string `json:"warning,omitempty"`
 }

@@ -33,6 +33,7 @@ func (c *Coordinator) Check(ctx context.Context, paths []string) (leasegate.Chec
 		}
 	}
 	v.Contentions, v.Blockers = c.contentionsOn(scope), c.blockersOn(scope, v.Now)
+	v.Warning = c.ledgerWarning()
 	return v, nil
 }
 

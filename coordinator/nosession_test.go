@@ -9,8 +9,9 @@ import (
 
 // TestStatusWarnsWithoutSession: while a coordinator on a shared ledger
 // has no etcd session (its only etcd member stopped past the session's
-// TTL), status says so, with the cause, as it says a degraded ledger; the
-// warning goes once the member is back and the table reloaded.
+// TTL), status and every check say so, with the cause, as they say a
+// degraded ledger; the warning goes once the member is back and the table
+// reloaded.
 func TestStatusWarnsWithoutSession(t *testing.T) {
 	cluster := startCluster(t)
 	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
@@ -18,6 +19,13 @@ func TestStatusWarnsWithoutSession(t *testing.T) {
 		st, err := c.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
+		}
+		v, err := c.Check(context.Background(), []string{"a.go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Warning != st.LedgerWarning {
+			t.Fatalf("check warns %q, status %q: want the same", v.Warning, st.LedgerWarning)
 		}
 		return st.LedgerWarning
 	}

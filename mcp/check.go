@@ -40,8 +40,9 @@ type PathCheck struct {
 
 // CheckOutput is the answer of leases_check.
 type CheckOutput struct {
-	Me    string      `json:"me,omitempty" jsonschema:"the owner this server acts for; empty until it holds or asks for something"`
-	Paths []PathCheck `json:"paths"`
+	Me      string      `json:"me,omitempty" jsonschema:"the owner this server acts for; empty until it holds or asks for something"`
+	Warning string      `json:"warning,omitempty" jsonschema:"set while the coordinator's ledger is degraded or it has no session on a lease table shared with other machines: a path said free may be held elsewhere, and writes wait until it is back"`
+	Paths   []PathCheck `json:"paths"`
 }
 
 func (s *Server) addCheck() {
@@ -75,7 +76,7 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	if err != nil {
 		return nil, CheckOutput{}, err
 	}
-	out.Me = me
+	out.Me, out.Warning = me, st.LedgerWarning
 	for i, p := range paths {
 		if out.Paths[i].State == Refused {
 			continue
@@ -106,7 +107,7 @@ func (s *Server) look(ctx context.Context, paths []string) (leasegate.Status, li
 	if err != nil {
 		return leasegate.Status{}, nil, "", s.conn.check(cl, err)
 	}
-	st := leasegate.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers}
+	st := leasegate.Status{Now: v.Now, Leases: v.Leases, Contentions: v.Contentions, Blockers: v.Blockers, LedgerWarning: v.Warning}
 	return st, livenessOf(v.Liveness), s.id.named(v.Caller), nil
 }
 
@@ -168,6 +169,9 @@ func checkPath(st leasegate.Status, p, me string, live livenessOf, f gate.Foldin
 
 func checkText(out CheckOutput) string {
 	var b strings.Builder
+	if out.Warning != "" {
+		fmt.Fprintf(&b, "WARNING: %s; a path said free may be held on another machine, and writes wait until this is mended\n", out.Warning)
+	}
 	if out.Me != "" {
 		fmt.Fprintf(&b, "acting as %s\n", out.Me)
 	}

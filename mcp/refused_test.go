@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
@@ -81,4 +82,30 @@ func TestAcquireRefusesWhatNoWorkerMayWrite(t *testing.T) {
 		t.Fatalf("status after refused acquires = %d leases, %v; want none", len(st.Leases), err)
 	}
 	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"*.json"}}, nil)
+}
+
+// warningCoordinator answers Check as its coordinator does, with a ledger
+// warning, as one without its etcd session answers.
+type warningCoordinator struct{ mcp.Coordinator }
+
+func (w warningCoordinator) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
+	v, err := w.Coordinator.Check(ctx, paths)
+	v.Warning = "no session on the shared lease table"
+	return v, err
+}
+
+// TestCheckCarriesTheLedgerWarning: while the coordinator warns of its
+// ledger (no etcd session), leases_check passes the warning on, in text
+// and structure, so a path said free is not taken as surely free.
+func TestCheckCarriesTheLedgerWarning(t *testing.T) {
+	w := newWorld(t)
+	cs := w.session(t, "alice", func(ctx context.Context) (mcp.Coordinator, error) {
+		cl, err := w.connect(ctx)
+		return warningCoordinator{cl}, err
+	})
+	var out mcp.CheckOutput
+	txt := mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"a.go"}}, &out)
+	if out.Warning != "no session on the shared lease table" || !strings.HasPrefix(txt, "WARNING: no session on the shared lease table; a path said free may be held") {
+		t.Errorf("check = %+v, text %q; want the warning in both", out, txt)
+	}
 }

@@ -54,17 +54,19 @@ func install(ctx context.Context, name string, args []string) error {
 }
 
 func (f *hookFlags) install(ctx context.Context, name, agentName string, to target) ([]string, error) {
+	if agentName == "git" && to.shared {
+		return nil, usagef("%s git: --shared is not supported (git hooks live in .git/hooks, never shared)", name)
+	}
+	if agentName == "git" && to.user {
+		return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
+	}
+	// Refused before the program is looked up, which warns when --shared
+	// finds no leasegate in PATH.
 	exe, err := hookProgram(name, to.shared)
 	if err != nil {
 		return nil, err
 	}
 	if agentName == "git" {
-		if to.shared {
-			return nil, usagef("%s git: --shared is not supported (git hooks live in .git/hooks, never shared)", name)
-		}
-		if to.user {
-			return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
-		}
 		ws, err := f.workspace()
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,8 +24,24 @@ const slowCommand = 3 * time.Second
 func answersAtOnce(name string, run func(context.Context, []string) error) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
 		defer noteSlow(clock.New(), os.Stderr, name, slowCommand)()
-		return run(ctx, args)
+		return interrupted(ctx, name, run(ctx, args))
 	}
+}
+
+// interrupted is err, said plainly when it is ctx's end by Ctrl-C or
+// SIGTERM while the command waited for the coordinator ("context
+// canceled" otherwise). A request the coordinator took may still be
+// carried out once it can (its ledger commits it), so a command that
+// changes something says where to look.
+func interrupted(ctx context.Context, name string, err error) error {
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) {
+		return err
+	}
+	switch name {
+	case "status", "blockers", "history":
+		return fmt.Errorf("%s: interrupted before the coordinator answered", name)
+	}
+	return fmt.Errorf("%s: interrupted before the coordinator answered; it may still carry the request out once it can: `leasegate status` shows what is held", name)
 }
 
 // noteSlow writes to w that command name still waits once after has

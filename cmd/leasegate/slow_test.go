@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,5 +50,28 @@ func TestSlowCommandSaysItWaits(t *testing.T) {
 	case s := <-said:
 		t.Errorf("said %q again, or of a command answered at once", s)
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// TestInterruptedSaysSo: a command interrupted while it waits for the
+// coordinator says so, not "context canceled", and one that changes
+// something says the request may still be carried out; any other error,
+// or one while the command was not interrupted, is left as it is.
+func TestInterruptedSaysSo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	err := fmt.Errorf("acquire: %w", context.Canceled)
+	if got := interrupted(ctx, "acquire", err); got != err {
+		t.Errorf("not interrupted: %v, want it as it was", got)
+	}
+	cancel()
+	if got := interrupted(ctx, "acquire", err); !strings.Contains(got.Error(), "interrupted before the coordinator answered; it may still carry the request out") {
+		t.Errorf("acquire interrupted: %v", got)
+	}
+	if got := interrupted(ctx, "status", err); got.Error() != "status: interrupted before the coordinator answered" {
+		t.Errorf("status interrupted: %v", got)
+	}
+	other := errors.New("LEASE_HELD_BY_OTHER")
+	if got := interrupted(ctx, "acquire", other); got != other {
+		t.Errorf("another error: %v, want it as it was", got)
 	}
 }

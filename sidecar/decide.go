@@ -218,8 +218,12 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			}
 		},
 		Slow: func(waited time.Duration) {
-			s.notef("the coordinator has not answered about the write to %s for %s; the write is held until it does "+
-				"(on a cluster it waits for etcd: `leasegate status` warns once its session has lapsed)", strings.Join(paths, " "), waited)
+			why := "a paused or overloaded coordinator: `leasegate status` shows it"
+			if s.cfg.Workspace.Config.Cluster != nil {
+				why = "its lease table is shared on etcd, which may not answer: `leasegate status` warns once its session has lapsed"
+			}
+			s.notef("the coordinator has not answered about the write to %s for %s; the write is held until it does (%s)",
+				strings.Join(paths, " "), waited, why)
 		},
 		SlowAfter: slowAnswer,
 		Clock:     s.cfg.Clock,

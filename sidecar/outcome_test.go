@@ -10,10 +10,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 	"github.com/leasegate/leasegate/internal/servicetest"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // write is a mutation of the workspace-relative path rel by the worker.
@@ -115,6 +118,40 @@ func TestDecideFailsClosedWhileUnavailable(t *testing.T) {
 			t.Error("src/b.go held though nothing was granted")
 		}
 	})
+}
+
+// TestDecideSaysWhenTheCoordinatorIsSlow: a write the coordinator took
+// and has not answered (its etcd unreachable, or paused) is said once
+// after 2 s on the sidecar's clock, naming the likelier cause for the
+// workspace, and stays held: never allowed.
+func TestDecideSaysWhenTheCoordinatorIsSlow(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			svc := servicetest.New(servicetest.Hang)
+			s, notices := fakeSidecar(t, svc)
+			if shared {
+				s.cfg.Workspace.Config.Cluster = &workspace.Cluster{Endpoints: []string{"http://e:2379"}, Workspace: "w"}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")) }()
+			synctest.Wait()
+			s.cfg.Clock.(*clock.Mock).Add(2 * time.Second)
+			synctest.Wait()
+			cancel()
+			if err := <-done; !errors.Is(err, syscall.EACCES) {
+				t.Fatalf("Decide(write) never answered = %v, want EACCES once the worker gives up", err)
+			}
+			why := "a paused or overloaded coordinator"
+			if shared {
+				why = "its lease table is shared on etcd"
+			}
+			checkNotices(t, notices.String(), []string{"the coordinator has not answered about the write to src/b.go for 2s; the write is held until it does (" + why})
+			if n := strings.Count(notices.String(), "has not answered"); n != 1 {
+				t.Errorf("said %d times, want once:\n%s", n, notices)
+			}
+		})
+	}
 }
 
 // TestDecideWaitsOutAnOutage: a write held while the coordinator was

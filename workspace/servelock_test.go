@@ -79,12 +79,14 @@ func TestAnchor(t *testing.T) {
 		{name: "the environment names the ledger, config the pair rules", env: acme,
 			change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
 		{name: "config changes the pair rules", change: writeConfig(`{"pairs": []}`), want: "changed its pair rules"},
-		{name: "config changes what is gated", change: writeConfig(`{"exclude": ["tmp/**"]}`), want: ""},
+		{name: "config changes what is gated", change: writeConfig(`{"exclude": ["tmp/**"]}`), want: "changed what is gated"},
+		{name: "config gates git-ignored paths", change: writeConfig(`{"gate_git_ignored": true}`), want: "changed what is gated"},
+		{name: "config written again the same", start: `{"exclude": ["tmp/**"]}`, change: writeConfig(`{"exclude": ["tmp/**"]}`), want: ""},
 		{name: "config does not load", change: writeConfig(`{"cluster": `), want: ""},
 		{name: "config changes the session TTL", start: `{"cluster": ` + acme + `}`,
 			change: writeConfig(`{"cluster": {"endpoints": ["http://127.0.0.1:2379"], "workspace": "acme/web", "session_ttl": "5s"}}`), want: `changed the session TTL to "5s"`},
 		{name: "config keeps the session TTL", start: `{"cluster": ` + acme + `}`,
-			change: writeConfig(`{"cluster": ` + acme + `, "exclude": ["tmp/**"]}`), want: ""},
+			change: writeConfig(`{"cluster": ` + acme + `, "pairs": []}`), want: "changed its pair rules"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/liveness"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // endTimeout bounds the final release when the worker ends.
@@ -27,6 +28,7 @@ const commitSettle = 300 * time.Millisecond
 func (s *Sidecar) heartbeats(ctx context.Context) {
 	down := false // the coordinator was found gone and has not answered since
 	s.sess.KeepAlive(ctx, s.cfg.Clock, s.cfg.HeartbeatEvery, func(sent time.Time, b leasegate.Beat, err error) {
+		s.followRule()
 		switch {
 		case err == nil:
 			s.held.hear(sent, b)
@@ -48,6 +50,24 @@ func (s *Sidecar) heartbeats(ctx context.Context) {
 			s.log.Warn("heartbeat failed", "error", err)
 		}
 	})
+}
+
+// followRule takes an operator's edit of leasegate.json into the gate,
+// once a beat: what is gated changes for this worker's next writes (a
+// path it holds stays gated). A file that does not load is said once, and
+// the gate keeps its rule until the file is mended.
+func (s *Sidecar) followRule() {
+	changed, err := s.rule.Follow()
+	switch {
+	case err != nil && !s.ruleBroken:
+		s.ruleBroken = true
+		s.notef("%v; writes stay gated by the rule before it until it is mended", err)
+	case err == nil && changed:
+		s.ruleBroken = false
+		s.notef("%s changed what is gated: this worker's writes follow it", workspace.ConfigFile)
+	case err == nil:
+		s.ruleBroken = false
+	}
 }
 
 // notices relays the owner's notices (reminders, evictions, reclaims,

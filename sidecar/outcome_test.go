@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -301,4 +302,36 @@ func TestDecideRegistersAgain(t *testing.T) {
 		t.Errorf("registered %d times, Mutate %d times; want 1 and 2", len(svc.Joined), svc.Count("Mutate"))
 	}
 	checkNotices(t, notices.String(), []string{"lost the registration of alice", "registered again"})
+}
+
+// TestGateFollowsConfig: an operator's edit of leasegate.json reaches a
+// running worker's gate at its next beat: a path newly excluded is no
+// longer asked of the coordinator, and the worker is told; a file that
+// does not load is said once and leaves the rule as it was.
+func TestGateFollowsConfig(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		svc := servicetest.New(servicetest.Granted("alice", "tmp/x"))
+		s, notices := fakeSidecar(t, svc)
+		root := s.cfg.Workspace.Root
+		writeConfig := func(cfg string) {
+			if err := os.WriteFile(filepath.Join(root, workspace.ConfigFile), []byte(cfg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeConfig(`{"gate_git_ignored": true, "exclude": ["tmp/**"]}`)
+		s.followRule()
+		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "tmp/x")); err != nil || svc.Count("Mutate") != 0 {
+			t.Fatalf("Decide(tmp/x) after exclude tmp/** = %v with %d Mutates, want allowed without asking", err, svc.Count("Mutate"))
+		}
+		writeConfig(`{"exclude": [}`)
+		s.followRule()
+		s.followRule()
+		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "tmp/y")); err != nil || svc.Count("Mutate") != 0 {
+			t.Fatalf("Decide(tmp/y) with a file that does not load = %v with %d Mutates, want the rule before it", err, svc.Count("Mutate"))
+		}
+		checkNotices(t, notices.String(), []string{"leasegate.json changed what is gated", "invalid JSON"})
+		if n := strings.Count(notices.String(), "invalid JSON"); n != 1 {
+			t.Errorf("said the file does not load %d times, want once:\n%s", n, notices)
+		}
+	})
 }

@@ -25,12 +25,15 @@ const ExitAborted = 4
 
 // Sidecar is one running `leasegate run`.
 type Sidecar struct {
-	cfg   Config
-	log   hclog.Logger
-	rule  *workspace.Rule
-	owner gate.Owner
-	sess  *api.Session // the owner's session with the coordinator, from register on
-	sup   *seccomp.Supervisor
+	cfg  Config
+	log  hclog.Logger
+	rule *workspace.Rule
+	// ruleBroken: leasegate.json was last found not to load (said once;
+	// only the heartbeat loop reads and writes it).
+	ruleBroken bool
+	owner      gate.Owner
+	sess       *api.Session // the owner's session with the coordinator, from register on
+	sup        *seccomp.Supervisor
 
 	regMu sync.Mutex // one registerAgain at a time
 

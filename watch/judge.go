@@ -34,11 +34,21 @@ func (wt *watcher) flush() {
 // would go unreported. The directory of each changed .gitignore is then
 // walked again for directories to watch: one it no longer ignores was
 // left unwatched (what it holds is not reported, as at start).
+//
+// A write of leasegate.json is followed the same way: the rule takes what
+// the file now says is gated (Rule.Follow), and the whole tree is walked
+// again when that changed.
 func (wt *watcher) followIgnoreChanges() {
 	var dirs []string
+	config := filepath.Join(wt.cfg.Workspace.Root, workspace.ConfigFile)
 	for _, abs := range wt.batch.order {
-		if wt.cfg.Workspace.AffectsIgnore(abs) {
+		switch {
+		case wt.cfg.Workspace.AffectsIgnore(abs):
 			dirs = append(dirs, filepath.Dir(abs))
+		case abs == config:
+			if changed, _ := wt.cfg.Rule.Follow(); changed {
+				dirs = append(dirs, wt.cfg.Workspace.Root)
+			}
 		}
 	}
 	if len(dirs) == 0 {

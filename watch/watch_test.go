@@ -344,3 +344,19 @@ func TestDirectoryNoLongerIgnoredIsWatched(t *testing.T) {
 	write(t, filepath.Join(w.root, "build", "new.o"), "2")
 	w.expect(t, watch.Change{Path: "build/new.o", Op: "create"})
 }
+
+// A change of leasegate.json changes what is gated from then on, as a
+// .gitignore's does: a path it now excludes is not reported, and a
+// directory git ignores that it now includes is watched.
+func TestConfigChangeIsFollowed(t *testing.T) {
+	w := start(t)
+	mkdir(t, filepath.Join(w.root, "build", "schema"))
+	write(t, filepath.Join(w.root, "src", "x.tmp"), "1")
+	w.expect(t, watch.Change{Path: "src/x.tmp", Op: "create"})
+	write(t, filepath.Join(w.root, workspace.ConfigFile), `{"exclude": ["src/*.tmp"], "include": ["build/schema/**"]}`)
+	write(t, filepath.Join(w.root, "src", "barrier.go"), "package src")
+	w.expect(t, watch.Change{Path: "src/barrier.go", Op: "create"})
+	write(t, filepath.Join(w.root, "src", "y.tmp"), "2")
+	write(t, filepath.Join(w.root, "build", "schema", "s.json"), "{}")
+	w.expect(t, watch.Change{Path: "build/schema/s.json", Op: "create"}, "src/y.tmp")
+}

@@ -74,8 +74,8 @@ func (a *Anchor) Removed() string {
 // configChanged reads leasegate.json again when it is another file or was
 // written since it was last read, and says how it differs from the
 // configuration served, in what the coordinator cannot follow (the
-// ledger, its etcd session's TTL, the pair rules, what its watcher
-// gates). The
+// ledger, its etcd session's TTL, the pair rules; what is gated its
+// watcher follows, Rule.Follow). The
 // environment is applied as at the start (it is this process's), so a
 // coordinator whose LEASEGATE_CLUSTER names its ledger serves on whatever
 // the file comes to name.
@@ -100,9 +100,6 @@ func (a *Anchor) configChanged() string {
 	}
 	if !slices.Equal(cfg.Pairs, a.cfg.Pairs) {
 		return fmt.Sprintf("%s changed its pair rules to %q (this coordinator pairs by %q)", ConfigFile, cfg.Pairs, a.cfg.Pairs)
-	}
-	if !slices.Equal(cfg.Include, a.cfg.Include) || !slices.Equal(cfg.Exclude, a.cfg.Exclude) || cfg.GateGitIgnored != a.cfg.GateGitIgnored {
-		return fmt.Sprintf("%s changed what is gated (include, exclude or gate_git_ignored), which this coordinator's watcher takes at its start", ConfigFile)
 	}
 	return ""
 }

@@ -8,7 +8,7 @@ import (
 // Describe is the effective rule in a few lines, for `leasegate status`.
 func (r *Rule) Describe() string {
 	var b strings.Builder
-	w := r.ws
+	w, cfg := r.ws, r.st.Load().cfg
 	kind := "git checkout"
 	if w.GitDir == "" {
 		kind = "not a git checkout"
@@ -18,16 +18,16 @@ func (r *Rule) Describe() string {
 	switch {
 	case w.GitDir == "":
 		b.WriteString("gated: every path under the root\n")
-	case r.cfg.GateGitIgnored:
+	case cfg.GateGitIgnored:
 		b.WriteString("gated: every path under the root, ignored by git or not\n")
 		b.WriteString("not gated: .git/, a nested repository's too (git serializes itself)\n")
 	default:
 		b.WriteString("gated: every path under the root that git tracks or does not ignore\n")
 		b.WriteString("not gated: .git/, a nested repository's too (git serializes itself); paths git ignores (.gitignore, info/exclude, core.excludesFile)\n")
 	}
-	writeList(&b, "include (gated even if ignored)", r.cfg.Include)
-	writeList(&b, "exclude (never gated)", r.cfg.Exclude)
-	writeList(&b, "pairs", r.cfg.Pairs)
+	writeList(&b, "include (gated even if ignored)", cfg.Include)
+	writeList(&b, "exclude (never gated)", cfg.Exclude)
+	writeList(&b, "pairs", cfg.Pairs)
 	return b.String()
 }
 

@@ -154,11 +154,16 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		go func() { defer wg.Done(); c.reclaimGoneHosts(ctx, s) }()
 	}
 	<-ctx.Done()
+	// The ledger is closed before the goroutines are waited for: the
+	// writer waits for the commits in flight, and one the store cannot
+	// settle (etcd without quorum, unreachable) ends only when Close
+	// gives up on it, failing its caller.
+	closeErr := c.cfg.Ledger.Close()
 	wg.Wait()
 	c.releaseWaiters()
 	c.hub.closeAll()
-	if err := c.cfg.Ledger.Close(); err != nil {
-		return err
+	if closeErr != nil {
+		return closeErr
 	}
 	if schedErr != nil && schedErr != context.Canceled {
 		return schedErr

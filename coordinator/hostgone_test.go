@@ -57,7 +57,16 @@ func sharedCoordinator(t *testing.T, endpoints []string, host string, ttl time.D
 	done := make(chan struct{})
 	go func() { defer close(done); _ = c.Run(ctx) }()
 	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				t.Errorf("the coordinator of %s still runs a minute after its context ended", host)
+			}
+		})
+	}
 	t.Cleanup(stop)
 	return c, stop
 }

@@ -191,12 +191,24 @@ func TestClusterQuorum(t *testing.T) {
 	if code := held.wait(t, 60*time.Second); code != 0 {
 		t.Fatalf("held acquire after quorum returned: exit %d: %s", code, held.out.String())
 	}
+	// The commit's outcome was settled by reading the record back: the
+	// token answered is still the revision etcd gave that record.
+	m := regexp.MustCompile(`token (\d+)`).FindStringSubmatch(held.out.String())
+	if m == nil {
+		t.Fatalf("held acquire's answer names no token: %s", held.out.String())
+	}
+	var tok uint64
+	fmt.Sscan(m[1], &tok)
+	if _, ok := tokensInEtcd(t, etcd, "quorum")[tok]; !ok {
+		t.Fatalf("held acquire answered token %d, not its grant's commit revision in etcd", tok)
+	}
 	want := map[string]string{"one.txt": "alice", "two.txt": "bob", "three.txt": "carol"}
 	for _, r := range []*repo{a, b} {
 		eventually(t, 30*time.Second, "both coordinators hold every acknowledged grant", func() bool {
 			return equalHolders(r.holders(), want)
 		})
 	}
+	before := leaseTokens(a.status().Leases)
 	a.stopServer()
 	b.stopServer()
 	a.startServer(retryAfter, idleAfter)
@@ -205,7 +217,19 @@ func TestClusterQuorum(t *testing.T) {
 		if h := r.holders(); !equalHolders(h, want) {
 			t.Fatalf("after restarting the coordinators holders = %v, want %v", h, want)
 		}
+		if got := leaseTokens(r.status().Leases); got != before {
+			t.Fatalf("after restarting the coordinators leases and tokens = %s, want %s as before", got, before)
+		}
 	}
+}
+
+// leaseTokens lists each lease's id and fencing token, in order.
+func leaseTokens(ls []gate.Lease) string {
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "%s:%d ", l.ID, l.FencingToken)
+	}
+	return b.String()
 }
 
 func equalHolders(got, want map[string]string) bool {

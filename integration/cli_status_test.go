@@ -49,12 +49,17 @@ func TestStatusShowsCoordinator(t *testing.T) {
 // TestJSONEmptyListsAreArrays: lists with nothing in them are [] in
 // every --json output, never null.
 func TestJSONEmptyListsAreArrays(t *testing.T) {
-	r := newRepo(t, nil)
+	r := newRepo(t, map[string]string{"nothing.txt": "nothing happened to it\n"})
 	for _, args := range [][]string{{"status", "--json"}, {"blockers", "--json"}, {"history", "nothing.txt", "--json"}} {
 		out := r.mustLG(args...)
 		if strings.Contains(out, "null") {
 			t.Errorf("leasegate %v has null:\n%s", args, out)
 		}
+	}
+	// A name that is no lease, blocker or file, and that the ledger never
+	// saw, is not an empty history but a mistake.
+	if _, errs, code := r.lg("history", "ghost.txt", "--json"); code != 2 || !strings.Contains(errs, "LEASE_NOT_FOUND") {
+		t.Errorf("history of a name nothing bears: exit %d %s, want 2 LEASE_NOT_FOUND", code, errs)
 	}
 	var s map[string]json.RawMessage
 	mustJSON(t, r.mustLG("status", "--json"), &s)

@@ -43,6 +43,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--notify-url", "ftp://x"}, `notify url "ftp://x": want an http or https URL`},
 		{[]string{"ui", "--addr", "127.0.0.1:99999"}, "invalid port"},
 		{[]string{"history", "--limit", "-1"}, "--limit -1: want 0 (all) or a positive number"},
+		{[]string{"blockers", "--markdown", "--json"}, "--markdown and --json are two forms"},
 	}
 	// Nothing may reach a coordinator of this checkout if a command
 	// took its arguments after all.

@@ -23,6 +23,9 @@ func cmdBlockers(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("blockers: want at most one BLOCKER_ID, got %d arguments", len(pos))
 	}
+	if md && f.jsonOut {
+		return usagef("blockers: --markdown and --json are two forms of the output; give one")
+	}
 	cl, _, err := f.reader(ctx)
 	if err != nil || cl == nil {
 		return err

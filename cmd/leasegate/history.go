@@ -4,8 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 func cmdHistory(ctx context.Context, args []string) error {
@@ -43,6 +46,10 @@ func cmdHistory(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(evs) == 0 && path != "" && !exists(ws, path) {
+		return &gate.DeniedError{Reason: gate.ReasonNotFound,
+			Message: fmt.Sprintf("history: no lease, blocker or path %q has any: the ledger names none and the workspace holds no such file", pos[0])}
+	}
 	if f.jsonOut {
 		return printJSON(evs)
 	}
@@ -54,4 +61,11 @@ func printHistory(evs []gate.Event) {
 	for _, e := range evs {
 		fmt.Println(eventLine(e))
 	}
+}
+
+// exists reports whether the workspace-relative path rel names a file or
+// directory (or a dangling link) in the workspace.
+func exists(ws *workspace.Workspace, rel string) bool {
+	_, err := os.Lstat(filepath.Join(ws.Root, filepath.FromSlash(rel)))
+	return err == nil
 }

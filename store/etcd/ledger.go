@@ -93,7 +93,7 @@ func (l *Ledger) readHead(ctx context.Context) error {
 	defer cancel()
 	resp, err := l.cli.Get(ctx, l.keys.head())
 	if err != nil {
-		return fmt.Errorf("read ledger head from etcd at %v (waited up to %v): %w", l.cfg.Endpoints, l.cfg.DialTimeout, err)
+		return fmt.Errorf("read ledger head from etcd at %v (waited up to %v; %s): %w", l.cfg.Endpoints, l.cfg.DialTimeout, probe(l.cfg.Endpoints), err)
 	}
 	if len(resp.Kvs) == 0 {
 		return nil

@@ -32,7 +32,7 @@ func ReadAll(ctx context.Context, cfg Config, fn func(gate.Event) error) (uint64
 	end, rev, err := l.head(hctx)
 	cancel()
 	if err != nil {
-		return 0, fmt.Errorf("etcd at %v (waited up to %v): %w", cfg.Endpoints, cfg.DialTimeout, err)
+		return 0, fmt.Errorf("etcd at %v (waited up to %v; %s): %w", cfg.Endpoints, cfg.DialTimeout, probe(cfg.Endpoints), err)
 	}
 	if end == 0 {
 		return 0, nil

@@ -1,0 +1,59 @@
+package etcd
+
+import (
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// probeTimeout bounds each endpoint's TCP dial in probe.
+const probeTimeout = time.Second
+
+// probe says what a plain TCP dial from this machine meets at each
+// endpoint, for the error of an etcd that did not answer: the client only
+// reports its own deadline, while the cause a user can act on is most
+// often here (nothing listens, a name that does not resolve, a port a
+// firewall drops). An endpoint that takes the connection is said to, so
+// the cause lies further in (no leader or quorum, TLS, another service).
+func probe(endpoints []string) string {
+	out := make([]string, len(endpoints))
+	for i, ep := range endpoints {
+		out[i] = ep + ": " + probeOne(ep)
+	}
+	return "TCP dial from this machine: " + strings.Join(out, "; ")
+}
+
+func probeOne(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "not a URL with a host"
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "2379")
+	}
+	c, err := net.DialTimeout("tcp", host, probeTimeout)
+	if err != nil {
+		return dialCause(err)
+	}
+	c.Close()
+	return "accepts connections, so etcd there did not answer (no leader or quorum, TLS, or not etcd)"
+}
+
+// dialCause is a dial error in a user's words.
+func dialCause(err error) string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused (nothing listens there)"
+	case errors.As(err, &dns):
+		return "the name does not resolve (" + dns.Err + ")"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "no answer within " + probeTimeout.String() + " (host down or a firewall drops it)"
+	}
+	return err.Error()
+}

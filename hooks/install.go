@@ -314,6 +314,13 @@ func restoreOriginal(a Agent, path, what string) ([]string, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	if err := writable(path, fi.Mode()); err != nil {
+		return nil, true, err
+	}
 	defer dropRecord(path)
 	data, err := os.ReadFile(path)
 	if err != nil || digest(data) != r.After {
@@ -322,10 +329,6 @@ func restoreOriginal(a Agent, path, what string) ([]string, bool, error) {
 	done := fmt.Sprintf("removed the %s %s from %s: it is back to its bytes before install, without anything else install added", a, what, path)
 	if !r.Existed {
 		return []string{done, "removed " + path + ", which install had created"}, true, os.Remove(path)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, true, err
 	}
 	return []string{done}, true, writeFileAtomic(path, r.Before, fi.Mode().Perm())
 }
@@ -451,6 +454,9 @@ func readText(path string) ([]byte, fs.FileMode, bool, error) {
 	if err != nil {
 		return nil, 0, false, err
 	}
+	if err := writable(path, fi.Mode()); err != nil {
+		return nil, 0, false, err
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return []byte("{}"), fi.Mode().Perm(), false, nil
 	}
@@ -461,6 +467,18 @@ func readText(path string) ([]byte, fs.FileMode, bool, error) {
 		return nil, 0, false, fmt.Errorf("%s is not a JSON object (%v): not touching it", path, err)
 	}
 	return data, fi.Mode().Perm(), true, nil
+}
+
+// writable refuses a file its owner may not write. Install and
+// uninstall replace a file by renaming a new one over it, which its
+// directory allows whatever the file's mode, so a file the user made
+// read-only (to freeze an agent's settings, say) would be changed behind
+// that choice.
+func writable(path string, mode fs.FileMode) error {
+	if mode.Perm()&0o200 == 0 {
+		return fmt.Errorf("%s is read-only (mode %04o): not touching it; make it writable (chmod u+w) for leasegate to edit it", path, mode.Perm())
+	}
+	return nil
 }
 
 // readSettings reads a settings file, or an empty object when there is

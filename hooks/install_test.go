@@ -203,3 +203,64 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 		t.Errorf("Install() touched a broken file: %q", got)
 	}
 }
+
+// TestInstallRefusesReadOnlySettings: a settings or MCP file its owner
+// may not write is refused by install and uninstall, naming the file and
+// its mode, and left as it was; once made writable again, uninstall
+// still gives back its bytes before install. (Replacing the file by a
+// rename would succeed whatever its mode.)
+func TestInstallRefusesReadOnlySettings(t *testing.T) {
+	for _, a := range hooks.Agents() {
+		t.Run(string(a), func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			base := t.TempDir()
+			settings, mcp := hooks.SettingsPath(a, base), hooks.MCPPath(a, base, false)
+			if a == hooks.Gemini {
+				mcp = "" // the hooks' own file, checked below
+			}
+			orig := "{\"theme\": \"dark\"}\n"
+			writeFile(t, settings, orig, 0o444)
+			if _, err := hooks.Install(a, settings, exe); err == nil || !strings.Contains(err.Error(), "read-only (mode 0444)") {
+				t.Errorf("Install over a read-only file = %v, want it refused as read-only", err)
+			}
+			if got := readFile(t, settings); got != orig {
+				t.Errorf("Install changed a read-only file: %q", got)
+			}
+			if mcp != "" {
+				text := mcpFixtures[a]
+				writeFile(t, mcp, text, 0o400)
+				if _, err := hooks.InstallMCP(a, mcp, exe); err == nil || !strings.Contains(err.Error(), "read-only (mode 0400)") {
+					t.Errorf("InstallMCP over a read-only file = %v, want it refused as read-only", err)
+				}
+				if got := readFile(t, mcp); got != text {
+					t.Errorf("InstallMCP changed a read-only file: %q", got)
+				}
+			}
+			if err := os.Chmod(settings, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.Install(a, settings, exe); err != nil {
+				t.Fatal(err)
+			}
+			installed := readFile(t, settings)
+			if err := os.Chmod(settings, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.Uninstall(a, settings); err == nil || !strings.Contains(err.Error(), "read-only") {
+				t.Errorf("Uninstall of a read-only file = %v, want it refused as read-only", err)
+			}
+			if got := readFile(t, settings); got != installed {
+				t.Errorf("Uninstall changed a read-only file: %q", got)
+			}
+			if err := os.Chmod(settings, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.Uninstall(a, settings); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, settings); got != orig {
+				t.Errorf("Uninstall after the refusal = %q, want the bytes before install %q", got, orig)
+			}
+		})
+	}
+}

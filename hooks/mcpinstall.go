@@ -43,12 +43,39 @@ func MCPPath(a Agent, base string, user bool) string {
 // same care as Install: only its own entry is added, laid out like the
 // file, and a server of that name that is not leasegate's is left alone.
 func InstallMCP(a Agent, path, exe string) ([]string, error) {
+	e, lines, err := planMCP(a, path, exe)
+	if err != nil || e.after == nil {
+		return lines, err
+	}
+	return writeInstalled(path, e.existed, e.before, e.after, e.mode, e.did)
+}
+
+// CheckMCP returns the error InstallMCP would meet in the file at path
+// (unreadable, not JSON or TOML, read-only, a foreign server of
+// leasegate's name), writing nothing: install asks before it writes the
+// hooks, so that it never leaves them without the MCP server.
+func CheckMCP(a Agent, path, exe string) error {
+	_, _, err := planMCP(a, path, exe)
+	return err
+}
+
+// mcpEdit is what InstallMCP would write: after is nil when nothing.
+type mcpEdit struct {
+	existed       bool
+	before, after []byte
+	mode          fs.FileMode
+	did           []string
+}
+
+// planMCP reads the file at path and makes the text with leasegate's
+// server in it, or says why it changes nothing.
+func planMCP(a Agent, path, exe string) (mcpEdit, []string, error) {
 	if a == Codex {
-		return installMCPTOML(path, exe)
+		return planMCPTOML(path, exe)
 	}
 	data, mode, existed, err := readText(path)
 	if err != nil {
-		return nil, err
+		return mcpEdit{}, nil, err
 	}
 	before := data
 	if existed {
@@ -56,12 +83,14 @@ func InstallMCP(a Agent, path, exe string) ([]string, error) {
 	}
 	what, next, err := addMCPServer(a, data, exe)
 	if err != nil || what == "" {
-		return mcpLines(a, path, what, err)
+		lines, err := mcpLines(a, path, what, err)
+		return mcpEdit{}, lines, err
 	}
 	if !existed {
 		next = append(next, '\n')
 	}
-	return writeInstalled(path, existed, before, next, mode, []string{fmt.Sprintf("%s %s MCP server %q (%s mcp) to %s", what, a, MCPServerName, exe, path)})
+	return mcpEdit{existed: existed, before: before, after: next, mode: mode,
+		did: []string{fmt.Sprintf("%s %s MCP server %q (%s mcp) to %s", what, a, MCPServerName, exe, path)}}, nil, nil
 }
 
 // writeInstalled writes what install made of a file and keeps the record

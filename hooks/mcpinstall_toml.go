@@ -48,22 +48,26 @@ func mcpBlock(exe string) []byte {
 	return []byte(mcpTable + "\ncommand = " + strconv.Quote(exe) + "\nargs = [\"mcp\"]\n")
 }
 
-// installMCPTOML appends leasegate's server table to a Codex config, or
+// planMCPTOML appends leasegate's server table to a Codex config, or
 // replaces the one install wrote before.
-func installMCPTOML(path, exe string) ([]string, error) {
+func planMCPTOML(path, exe string) (mcpEdit, []string, error) {
 	data, mode, existed, cfg, err := readTOML(path)
+	if err == nil && existed {
+		err = writable(path, mode)
+	}
 	if err != nil {
-		return nil, err
+		return mcpEdit{}, nil, err
 	}
 	have, ok := cfg.MCPServers[MCPServerName]
 	switch {
 	case ok && !isOursMCP(have.Command, have.Args):
-		return nil, fmt.Errorf("%s: %w", path, errForeignServer)
+		return mcpEdit{}, nil, fmt.Errorf("%s: %w", path, errForeignServer)
 	case ok && have.Command == exe:
-		return []string{fmt.Sprintf("%s MCP server already registered in %s", Codex, path)}, nil
+		return mcpEdit{}, []string{fmt.Sprintf("%s MCP server already registered in %s", Codex, path)}, nil
 	}
 	next, what := withMCPTable(data, exe, ok)
-	return writeInstalled(path, existed, data, next, mode, []string{fmt.Sprintf("%s %s MCP server %q (%s mcp) to %s", what, Codex, MCPServerName, exe, path)})
+	return mcpEdit{existed: existed, before: data, after: next, mode: mode,
+		did: []string{fmt.Sprintf("%s %s MCP server %q (%s mcp) to %s", what, Codex, MCPServerName, exe, path)}}, nil, nil
 }
 
 // withMCPTable is data with leasegate's table added at the end, or put in
@@ -110,7 +114,10 @@ func tomlTable(data []byte) (from, to int) {
 // uninstallMCPTOML removes leasegate's table from a Codex config, with
 // the blank line install put before it.
 func uninstallMCPTOML(path string) ([]string, error) {
-	data, mode, _, cfg, err := readTOML(path)
+	data, mode, existed, cfg, err := readTOML(path)
+	if err == nil && existed {
+		err = writable(path, mode)
+	}
 	if err != nil {
 		return nil, err
 	}

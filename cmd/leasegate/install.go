@@ -86,6 +86,13 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 	}
 	path, note := settingsFile(agent, base, to)
 	if name == "install" {
+		// The MCP file is checked before the hooks are written, so that a
+		// file install cannot edit leaves nothing half-installed.
+		if !to.noMCP {
+			if err := hooks.CheckMCP(agent, hooks.MCPPath(agent, base, to.user), exe); err != nil {
+				return nil, err
+			}
+		}
 		lines, err := hooks.Install(agent, path, exe)
 		if note != "" {
 			lines = append(lines, note)

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,5 +31,43 @@ func TestInstallGitRefusesSharedAtOnce(t *testing.T) {
 	}
 	if len(said) != 0 {
 		t.Errorf("install git --shared said %q before refusing", said)
+	}
+}
+
+// TestInstallWritesNothingWhenMCPFileIsRefused: an agent's MCP file that
+// install cannot edit (not JSON, not TOML, read-only) is refused before
+// the hooks are written, so the workspace is left as it was, not with
+// hooks and no MCP server.
+func TestInstallWritesNothingWhenMCPFileIsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		agent, mcpFile, hooksFile, text string
+		mode                            os.FileMode
+	}{
+		{"cursor", ".cursor/mcp.json", ".cursor/hooks.json", "{bad", 0o644},
+		{"codex", ".codex/config.toml", ".codex/hooks.json", "model = \"x\n", 0o644},
+		{"claude-code", ".mcp.json", ".claude/settings.json", "{}\n", 0o444},
+	} {
+		t.Run(tt.agent, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			t.Setenv("CODEX_HOME", t.TempDir())
+			root := mustGitInit(t)
+			mcp := filepath.Join(root, tt.mcpFile)
+			if err := os.MkdirAll(filepath.Dir(mcp), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(mcp, []byte(tt.text), tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			err := install(context.Background(), "install", []string{"--workspace", root, "--shared", tt.agent})
+			if err == nil || !strings.Contains(err.Error(), mcp) {
+				t.Errorf("install %s = %v, want an error naming %s", tt.agent, err, mcp)
+			}
+			if _, err := os.Stat(filepath.Join(root, tt.hooksFile)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("install %s wrote its hooks to %s though it refused %s (stat: %v)", tt.agent, tt.hooksFile, tt.mcpFile, err)
+			}
+			if got, _ := os.ReadFile(mcp); string(got) != tt.text {
+				t.Errorf("install %s changed %s to %q", tt.agent, tt.mcpFile, got)
+			}
+		})
 	}
 }

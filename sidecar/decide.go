@@ -28,6 +28,11 @@ func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
 }
 
 func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
+	if s.isAborted() {
+		// The tree is being killed; a process outside the halted group
+		// (a setsid daemon) gets no grant meanwhile.
+		return syscall.EBUSY
+	}
 	if s.coveredFast(m) {
 		return nil
 	}
@@ -51,6 +56,12 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		r, err = api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
 	}
 	cd.end()
+	if err == nil && r.Outcome == leasegate.Aborted {
+		// Killed while still halted: resumed first, the worker would see
+		// the failed write and run on (and be granted its next writes)
+		// until the kill reached it.
+		s.abort()
+	}
 	if halted {
 		s.resume()
 	}
@@ -71,8 +82,6 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 			s.notef("%s of %s proceeds: %s", m.Op, strings.Join(paths, " "), r.Message)
 		}
 		return nil
-	case leasegate.Aborted:
-		s.abort()
 	}
 	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
 	return syscall.EBUSY

@@ -80,6 +80,14 @@ func TestDecideOutcomes(t *testing.T) {
 			if n := svc.Count("Mutate"); n != 1 {
 				t.Errorf("Mutate called %d times, want once (one retry is the coordinator's, not a loop here)", n)
 			}
+			if tt.aborted {
+				if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/c.go")); !errors.Is(err, syscall.EBUSY) {
+					t.Errorf("Decide(write src/c.go) after the abort = %v, want EBUSY", err)
+				}
+				if n := svc.Count("Mutate"); n != 1 {
+					t.Errorf("Mutate called %d times, want no request after the abort", n)
+				}
+			}
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -27,11 +26,7 @@ func TestCompactionCostsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, cfg)
 	if err := b.CatchUp(ctx, func(gate.Event) error { return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/leasegate/leasegate/store"
 	"github.com/leasegate/leasegate/store/etcd"
@@ -51,4 +53,16 @@ func TestLedgerConformance(t *testing.T) {
 		cfg := testConfig(t)
 		return mustOpen(t, cfg), func() store.Ledger { return mustOpen(t, cfg) }
 	})
+}
+
+// etcdClient is a plain client of cfg's cluster, to look at the keys the
+// ledger wrote; it is closed when the test ends.
+func etcdClient(t *testing.T, cfg etcd.Config) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
@@ -35,11 +34,7 @@ func TestReadAll(t *testing.T) {
 	if err != nil || last != 3 || !slices.Equal(actors, []string{"a", "b", "c"}) {
 		t.Fatalf("ReadAll = %d, %v, read %v; want 3, nil, [a b c]", last, err, actors)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, cfg)
 	members, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-reader/", clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil || members.Count != 0 {
 		t.Fatalf("member keys of the reader's host = %v, %v; want none (ReadAll joins no session)", members, err)

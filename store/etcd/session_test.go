@@ -7,7 +7,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store/etcd"
@@ -24,11 +23,7 @@ func TestSessionLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	gone := b.HostsGone(ctx, nil)
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, cfg)
 	resp, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-a/", clientv3.WithPrefix())
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
@@ -103,11 +98,7 @@ func TestSessionRenewed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Session after Open = %v", err)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, cfg)
 	resp, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-a/", clientv3.WithPrefix())
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
 	"github.com/leasegate/leasegate/store/etcd"
@@ -25,11 +22,7 @@ func TestTokensAreCommitRevisions(t *testing.T) {
 	cfg.Host = "host-b"
 	b := mustOpen(t, cfg)
 	ctx := context.Background()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := etcdClient(t, cfg)
 	var last uint64
 	for i, w := range []*etcd.Ledger{a, b, a, b} {
 		if err := w.CatchUp(ctx, func(gate.Event) error { return nil }); err != nil {

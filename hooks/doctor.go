@@ -41,6 +41,9 @@ type DoctorConfig struct {
 	// Codex is the codex program to ask about trust: a name looked up in
 	// PATH, or a path. Empty means "codex".
 	Codex string
+	// Home is the user's home directory, where Claude Code reads the
+	// user's settings. Empty means os.UserHomeDir.
+	Home string
 }
 
 // Diagnose reports whether leasegate's hooks for a in cfg.File are
@@ -68,6 +71,11 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	if a == Codex {
 		d.diagnoseCodex(ctx, cfg)
 	}
+	if a == ClaudeCode {
+		if off := claudeHooksOff(cfg); off != "" {
+			d.Problems = append(d.Problems, fmt.Sprintf("Claude Code runs no hooks: %s sets \"disableAllHooks\" (its settings files override each other: the user's, the project's, then .claude/settings.local.json); remove it there, or set it to false in a file read after it", off))
+		}
+	}
 	if err := answers(ctx, a, hs[0], cfg.Root); err != nil {
 		d.Problems = append(d.Problems, err.Error())
 	} else {
@@ -91,6 +99,41 @@ func (d *Diagnosis) diagnoseCodex(ctx context.Context, cfg DoctorConfig) {
 		return
 	}
 	d.Notes = append(d.Notes, t.Verdict())
+}
+
+// claudeHooksOff returns the Claude Code settings file whose
+// "disableAllHooks" turns off every hook, or "". Claude Code reads the
+// user's file, the project's shared file, then its local one, each
+// overriding the ones before, and takes any value but false or null
+// (the string "false" included) as true.
+func claudeHooksOff(cfg DoctorConfig) string {
+	home := cfg.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	files := []string{SettingsPath(ClaudeCode, cfg.Root)}
+	if home != "" {
+		files = append([]string{SettingsPath(ClaudeCode, home)}, files...)
+	}
+	if local, ok := LocalSettingsPath(ClaudeCode, cfg.Root); ok {
+		files = append(files, local)
+	}
+	off := ""
+	for _, f := range files {
+		root, _, err := readSettings(f)
+		if err != nil {
+			continue
+		}
+		if v, ok := root.get("disableAllHooks"); ok {
+			switch strings.TrimSpace(string(v)) {
+			case "false", "null", `"false"`:
+				off = ""
+			default:
+				off = f
+			}
+		}
+	}
+	return off
 }
 
 // handlerCmd is an installed handler's command: a program with args, or

@@ -42,7 +42,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 			files = append([]string{local}, files...)
 		}
 		for _, file := range files {
-			cfg := hooks.DoctorConfig{Root: ws.Root, File: file, Codex: codex}
+			cfg := hooks.DoctorConfig{Root: ws.Root, File: file, Codex: codex, Home: home}
 			ds = append(ds, hooks.Diagnose(ctx, a, cfg))
 		}
 	}

@@ -206,6 +206,30 @@ func TestContentionBlockerAfterRetry(t *testing.T) {
 	})
 }
 
+// TestBlockerReportWrittenAfterFullDisk: report files that cannot be
+// written when the blocker opens (here the directory's name is taken by a
+// file, as a full disk refuses them) are written at the next minute sweep
+// once they can be.
+func TestBlockerReportWrittenAfterFullDisk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		if err := os.WriteFile(e.blockerDir, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		con := contend(t, e)
+		e.advanceTo(retryAt)
+		r, err := e.c.WaitContention(e.ctx, con.ID)
+		if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
+			t.Fatalf("WaitContention after the retry = %s, %v; want blocked with a report", r.Outcome, err)
+		}
+		if err := os.Remove(e.blockerDir); err != nil {
+			t.Fatal(err)
+		}
+		e.advanceTo(retryAt + time.Minute)
+		checkReportFiles(t, e.blockerDir, *r.Blocker)
+	})
+}
+
 // checkReport checks the contract's fields of a blocker report opened by
 // the retry at retryAt.
 func checkReport(t *testing.T, e *env, rep blocker.Report) {

@@ -30,6 +30,10 @@ type Coordinator struct {
 	// reportMu orders rewrites of blocker report files (report.go); take
 	// it before mu.
 	reportMu sync.Mutex
+	// unwritten are the blockers whose report files the last write could
+	// not put on disk (a full disk): the sweep writes them again.
+	unwrittenMu sync.Mutex
+	unwritten   map[string]bool
 
 	// refusals are the kinds of record the ledger refused last time
 	// (refusals.go).

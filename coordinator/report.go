@@ -1,8 +1,10 @@
 package coordinator
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/leasegate/leasegate/blocker"
 )
@@ -10,21 +12,50 @@ import (
 // writeReport puts the report where an operator finds it: a JSON and a
 // Markdown file, each replaced whole (a reader never sees half of one).
 // The ledger holds the authoritative copy, so a failure here is logged,
-// not fatal.
+// not fatal; the report is remembered and written again at the next
+// sweep, so a full disk only delays its files. A report that keeps
+// failing is logged once.
 func (c *Coordinator) writeReport(r blocker.Report) {
 	if c.cfg.BlockerDir == "" || r.Markdown() == "" {
 		return
 	}
-	if err := os.MkdirAll(c.cfg.BlockerDir, 0o700); err != nil {
-		c.log.Error("blocker dir", "error", err)
-		return
-	}
 	js, _ := r.JSON()
 	base := filepath.Join(c.cfg.BlockerDir, r.ID)
+	var failed error
+	if err := os.MkdirAll(c.cfg.BlockerDir, 0o700); err != nil {
+		failed = err
+	}
 	for path, data := range map[string][]byte{base + ".json": js, base + ".md": []byte(r.Markdown())} {
-		if err := replaceFile(path, data); err != nil {
-			c.log.Error("write blocker report", "path", path, "error", err)
+		if failed != nil {
+			break
 		}
+		if err := replaceFile(path, data); err != nil {
+			failed = err
+		}
+	}
+	c.unwrittenMu.Lock()
+	defer c.unwrittenMu.Unlock()
+	switch {
+	case failed == nil && c.unwritten[r.ID]:
+		delete(c.unwritten, r.ID)
+		c.log.Info("blocker report written", "blocker", r.ID, "dir", c.cfg.BlockerDir)
+	case failed != nil && !c.unwritten[r.ID]:
+		if c.unwritten == nil {
+			c.unwritten = make(map[string]bool)
+		}
+		c.unwritten[r.ID] = true
+		c.log.Error("write blocker report; written again at the next sweep", "blocker", r.ID, "dir", c.cfg.BlockerDir, "error", failed)
+	}
+}
+
+// rewriteUnwritten writes again the reports whose files could not be
+// written. Call without c.mu.
+func (c *Coordinator) rewriteUnwritten() {
+	c.unwrittenMu.Lock()
+	ids := slices.Sorted(maps.Keys(c.unwritten))
+	c.unwrittenMu.Unlock()
+	for _, id := range ids {
+		c.refreshReport(id)
 	}
 }
 
@@ -43,7 +74,11 @@ func (c *Coordinator) refreshReport(id string) {
 	c.mu.Unlock()
 	if ok {
 		c.writeReport(rep)
+		return
 	}
+	c.unwrittenMu.Lock()
+	delete(c.unwritten, id) // pruned from the book: nothing left to write
+	c.unwrittenMu.Unlock()
 }
 
 // replaceFile writes data to a temporary file beside path and renames it

@@ -10,7 +10,8 @@ import (
 
 // sweep is the minute job: expire check-out leases whose TTL ran out (no
 // grace, no renewal), send any reminder a timer missed, and prune terminal
-// leases from memory.
+// leases from memory; write again the blocker reports a full disk kept
+// off it.
 func (c *Coordinator) sweep(time.Time) {
 	c.mu.Lock()
 	now := c.clock.Now()
@@ -33,6 +34,7 @@ func (c *Coordinator) sweep(time.Time) {
 	if len(evs) > 0 {
 		c.finish("sweep", done, err, "events", len(evs))
 	}
+	c.rewriteUnwritten()
 }
 
 func (c *Coordinator) dueReminder(l gate.Lease, now time.Time) bool {

@@ -3,6 +3,8 @@ package sidecar
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -192,6 +194,18 @@ func (s *Sidecar) noteCommit() {
 	}
 }
 
+// reportAt says where the person running the worker reads blocker id's
+// report: its Markdown file, which the coordinator writes before it
+// answers, or, when the file is not there (a full disk), the command
+// that prints it.
+func (s *Sidecar) reportAt(id string) string {
+	md := filepath.Join(s.cfg.Workspace.StateDir, "blockers", id+".md")
+	if _, err := os.Stat(md); err != nil {
+		return "`leasegate blockers " + id + "` (its file could not be written yet: the coordinator's log says why)"
+	}
+	return md
+}
+
 // slowAnswer is how long a write waits for the coordinator's answer
 // before the person running the worker is told it is held: a decision
 // takes milliseconds, a commit to etcd tens of them.
@@ -217,8 +231,8 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			*halted = true
 			b := r.Blocker
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
-				"  report: %s/blockers/%s.md\n  resolve: leasegate resolve %s --retry | --deny | --abort",
-				b.Path, b.Holder.Owner.Name, s.cfg.Name, s.cfg.Workspace.StateDir, b.ID, b.ID)
+				"  report: %s\n  resolve: leasegate resolve %s --retry | --deny | --abort",
+				b.Path, b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
 			return true
 		},
 		Unavailable: func(err error, attempt int) {

@@ -92,6 +92,35 @@ func TestDecideOutcomes(t *testing.T) {
 	}
 }
 
+// TestBlockedNoticeNamesTheReport: the BLOCKED notice names the report's
+// Markdown file when the coordinator wrote it, and the command that prints
+// the report when it could not (a full disk), never a file that is not there.
+func TestBlockedNoticeNamesTheReport(t *testing.T) {
+	for _, written := range []bool{true, false} {
+		svc := servicetest.New()
+		svc.Mutates, svc.Waits = []servicetest.Answer{contended("src/b.go")}, []servicetest.Answer{blocked("src/b.go")}
+		svc.Blocks = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
+		s, notices := fakeSidecar(t, svc)
+		md := filepath.Join(s.cfg.Workspace.StateDir, "blockers", "B1.md")
+		if written {
+			if err := os.MkdirAll(filepath.Dir(md), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(md, []byte("# BLOCKED"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+			t.Fatalf("Decide(write src/b.go) = %v, want granted", err)
+		}
+		want := "report: " + md + "\n"
+		if !written {
+			want = "report: `leasegate blockers B1` (its file could not be written yet"
+		}
+		checkNotices(t, notices.String(), []string{"BLOCKED:", want})
+	}
+}
+
 // checkNotices fails unless every one of want appears in got, in order.
 func checkNotices(t *testing.T, got string, want []string) {
 	t.Helper()

@@ -34,9 +34,13 @@ type agentSettings struct {
 	execForm bool
 	// timeout of one call, in the agent's unit: seconds, Gemini ms.
 	timeout int64
-	// failClosedOn names the event whose handler gets failClosed:true
-	// (Cursor: a crashed hook then blocks instead of allowing).
+	// failClosedOn names the event whose handlers get failClosed, so
+	// that a hook that cannot run or crashes blocks the tool call instead
+	// of allowing it: Cursor's "failClosed": true, Claude Code's
+	// "onFailure": "block" (without it, a moved binary, a crash or a
+	// timeout lets the write through ungated).
 	failClosedOn string
+	failClosed   member
 	entries      []hookEntry
 }
 
@@ -44,10 +48,11 @@ var installSeconds = int64(InstallTimeout.Seconds())
 
 // settingsOf is what install writes for each agent.
 var settingsOf = map[Agent]agentSettings{
-	ClaudeCode: {dir: ".claude", file: "settings.json", local: "settings.local.json", execForm: true, timeout: installSeconds, entries: []hookEntry{
-		{"PreToolUse", "Write|Edit|MultiEdit|NotebookEdit"}, {"PreToolUse", "Bash"}, {"PostToolUse", "Bash"},
-		{"UserPromptSubmit", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
-	}},
+	ClaudeCode: {dir: ".claude", file: "settings.json", local: "settings.local.json", execForm: true, timeout: installSeconds,
+		failClosedOn: "PreToolUse", failClosed: member{"onFailure", "block"}, entries: []hookEntry{
+			{"PreToolUse", "Write|Edit|MultiEdit|NotebookEdit"}, {"PreToolUse", "Bash"}, {"PostToolUse", "Bash"},
+			{"UserPromptSubmit", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
+		}},
 	Codex: {dir: ".codex", file: "hooks.json", timeout: installSeconds, entries: []hookEntry{
 		{"PreToolUse", "^apply_patch$"}, {"PreToolUse", "^Bash$"}, {"PostToolUse", "^Bash$"},
 		{"UserPromptSubmit", ""}, {"Stop", ""},
@@ -56,9 +61,15 @@ var settingsOf = map[Agent]agentSettings{
 		{"BeforeTool", "write_file|replace"}, {"BeforeTool", "run_shell_command"}, {"AfterTool", "run_shell_command"},
 		{"BeforeAgent", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
 	}},
-	Cursor: {dir: ".cursor", file: "hooks.json", flat: true, version: true, timeout: installSeconds, failClosedOn: "preToolUse", entries: []hookEntry{
+	Cursor: {dir: ".cursor", file: "hooks.json", flat: true, version: true, timeout: installSeconds, failClosedOn: "preToolUse", failClosed: member{"failClosed", true}, entries: []hookEntry{
 		{"preToolUse", "Write|StrReplace|Delete"}, {"beforeSubmitPrompt", ""}, {"stop", ""},
 	}},
+}
+
+// member is one member of a JSON object install writes.
+type member struct {
+	key string
+	val any
 }
 
 // SettingsPath is the file install edits for agent a under base: the
@@ -251,7 +262,7 @@ func (s agentSettings) handler(a Agent, e hookEntry, exe, line string) *object {
 	}
 	_ = h.setValue("timeout", s.timeout)
 	if s.failClosedOn == e.event {
-		_ = h.setValue("failClosed", true)
+		_ = h.setValue(s.failClosed.key, s.failClosed.val)
 	}
 	return h
 }

@@ -71,10 +71,11 @@ func TestInstallClaudeCodeMergesAndUninstallRestores(t *testing.T) {
 		Hooks       map[string][]struct {
 			Matcher string `json:"matcher"`
 			Hooks   []struct {
-				Type    string   `json:"type"`
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-				Timeout int      `json:"timeout"`
+				Type      string   `json:"type"`
+				Command   string   `json:"command"`
+				Args      []string `json:"args"`
+				Timeout   int      `json:"timeout"`
+				OnFailure string   `json:"onFailure"`
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
@@ -95,6 +96,12 @@ func TestInstallClaudeCodeMergesAndUninstallRestores(t *testing.T) {
 	h := gate.Hooks[0]
 	if h.Type != "command" || h.Command != exe || !reflect.DeepEqual(h.Args, []string{"hook", "claude-code"}) || h.Timeout != 240 {
 		t.Errorf("gate handler = %+v, want exec form of %q with args [hook claude-code] and timeout 240", h, exe)
+	}
+	// A PreToolUse hook that cannot run blocks the call, so a moved
+	// binary does not let writes through (TestClaudeCodeMissingHookBlocks);
+	// the other events' hooks gate nothing.
+	if h, bash := pre[1].Hooks[0], pre[2].Hooks[0]; h.OnFailure != "block" || bash.OnFailure != "block" || got.Hooks["Stop"][0].Hooks[0].OnFailure != "" {
+		t.Errorf("onFailure of the Write, Bash and Stop handlers = %q, %q, %q; want block, block and none", h.OnFailure, bash.OnFailure, got.Hooks["Stop"][0].Hooks[0].OnFailure)
 	}
 	for _, ev := range []string{"PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionEnd"} {
 		if len(got.Hooks[ev]) != 1 {

@@ -299,18 +299,21 @@ func coveredBy(p string, ls []Lease, f Folding) bool {
 }
 
 func conflictPath(h Lease, s Scope, f Folding) string {
-	if s.Type == ScopeFull {
+	switch {
+	case s.Type == ScopeFull && h.Scope.Type == ScopeFull:
 		return "the workspace"
+	case s.Type == ScopeFull:
+		return ShownPaths(h.Scope.Paths, ", ") + " (in the whole workspace asked for)"
 	}
 	for _, p := range s.Paths {
 		if f.Overlaps(h.Scope, p) {
-			return p
+			return ShownPath(p)
 		}
 	}
 	if hp, p := SameFile(h, s); hp != "" {
-		return fmt.Sprintf("%s (the same file as %s)", p, hp)
+		return fmt.Sprintf("%s (the same file as %s)", ShownPath(p), ShownPath(hp))
 	}
-	return strings.Join(s.Paths, ", ")
+	return ShownPaths(s.Paths, ", ")
 }
 
 // decideHolderOp handles renew, release, validate and checkin: all are

@@ -203,3 +203,22 @@ func TestGitGuardFoldsCase(t *testing.T) {
 		t.Errorf("Conflicts(%q) as alice, exact case = %v, want none: no lease is on these spellings", staged, cs)
 	}
 }
+
+// TestCommitRefusalQuotesPaths: the guard's refusal, which git prints on
+// the committer's terminal, shows a staged file whose name holds a
+// newline or an escape sequence quoted, so it can neither forge a line
+// of the refusal nor drive the terminal.
+func TestCommitRefusalQuotesPaths(t *testing.T) {
+	lease := gate.Lease{ID: "01L", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindCheckout}
+	msg := (&hooks.CommitRefusedError{Conflicts: []hooks.Conflict{
+		{Path: "nl\nx.txt", Lease: lease}, {Path: "e\x1b[31mred.txt", Lease: lease}, {Path: "plain.txt", Lease: lease},
+	}}).Error()
+	for _, want := range []string{`  "nl\nx.txt": leased by alice`, `  "e\x1b[31mred.txt": leased by alice`, "  plain.txt: leased by alice"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "\x1b") || strings.Contains(msg, "nl\nx") {
+		t.Errorf("refusal carries a control character of a file name raw:\n%q", msg)
+	}
+}

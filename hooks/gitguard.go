@@ -62,7 +62,7 @@ func (e *CommitRefusedError) Error() string {
 	}
 	fmt.Fprintf(&b, "leasegate: commit refused: %d staged file(s) are leased by another owner (%s):\n", len(e.Conflicts), who)
 	for _, c := range e.Conflicts {
-		fmt.Fprintf(&b, "  %s: leased by %s (%s lease %s since %s; %s)\n", c.Path, c.Lease.Owner.Name, c.Lease.Kind, c.Lease.ID,
+		fmt.Fprintf(&b, "  %s: leased by %s (%s lease %s since %s; %s)\n", gate.ShownPath(c.Path), c.Lease.Owner.Name, c.Lease.Kind, c.Lease.ID,
 			c.Lease.AcquiredAt.UTC().Format("2006-01-02T15:04:05Z"), livenessNote(c.Liveness))
 	}
 	b.WriteString("Leave them out of the commit (git restore --staged FILE), or ask their holder to commit or release them; `leasegate status` shows who holds what.")

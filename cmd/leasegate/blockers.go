@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 )
 
 func cmdBlockers(ctx context.Context, args []string) error {
@@ -57,7 +58,7 @@ func printBlockers(reps []blocker.Report, full bool) {
 			fmt.Println(r.Markdown())
 			continue
 		}
-		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, shownPath(r.Path),
+		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, gate.ShownPath(r.Path),
 			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
 		if note := r.FreeNote(); note != "" {
 			fmt.Printf("    now %s\n", note)

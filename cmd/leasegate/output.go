@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -33,28 +30,7 @@ func scopeString(s gate.Scope) string {
 	if s.Type == gate.ScopeFull {
 		return "(full workspace)"
 	}
-	return shownPaths(s.Paths)
-}
-
-// shownPath is p as text output shows it: p itself when it is valid UTF-8
-// and every character is printable, else quoted as a Go string. A file
-// name is a worker's choice; one holding a newline or an escape sequence
-// would otherwise forge lines of the output or drive the operator's
-// terminal.
-func shownPath(p string) string {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
-
-// shownPaths is paths as text output shows them, space separated.
-func shownPaths(paths []string) string {
-	shown := make([]string, len(paths))
-	for i, p := range paths {
-		shown[i] = shownPath(p)
-	}
-	return strings.Join(shown, " ")
+	return gate.ShownPaths(s.Paths, " ")
 }
 
 func printLeaseOp(op string, res leasegate.LeaseResult) {
@@ -81,7 +57,7 @@ func eventLine(e gate.Event) string {
 		subject += ")"
 	}
 	if e.Path != "" {
-		subject = strings.TrimSpace(shownPath(e.Path) + " " + subject)
+		subject = strings.TrimSpace(gate.ShownPath(e.Path) + " " + subject)
 	}
 	line := fmt.Sprintf("%6d  %s  %-20s %s", e.Seq, e.At.UTC().Format(time.RFC3339), string(e.Type), subject)
 	if e.Actor != "" {

@@ -115,14 +115,14 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 	if len(s.Contentions) > 0 {
 		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
 		for _, c := range s.Contentions {
-			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, shownPaths(c.Paths),
+			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, gate.ShownPaths(c.Paths, " "),
 				c.Holder.Owner.Where(), c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
 		}
 	}
 	if len(s.Blockers) > 0 {
 		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
 		for _, b := range s.Blockers {
-			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, shownPath(b.Path), b.Holder.Owner.Where())
+			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, gate.ShownPath(b.Path), b.Holder.Owner.Where())
 			if note := b.FreeNote(); note != "" {
 				fmt.Fprintf(w, "      now %s\n", note)
 			}
@@ -140,7 +140,7 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 			case u.Op == "overflow":
 				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
 			}
-			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, shownPath(u.Path), with)
+			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, gate.ShownPath(u.Path), with)
 		}
 	}
 }

@@ -517,8 +517,14 @@ func readSettings(path string) (*object, fs.FileMode, error) {
 }
 
 // writeFileAtomic writes data to a temporary file beside path and renames
-// it over path.
+// it over path. A path that is a symbolic link has the file it names
+// written, beside that file: settings are often links into the user's
+// dotfiles repository, and a rename over the link would replace it with a
+// copy that the dotfiles no longer track.
 func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

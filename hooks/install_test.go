@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -267,6 +268,70 @@ func TestInstallRefusesReadOnlySettings(t *testing.T) {
 			}
 			if got := readFile(t, settings); got != orig {
 				t.Errorf("Uninstall after the refusal = %q, want the bytes before install %q", got, orig)
+			}
+		})
+	}
+}
+
+// TestInstallKeepsSymlinkedSettings: a settings or MCP file that is a
+// link into the user's dotfiles stays a link through install and
+// uninstall; the file it names gets leasegate's entries and then its
+// bytes back.
+func TestInstallKeepsSymlinkedSettings(t *testing.T) {
+	for _, a := range hooks.Agents() {
+		t.Run(string(a), func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			base, dotfiles := t.TempDir(), t.TempDir()
+			link := func(path, text string) string {
+				target := filepath.Join(dotfiles, filepath.Base(path))
+				writeFile(t, target, text, 0o644)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, path); err != nil {
+					t.Fatal(err)
+				}
+				return target
+			}
+			settings := hooks.SettingsPath(a, base)
+			orig := "{\"theme\": \"dark\"}\n"
+			target := link(settings, orig)
+			mcp := hooks.MCPPath(a, base, false)
+			var mcpTarget string
+			if mcp != settings {
+				mcpTarget = link(mcp, mcpFixtures[a])
+			}
+			if _, err := hooks.Install(a, settings, exe); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.InstallMCP(a, mcp, exe); err != nil {
+				t.Fatal(err)
+			}
+			for path, target := range map[string]string{settings: target, mcp: mcpTarget} {
+				if target == "" {
+					continue
+				}
+				if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+					t.Fatalf("install replaced the link %s by a file (%v)", path, err)
+				}
+				if got := readFile(t, target); !strings.Contains(got, exe) {
+					t.Errorf("the linked file %s lacks leasegate's entries:\n%s", target, got)
+				}
+			}
+			if _, err := hooks.UninstallMCP(a, mcp); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := hooks.Uninstall(a, settings); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(settings); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Fatalf("uninstall replaced the link %s by a file (%v)", settings, err)
+			}
+			if got := readFile(t, target); got != orig {
+				t.Errorf("after uninstall the linked file = %q, want %q", got, orig)
+			}
+			if mcpTarget != "" && readFile(t, mcpTarget) != mcpFixtures[a] {
+				t.Errorf("after uninstall the linked MCP file = %q, want %q", readFile(t, mcpTarget), mcpFixtures[a])
 			}
 		})
 	}

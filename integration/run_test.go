@@ -193,6 +193,26 @@ func TestAbortEndsWorkerWhereItStands(t *testing.T) {
 	}
 }
 
+// TestLinkOutOfWorkspaceRefused: a worker cannot give a gated file a hard
+// link outside the workspace, through which any later write would pass no
+// gate (EXDEV, so link-or-copy tools copy); a link inside is granted.
+func TestLinkOutOfWorkspaceRefused(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "old\n"})
+	out := filepath.Join(t.TempDir(), "a-out.txt")
+	w := r.worker("writer", "ln a.txt "+out+"; echo ln=$?; ln a.txt b.txt; echo in=$?")
+	if code := w.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("writer exit %d:\n%s", code, w.out)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Fatalf("the worker linked a.txt to %s outside the workspace:\n%s", out, w.out)
+	}
+	for _, want := range []string{"ln=1", "in=0", "Invalid cross-device link", "refused link of " + filepath.Join(r.dir, "a.txt")} {
+		if !strings.Contains(w.out.String(), want) {
+			t.Errorf("worker output lacks %q:\n%s", want, w.out)
+		}
+	}
+}
+
 // TestFreeWritesAcquireAndRelease: writes to free files are granted at
 // once, pairs come along, the worker's exit releases everything.
 func TestFreeWritesAcquireAndRelease(t *testing.T) {

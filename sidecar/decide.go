@@ -35,6 +35,11 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		// (a setsid daemon) gets no grant meanwhile.
 		return syscall.EBUSY
 	}
+	if s.linksOut(m) {
+		s.notef("refused link of %s to %s by pid %d: writes through a name outside the workspace would pass no gate; copy the file instead",
+			m.Paths[1], m.Paths[0], m.PID)
+		return syscall.EXDEV
+	}
 	if s.coveredFast(m) {
 		return nil
 	}
@@ -87,6 +92,20 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	}
 	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
 	return syscall.EBUSY
+}
+
+// linksOut reports whether m makes a hard link outside the workspace to a
+// gated file. The gate sees a write by the name it is made through, so such
+// a name would let any process write the file ungated long after the link's
+// lease is gone. It is refused with EXDEV, what a link across file systems
+// meets: cp, rsync and package managers that link where they can copy
+// instead.
+func (s *Sidecar) linksOut(m seccomp.Mutation) bool {
+	if m.Op != seccomp.OpLink || len(m.Paths) != 2 {
+		return false
+	}
+	return s.cfg.Workspace.Locate(m.Paths[0], workspace.ReachFile).Class == workspace.Outside &&
+		s.rule.ClassifyPath(m.Paths[1], workspace.ReachFile).Class == workspace.Gated
 }
 
 // takeSubtree tries to lease a directory the worker is creating together

@@ -15,8 +15,8 @@ var _ seccomp.InstantDecider = (*Sidecar)(nil)
 // rules or a side effect: the state directory wherever it lies (refused
 // with a notice), a write that changes which paths git ignores, a rename
 // or removal inside git's directory (a commit lands that way; a removal
-// may hold the state directory), and a symlink (its target may be reported
-// as written).
+// may hold the state directory), a symlink (its target may be reported
+// as written) and a hard link (its new name may lie outside the workspace).
 //
 // Paths are compared lexically. The seccomp gate reports them with the
 // symlinks of their directories resolved, and the workspace's root and
@@ -24,7 +24,7 @@ var _ seccomp.InstantDecider = (*Sidecar)(nil)
 // lstat of every directory of a path that is not lexically inside) could
 // not change the answer and is not paid for on every syscall.
 func (s *Sidecar) DecideNow(m seccomp.Mutation) (bool, error) {
-	if m.Op == seccomp.OpSymlink {
+	if m.Op == seccomp.OpSymlink || m.Op == seccomp.OpLink {
 		return false, nil
 	}
 	var buf [2]string

@@ -121,6 +121,49 @@ func TestBlockedNoticeNamesTheReport(t *testing.T) {
 	}
 }
 
+// TestLinkOutOfTheWorkspaceRefused: a hard link whose new name lies
+// outside the workspace and whose file is gated is refused with EXDEV
+// (tools that link where they can copy instead), without asking the
+// coordinator and never from memory; links within the workspace, into it,
+// and of git's files go on as before.
+func TestLinkOutOfTheWorkspaceRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	tests := []struct {
+		name        string
+		paths       func(root string) []string // new name, then the file
+		want        error
+		mutateCalls int
+	}{
+		{name: "gated file to a name outside", paths: func(root string) []string { return []string{out, filepath.Join(root, "src/a.go")} }, want: syscall.EXDEV},
+		{name: "within the workspace", paths: func(root string) []string {
+			return []string{filepath.Join(root, "src/b.go"), filepath.Join(root, "src/a.go")}
+		}, mutateCalls: 1},
+		{name: "outside file into the workspace", paths: func(root string) []string { return []string{filepath.Join(root, "src/b.go"), out} }, mutateCalls: 1},
+		{name: "git's object to a name outside", paths: func(root string) []string { return []string{out, filepath.Join(root, ".git/objects/ab/cd")} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := servicetest.New()
+			svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
+			s, notices := fakeSidecar(t, svc)
+			s.held.add("alice", []gate.Lease{servicetest.LeaseOn("alice", "src/a.go")})
+			m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpLink, Syscall: "test", Paths: tt.paths(s.cfg.Workspace.Root)}
+			if answered, _ := s.DecideNow(m); answered {
+				t.Errorf("DecideNow(link %q) answered from memory, want it left to Decide", m.Paths)
+			}
+			if err := s.Decide(context.Background(), m); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("Decide(link %q) = %v, want %v", m.Paths, err, tt.want)
+			}
+			if n := svc.Count("Mutate"); n != tt.mutateCalls {
+				t.Errorf("Mutate called %d times, want %d", n, tt.mutateCalls)
+			}
+			if refused := strings.Contains(notices.String(), "refused link"); refused != (tt.want != nil) {
+				t.Errorf("notices %q, want a refusal: %t", notices, tt.want != nil)
+			}
+		})
+	}
+}
+
 // checkNotices fails unless every one of want appears in got, in order.
 func checkNotices(t *testing.T, got string, want []string) {
 	t.Helper()

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/leasegate/leasegate"
@@ -40,23 +41,47 @@ type ConnectFunc func(ctx context.Context) (Coordinator, error)
 // reached without restarting the server.
 type conn struct {
 	connect ConnectFunc
-	mu      sync.Mutex
-	cl      Coordinator
+	// connecting is held by the one call that connects: a one-slot
+	// channel rather than a mutex, so that a call waiting behind a
+	// connect that gets no answer (a paused coordinator) gives up at its
+	// own deadline.
+	connecting chan struct{}
+	mu         sync.Mutex
+	cl         Coordinator
+}
+
+func newConn(connect ConnectFunc) *conn {
+	return &conn{connect: connect, connecting: make(chan struct{}, 1)}
 }
 
 // get returns the client, connecting first if there is none.
 func (c *conn) get(ctx context.Context) (Coordinator, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cl != nil {
-		return c.cl, nil
+	if cl := c.current(); cl != nil {
+		return cl, nil
+	}
+	select {
+	case c.connecting <- struct{}{}:
+	case <-ctx.Done():
+		return nil, unavailable(fmt.Errorf("still connecting: %w", ctx.Err()))
+	}
+	defer func() { <-c.connecting }()
+	if cl := c.current(); cl != nil {
+		return cl, nil
 	}
 	cl, err := c.connect(ctx)
 	if err != nil {
 		return nil, unavailable(err)
 	}
+	c.mu.Lock()
 	c.cl = cl
+	c.mu.Unlock()
 	return cl, nil
+}
+
+func (c *conn) current() Coordinator {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cl
 }
 
 // check drops the client when err says the coordinator is unavailable,

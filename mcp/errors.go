@@ -51,6 +51,31 @@ func fromAPI(err error) error {
 	return &ToolError{Code: api.CodeInternal, Message: err.Error()}
 }
 
+// callDeadline is the middleware that bounds a tool call by
+// CallTimeout, on the injected clock, and says a call that met it was
+// not answered: the coordinator is unreachable for now, and a change the
+// call asked for may yet be made.
+func (s *Server) callDeadline(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := s.cfg.Clock.WithTimeout(ctx, s.cfg.CallTimeout)
+		defer cancel()
+		res, err := next(ctx, method, req)
+		r, ok := res.(*sdk.CallToolResult)
+		if err != nil || !ok || !r.IsError || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return res, err
+		}
+		r.Content = nil
+		r.SetError(&ToolError{Code: api.CodeUnavailable, Message: fmt.Sprintf(
+			"the leasegate coordinator did not answer within %s (paused, stopped, or waiting for its etcd cluster), "+
+				"so nothing is known about leases (no path may be assumed free); a lease change this call asked for "+
+				"may still be made once it answers: leases_status then shows what you hold", s.cfg.CallTimeout)})
+		return r, nil
+	}
+}
+
 // errorResults is the middleware that gives every error result its
 // reason code, in text and as structured content: a ToolError's own, and
 // INPUT_SCHEMA_INVALID for arguments the SDK refused against the tool's

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,7 +33,18 @@ type Config struct {
 	Version string
 	// Logger; nil means no logging. Never stdout: that is the protocol.
 	Logger hclog.Logger
+	// CallTimeout bounds a tool call: past it, a coordinator that has not
+	// answered (paused, stopped mid-call, or waiting for etcd) is said
+	// to be unavailable. Default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// Clock times CallTimeout. Default: the real clock.
+	Clock clock.Clock
 }
+
+// DefaultCallTimeout is the longest a tool call waits for the
+// coordinator: a healthy one answers in milliseconds, and Codex gives a
+// tool call 60 s by default before it gives up without saying why.
+const DefaultCallTimeout = 30 * time.Second
 
 // ErrInvalidConfig is returned (wrapped) by New.
 var ErrInvalidConfig = errors.New("invalid mcp config")
@@ -82,13 +95,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	s := &Server{cfg: cfg, ws: cfg.Workspace, conn: &conn{connect: cfg.Connect},
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.New()
+	}
+	s := &Server{cfg: cfg, ws: cfg.Workspace, conn: newConn(cfg.Connect),
 		id: &identity{explicit: cfg.Owner, parent: cfg.ParentPID}, log: cfg.Logger.Named("mcp")}
 	s.runCtx, s.stop = context.WithCancel(context.Background())
 	s.watch.paths, s.watch.last, s.watch.checked = map[string]string{}, map[string]string{}, map[string]string{}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "leasegate", Title: "leasegate leases", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
-	s.srv.AddReceivingMiddleware(errorResults)
+	s.srv.AddReceivingMiddleware(errorResults, s.callDeadline)
 	s.addTools()
 	s.addResources()
 	return s, nil
@@ -107,10 +126,16 @@ const instructions = "leasegate gates file writes in this workspace between seve
 // server then acts for.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	defer s.Close()
+	// The first connect ends with Close too, so that a coordinator that
+	// does not answer cannot keep the server from closing.
+	first, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.runCtx, cancel)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if _, err := s.conn.get(ctx); err != nil {
+		defer stop()
+		defer cancel()
+		if _, err := s.conn.get(first); err != nil {
 			s.log.Debug("no coordinator yet", "error", err)
 		}
 	}()

@@ -79,6 +79,23 @@ func SettingsPath(a Agent, base string) string {
 	return filepath.Join(base, s.dir, s.file)
 }
 
+// UserSettingsPath is the file install edits for agent a with --user:
+// under the home directory, except Codex's, which Codex reads beside its
+// config.toml in $CODEX_HOME when that is set.
+func UserSettingsPath(a Agent, home string) string {
+	if dir, ok := codexHome(); a == Codex && ok {
+		return filepath.Join(dir, settingsOf[a].file)
+	}
+	return SettingsPath(a, home)
+}
+
+// codexHome is $CODEX_HOME, where Codex keeps the user's configuration
+// in place of ~/.codex, and whether it is set.
+func codexHome() (string, bool) {
+	dir := os.Getenv("CODEX_HOME")
+	return dir, dir != ""
+}
+
 // LocalSettingsPath is the agent's machine-specific settings file under
 // the project root base (Claude Code's .claude/settings.local.json, which
 // it keeps out of git), and whether the agent has one.

@@ -32,8 +32,8 @@ func MCPPath(a Agent, base string, user bool) string {
 	if !user {
 		return filepath.Join(base, f.project)
 	}
-	if home := os.Getenv("CODEX_HOME"); a == Codex && home != "" {
-		return filepath.Join(home, "config.toml")
+	if dir, ok := codexHome(); a == Codex && ok {
+		return filepath.Join(dir, "config.toml")
 	}
 	return filepath.Join(base, f.user)
 }

@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,3 +133,24 @@ func sameDoc(t *testing.T, a hooks.Agent, x, y string) bool {
 func jsonUnmarshalString(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 func fmtAny(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestUserFilesFollowCodexHome: with CODEX_HOME set, a user-wide install
+// edits Codex's hooks.json and config.toml there, where Codex reads them;
+// the other agents' user files stay under the home directory.
+func TestUserFilesFollowCodexHome(t *testing.T) {
+	home, codexHome := t.TempDir(), t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome)
+	if got, want := hooks.UserSettingsPath(hooks.Codex, home), filepath.Join(codexHome, "hooks.json"); got != want {
+		t.Errorf("UserSettingsPath(codex) = %s, want %s", got, want)
+	}
+	if got, want := hooks.MCPPath(hooks.Codex, home, true), filepath.Join(codexHome, "config.toml"); got != want {
+		t.Errorf("MCPPath(codex, user) = %s, want %s", got, want)
+	}
+	if got, want := hooks.UserSettingsPath(hooks.ClaudeCode, home), hooks.SettingsPath(hooks.ClaudeCode, home); got != want {
+		t.Errorf("UserSettingsPath(claude-code) = %s, want %s", got, want)
+	}
+	t.Setenv("CODEX_HOME", "")
+	if got, want := hooks.UserSettingsPath(hooks.Codex, home), filepath.Join(home, ".codex", "hooks.json"); got != want {
+		t.Errorf("UserSettingsPath(codex) without CODEX_HOME = %s, want %s", got, want)
+	}
+}

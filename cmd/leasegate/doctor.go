@@ -37,7 +37,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	var ds []hooks.Diagnosis
 	for _, a := range hooks.Agents() {
-		files := []string{hooks.SettingsPath(a, ws.Root), hooks.SettingsPath(a, home)}
+		files := []string{hooks.SettingsPath(a, ws.Root), hooks.UserSettingsPath(a, home)}
 		if local, ok := hooks.LocalSettingsPath(a, ws.Root); ok {
 			files = append([]string{local}, files...)
 		}

@@ -159,6 +159,9 @@ func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
 		return err
 	}
 	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
+	if user {
+		file = hooks.UserSettingsPath(hooks.Codex, base)
+	}
 	codex := envOr(envname.Codex, "codex")
 	var t hooks.CodexTrust
 	if trust {

@@ -21,8 +21,11 @@ type target struct {
 // for the user when the choice is not the obvious one: by default the
 // agent's local, machine-specific file where it has one.
 func settingsFile(a hooks.Agent, base string, to target) (string, string) {
+	if to.user {
+		return hooks.UserSettingsPath(a, base), ""
+	}
 	shared := hooks.SettingsPath(a, base)
-	if to.user || to.shared {
+	if to.shared {
 		return shared, ""
 	}
 	if local, ok := hooks.LocalSettingsPath(a, base); ok {

@@ -87,11 +87,14 @@ func (t CodexTrust) Problem(want int) string {
 			off = append(off, h.label())
 		}
 	}
-	if len(t.Hooks) < want {
-		off = append(off, fmt.Sprintf("%d hook(s) Codex does not list", want-len(t.Hooks)))
+	skipped := len(off)
+	if missing := want - len(t.Hooks); missing > 0 {
+		skipped += missing
+		off = append(off, fmt.Sprintf("%d hook(s) Codex does not list, so it does not read them from %s "+
+			"(run `leasegate install codex` again; with --user, install in the shell whose CODEX_HOME Codex runs with)", missing, t.HooksFile))
 	}
 	return fmt.Sprintf("Codex skips %d of leasegate's hooks in %s without a word (%s): %s. Step: start `codex` in %s and trust them when Codex says hooks need review (/hooks lists them)%s",
-		len(off), t.HooksFile, t.source(), strings.Join(off, ", "), t.Root, offer)
+		skipped, t.HooksFile, t.source(), strings.Join(off, ", "), t.Root, offer)
 }
 
 // what names the hook by its event and matcher.
@@ -102,7 +105,6 @@ func (h CodexHook) what() string {
 	return h.Event + " " + h.Matcher
 }
 
-// label is what, with why Codex skips it.
 // source says where the answer comes from.
 func (t CodexTrust) source() string {
 	if t.Unverified {
@@ -111,6 +113,7 @@ func (t CodexTrust) source() string {
 	return "Codex"
 }
 
+// label is what, with why Codex skips it.
 func (h CodexHook) label() string {
 	what := h.what()
 	if !h.Enabled {

@@ -38,7 +38,9 @@ func TestCodexTrustProblem(t *testing.T) {
 		{"one missing", func(c hooks.CodexTrust) hooks.CodexTrust {
 			c.ProjectTrusted, c.Hooks = true, []hooks.CodexHook{hook("trusted", true)}
 			return c
-		}, 2, false, []string{"1 hook(s) Codex does not list"}},
+		}, 2, false, []string{"1 hook(s) Codex does not list", "skips 1 of leasegate's hooks"}},
+		{"none listed", func(c hooks.CodexTrust) hooks.CodexTrust { c.ProjectTrusted = true; return c }, 5, false,
+			[]string{"skips 5 of leasegate's hooks", "5 hook(s) Codex does not list, so it does not read them from /w/.codex/hooks.json"}},
 		{"all trusted", func(c hooks.CodexTrust) hooks.CodexTrust {
 			c.ProjectTrusted, c.Hooks = true, []hooks.CodexHook{hook("trusted", true), hook("managed", true)}
 			return c

@@ -222,3 +222,32 @@ func TestCommitRefusalQuotesPaths(t *testing.T) {
 		t.Errorf("refusal carries a control character of a file name raw:\n%q", msg)
 	}
 }
+
+// TestGitInstallRefusesSharedHooksPath: a core.hooksPath from the user's
+// git config is used by every repository without its own, so install
+// refuses it, naming the file and the directory, and writes nothing
+// there; once the repository has a hooks path of its own, install goes
+// there. Uninstall is never refused.
+func TestGitInstallRefusesSharedHooksPath(t *testing.T) {
+	r := newRepo(t)
+	shared := t.TempDir()
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = "+shared+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withGlobal := []string{"GIT_CONFIG_GLOBAL=" + global}
+	res := r.leasegate(withGlobal, "", "install", "git")
+	if res.code != 1 || !strings.Contains(res.stderr, "core.hooksPath is set in your global git config ("+global+") to "+shared) {
+		t.Errorf("install git with a global core.hooksPath: exit %d, want 1 naming the file and the directory\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if names := hookFiles(t, shared); len(names) != 0 {
+		t.Errorf("install wrote %v into the shared hooks directory", slices.Sorted(maps.Keys(names)))
+	}
+	if res := r.leasegate(withGlobal, "", "uninstall", "git"); res.code != 0 {
+		t.Errorf("uninstall git with a global core.hooksPath: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	r.git("config", "core.hooksPath", ".githooks")
+	if res := r.leasegate(withGlobal, "", "install", "git"); res.code != 0 || !strings.Contains(res.stdout, filepath.Join(r.root, ".githooks", "pre-commit")) {
+		t.Errorf("install git with the repository's own core.hooksPath: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}

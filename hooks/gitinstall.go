@@ -69,6 +69,32 @@ func GitHooksDir(ctx context.Context, dir string) (string, error) {
 	return filepath.Clean(p), nil
 }
 
+// notSharedHooksPath refuses a core.hooksPath that comes from the user's
+// or the system's git config: every repository on the machine without a
+// hooks path of its own runs the hooks there, so leasegate's would gate
+// commits in all of them and start a coordinator in each.
+func notSharedHooksPath(ctx context.Context, dir, hd string) error {
+	cmd := exec.CommandContext(ctx, "git", "config", "--show-scope", "--show-origin", "--get", "core.hooksPath")
+	cmd.Dir, cmd.Env = dir, gitEnv()
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return nil // not set
+	}
+	if err != nil {
+		return fmt.Errorf("git config --get core.hooksPath: %v", err)
+	}
+	scope, rest, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	origin, _, _ := strings.Cut(rest, "\t")
+	if scope != "global" && scope != "system" {
+		return nil
+	}
+	return fmt.Errorf("core.hooksPath is set in your %s git config (%s) to %s, which every repository without a hooks path "+
+		"of its own uses: leasegate's hooks there would gate commits in all of them. Give this repository its own first "+
+		"(`git config core.hooksPath \"$(git rev-parse --git-common-dir)/hooks\"`, chaining your shared hooks from there if you "+
+		"need them), then install", scope, strings.TrimPrefix(origin, "file:"), hd)
+}
+
 // InstallGit installs the pre-commit guard and the post-commit release in
 // dir's repository. A hook already there is moved to NAME.leasegate-chained
 // and still runs, after leasegate, with the same arguments and stdin.
@@ -77,6 +103,9 @@ func GitHooksDir(ctx context.Context, dir string) (string, error) {
 func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
 	hd, err := GitHooksDir(ctx, dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := notSharedHooksPath(ctx, dir, hd); err != nil {
 		return nil, err
 	}
 	var did []string

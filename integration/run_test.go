@@ -213,6 +213,28 @@ func TestLinkOutOfWorkspaceRefused(t *testing.T) {
 	}
 }
 
+// TestWriteThroughOutsideLinkHeld: a hard link outside the workspace, made
+// by a process no sidecar gates, to a file another owner holds: a worker's
+// write through it meets the holder's lease (contention, blocker), and a
+// denied write leaves the file untouched.
+func TestWriteThroughOutsideLinkHeld(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "old\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	out := filepath.Join(t.TempDir(), "a-out.txt")
+	if err := os.Link(filepath.Join(r.dir, "a.txt"), out); err != nil {
+		t.Fatal(err)
+	}
+	w := r.worker("writer", "echo new >> "+out)
+	id := waitBlockerFor(t, r, "writer", 20*time.Second)
+	if rep := mustBlocker(t, r, id); rep.Path != "a.txt" || rep.Holder.Owner.Name != "holder" {
+		t.Fatalf("blocker on %s held by %s, want a.txt held by holder", rep.Path, rep.Holder.Owner.Name)
+	}
+	denyUntilDone(t, r, w, id, "writer")
+	if got := r.read("a.txt"); got != "old\n" {
+		t.Fatalf("a.txt = %q after a denied write through %s, want it untouched:\n%s", got, out, w.out)
+	}
+}
+
 // TestFreeWritesAcquireAndRelease: writes to free files are granted at
 // once, pairs come along, the worker's exit releases everything.
 func TestFreeWritesAcquireAndRelease(t *testing.T) {

@@ -178,6 +178,10 @@ func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
 			defer s.rule.Invalidate()
 		}
 		switch v.Class {
+		case workspace.Outside:
+			if rel, linked := s.linkedIn(m.Op, abs); linked {
+				paths = append(paths, rel)
+			}
 		case workspace.Ignored, workspace.Excluded:
 			// A rule change never releases a held path.
 			if !s.leased.covers(v.Rel, reach == workspace.ReachTree) {

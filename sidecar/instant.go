@@ -71,6 +71,9 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 		if op == seccomp.OpRename && s.refUpdate(abs) {
 			return "", quickSlow
 		}
+		if _, linked := s.linkedIn(op, abs); linked {
+			return "", quickSlow
+		}
 		return "", quickNotGated
 	case workspace.GitDir:
 		// The rule's answer inside .git is fixed (it never asks git), so
@@ -80,4 +83,26 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 		}
 	}
 	return "", quickSlow
+}
+
+// linkedIn returns the workspace path of the file abs names when abs lies
+// outside the workspace, op changes the file itself (not its name) and an
+// active lease records that file: a hard link made outside, by a process no
+// sidecar gates, is another name of a leased file, and writing through it
+// is gated as a write of the leased path. Nothing is looked up while no
+// lease records a file identity; otherwise one lstat.
+func (s *Sidecar) linkedIn(op seccomp.Op, abs string) (string, bool) {
+	switch op {
+	case seccomp.OpOpenWrite, seccomp.OpTruncate, seccomp.OpChmod, seccomp.OpChown, seccomp.OpUtimes, seccomp.OpXattr, seccomp.OpSetFlags:
+	default:
+		return "", false
+	}
+	if s.leased.nInodes.Load() == 0 {
+		return "", false
+	}
+	dev, ino, ok := linkedFile(abs)
+	if !ok {
+		return "", false
+	}
+	return s.leased.pathOf(dev, ino)
 }

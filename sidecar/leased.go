@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -16,11 +17,32 @@ import (
 // latency; until it has seen a lease, the rule alone answers.
 type leased struct {
 	mu      sync.Mutex
-	byID    map[gate.LeaseID][]string
+	byID    map[gate.LeaseID]leasedScope
 	files   map[string]int // exact paths, counted by lease
 	trees   map[string]int // "dir" of "dir/**" patterns; "" for "**"
 	globs   map[string]int // other patterns
 	wholeWS int            // full-scope leases
+	// inodes are the file identities leases record (gate.File), with the
+	// workspace path each names: a write through a hard link outside the
+	// workspace is gated as a write of that path.
+	inodes  map[inode]inodeUse
+	nInodes atomic.Int64 // len(inodes), read without mu on the hot path
+}
+
+// leasedScope is what one mirrored lease added.
+type leasedScope struct {
+	keys  []string
+	files []gate.File
+}
+
+// inode is the identity two names of one file share.
+type inode struct{ dev, ino uint64 }
+
+// inodeUse is the path of a leased file identity and how many leases
+// record it.
+type inodeUse struct {
+	path string
+	n    int
 }
 
 // seedLeased fills the mirror before the worker starts, from the
@@ -37,7 +59,7 @@ func (s *Sidecar) seedLeased(ctx context.Context) {
 }
 
 func newLeased() *leased {
-	return &leased{byID: map[gate.LeaseID][]string{}, files: map[string]int{}, trees: map[string]int{}, globs: map[string]int{}}
+	return &leased{byID: map[gate.LeaseID]leasedScope{}, files: map[string]int{}, trees: map[string]int{}, globs: map[string]int{}, inodes: map[inode]inodeUse{}}
 }
 
 // reset replaces the mirror with the active leases ls.
@@ -48,6 +70,8 @@ func (m *leased) reset(ls []gate.Lease) {
 	clear(m.files)
 	clear(m.trees)
 	clear(m.globs)
+	clear(m.inodes)
+	m.nInodes.Store(0)
 	m.wholeWS = 0
 	for _, l := range ls {
 		m.addLocked(l)
@@ -75,18 +99,45 @@ func (m *leased) addLocked(l gate.Lease) {
 	if _, ok := m.byID[l.ID]; ok {
 		return
 	}
-	keys := scopeKeys(l.Scope)
-	m.byID[l.ID] = keys
-	m.count(keys, 1)
+	sc := leasedScope{keys: scopeKeys(l.Scope), files: l.Scope.Files}
+	m.byID[l.ID] = sc
+	m.count(sc.keys, 1)
+	for _, f := range sc.files {
+		k := inode{f.Dev, f.Ino}
+		u := m.inodes[k]
+		m.inodes[k] = inodeUse{path: f.Path, n: u.n + 1}
+	}
+	m.nInodes.Store(int64(len(m.inodes)))
 }
 
 func (m *leased) removeLocked(id gate.LeaseID) {
-	keys, ok := m.byID[id]
+	sc, ok := m.byID[id]
 	if !ok {
 		return
 	}
 	delete(m.byID, id)
-	m.count(keys, -1)
+	m.count(sc.keys, -1)
+	for _, f := range sc.files {
+		k := inode{f.Dev, f.Ino}
+		if u := m.inodes[k]; u.n <= 1 {
+			delete(m.inodes, k)
+		} else {
+			m.inodes[k] = inodeUse{path: u.path, n: u.n - 1}
+		}
+	}
+	m.nInodes.Store(int64(len(m.inodes)))
+}
+
+// pathOf returns the workspace path of the file (dev, ino) when an active
+// lease records it.
+func (m *leased) pathOf(dev, ino uint64) (string, bool) {
+	if m.nInodes.Load() == 0 {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.inodes[inode{dev, ino}]
+	return u.path, ok
 }
 
 // scopeKeys encodes a scope's paths: "f:" exact, "t:" subtree, "g:" other

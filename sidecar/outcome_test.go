@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -161,6 +162,58 @@ func TestLinkOutOfTheWorkspaceRefused(t *testing.T) {
 				t.Errorf("notices %q, want a refusal: %t", notices, tt.want != nil)
 			}
 		})
+	}
+}
+
+// TestWriteThroughOutsideLinkGated: a write through a hard link outside
+// the workspace, made by a process no sidecar gates, to a file a lease
+// records is gated as a write of the leased path: DecideNow leaves it to
+// Decide, which asks the coordinator for that path with its identity. An
+// outside file with one name, or a link to a file no lease records, passes
+// in memory as before.
+func TestWriteThroughOutsideLinkGated(t *testing.T) {
+	svc := servicetest.New(contended("src/a.go"))
+	svc.Waits = []servicetest.Answer{servicetest.Granted("alice", "src/a.go")}
+	s, _ := fakeSidecar(t, svc)
+	root, out := s.cfg.Workspace.Root, t.TempDir()
+	for _, f := range []string{filepath.Join(root, "src/a.go"), filepath.Join(root, "src/free.go"), filepath.Join(out, "single")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"held-link": "src/a.go", "free-link": "src/free.go"} {
+		if err := os.Link(filepath.Join(root, target), filepath.Join(out, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := servicetest.LeaseOn("bob", "src/a.go")
+	held.Scope.Files = s.cfg.Workspace.Files([]string{"src/a.go"})
+	if len(held.Scope.Files) != 1 {
+		t.Fatalf("no identity of src/a.go: %v", held.Scope.Files)
+	}
+	s.leased.apply(gate.Event{Type: gate.EventGranted, Lease: &held})
+	for _, name := range []string{"single", "free-link"} {
+		m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, name)}}
+		if answered, err := s.DecideNow(m); !answered || err != nil {
+			t.Errorf("DecideNow(write %s) = %t, %v; want it passed in memory", name, answered, err)
+		}
+	}
+	m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, "held-link")}}
+	if answered, _ := s.DecideNow(m); answered {
+		t.Fatal("DecideNow(write through the outside link of src/a.go) answered from memory, want it gated")
+	}
+	if err := s.Decide(context.Background(), m); err != nil {
+		t.Fatalf("Decide(write through the outside link) = %v, want granted at the retry", err)
+	}
+	if len(svc.Asked) != 1 || !slices.Equal(svc.Asked[0].Paths, []string{"src/a.go"}) || len(svc.Asked[0].Files) != 1 {
+		t.Fatalf("asked the coordinator %+v, want one write of src/a.go with its identity", svc.Asked)
+	}
+	s.leased.apply(gate.Event{Type: gate.EventReleased, LeaseID: held.ID})
+	if answered, _ := s.DecideNow(m); !answered {
+		t.Error("DecideNow(write through the outside link) still gated after the lease ended")
 	}
 }
 

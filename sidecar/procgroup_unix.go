@@ -31,3 +31,13 @@ func isDir(p string) bool {
 	var st syscall.Stat_t
 	return syscall.Lstat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
 }
+
+// linkedFile returns the device and inode of the file at p, not following
+// a final symlink, when it has more than one name.
+func linkedFile(p string) (dev, ino uint64, ok bool) {
+	var st syscall.Stat_t
+	if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFDIR || st.Nlink < 2 {
+		return 0, 0, false
+	}
+	return uint64(st.Dev), uint64(st.Ino), true
+}

@@ -23,3 +23,7 @@ func isDir(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.IsDir()
 }
+
+// linkedFile reports no second name here: the sidecar does not run on
+// Windows (run is refused there).
+func linkedFile(string) (dev, ino uint64, ok bool) { return 0, 0, false }

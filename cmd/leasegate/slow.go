@@ -38,7 +38,7 @@ func interrupted(ctx context.Context, name string, err error) error {
 		return err
 	}
 	switch name {
-	case "status", "blockers", "history":
+	case "status", "blockers", "history", "ui":
 		return fmt.Errorf("%s: interrupted before the coordinator answered", name)
 	}
 	return fmt.Errorf("%s: interrupted before the coordinator answered; it may still carry the request out once it can: `leasegate status` shows what is held", name)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/leasegate/leasegate/console"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -51,9 +53,14 @@ func cmdUI(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAll(lns)
+	// Reaching the coordinator is the one wait before the console serves:
+	// said after slowCommand, and plainly when interrupted, as the
+	// commands the coordinator answers at once do.
+	stopNote := noteSlow(clock.New(), os.Stderr, "ui", slowCommand)
 	cl, ws, err := f.client(ctx)
+	stopNote()
 	if err != nil {
-		return err
+		return interrupted(ctx, "ui", err)
 	}
 	defer cl.Close()
 	sec, err := f.secure(ws, lns)

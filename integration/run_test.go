@@ -193,6 +193,27 @@ func TestAbortEndsWorkerWhereItStands(t *testing.T) {
 	}
 }
 
+// TestAbortBeforeRetryEndsWorker: --abort of a write still waiting for its
+// retry (not halted yet) ends the worker too before it runs on.
+func TestAbortBeforeRetryEndsWorker(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "old\n"})
+	r.mustLG("acquire", "--as", "holder", "a.txt")
+	w := r.worker("writer", "echo new >> a.txt; echo ran-on; echo ran-on > after.txt")
+	eventually(t, 5*time.Second, "contention", func() bool { return len(r.status().Contentions) == 1 })
+	if _, err := r.client.Resolve(context.Background(), r.status().Contentions[0].ID, blocker.ActionAbort, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 10*time.Second); code != 4 {
+		t.Fatalf("writer exit %d after --abort, want 4:\n%s", code, w.out)
+	}
+	if strings.Contains(w.out.String(), "ran-on\n") {
+		t.Errorf("the aborted worker ran its next command:\n%s", w.out)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "after.txt")); err == nil {
+		t.Errorf("the aborted worker wrote after.txt")
+	}
+}
+
 // TestLinkOutOfWorkspaceRefused: a worker cannot give a gated file a hard
 // link outside the workspace, through which any later write would pass no
 // gate (EXDEV, so link-or-copy tools copy); a link inside is granted.

@@ -225,12 +225,16 @@ func (s *Sidecar) halted() bool {
 	return s.halts > 0
 }
 
-// abort ends the worker's process group for an operator's --abort.
+// abort ends the worker's tree for an operator's --abort. The group is
+// stopped first: the kill goes through the reaper and lands a moment later,
+// and a stop is taken before the aborted write's answer returns to user
+// space, so the worker never runs on after it.
 func (s *Sidecar) abort() {
 	s.haltMu.Lock()
 	defer s.haltMu.Unlock()
 	s.aborted = true
 	if s.sup != nil { // nil: the worker was never started
+		stopGroup(s.sup.Pid())
 		s.sup.KillTree()
 	}
 }

@@ -71,6 +71,11 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	if a == Codex {
 		d.diagnoseCodex(ctx, cfg)
 	}
+	if n := openOnFailure(a, cfg.File); n > 0 {
+		val, _ := marshal(s.failClosed.val)
+		d.Problems = append(d.Problems, fmt.Sprintf("%d of leasegate's %s hooks lack %q: %s (an older install), so a hook that cannot run "+
+			"(a moved binary, a crash, a timeout) lets the write through; run `leasegate install %s` again", n, s.failClosedOn, s.failClosed.key, bytes.TrimSpace(val), a))
+	}
 	if a == ClaudeCode {
 		if off := claudeHooksOff(cfg); off != "" {
 			d.Problems = append(d.Problems, fmt.Sprintf("Claude Code runs no hooks: %s sets \"disableAllHooks\" (its settings files override each other: the user's, the project's, then .claude/settings.local.json); remove it there, or set it to false in a file read after it", off))
@@ -134,6 +139,46 @@ func claudeHooksOff(cfg DoctorConfig) string {
 		}
 	}
 	return off
+}
+
+// openOnFailure counts leasegate's handlers in the file that install now
+// writes to fail closed (failClosedOn) but that lack the member that
+// makes them.
+func openOnFailure(a Agent, path string) int {
+	s := settingsOf[a]
+	if s.failClosedOn == "" {
+		return 0
+	}
+	root, _, err := readSettings(path)
+	if err != nil {
+		return 0
+	}
+	hooks, err := root.childObject("hooks")
+	if err != nil {
+		return 0
+	}
+	arr, _ := hooks.childArray(s.failClosedOn)
+	want, _ := marshal(s.failClosed.val)
+	n := 0
+	open := func(raw json.RawMessage) {
+		h, err := parseObject(raw)
+		if err != nil || len(oursIn(a, raw)) == 0 {
+			return
+		}
+		if v, ok := h.get(s.failClosed.key); !ok || !sameJSON(v, want) {
+			n++
+		}
+	}
+	for _, raw := range arr {
+		open(raw)
+		if g, err := parseObject(raw); err == nil {
+			hs, _ := g.childArray("hooks")
+			for _, h := range hs {
+				open(h)
+			}
+		}
+	}
+	return n
 }
 
 // handlerCmd is an installed handler's command: a program with args, or

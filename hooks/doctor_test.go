@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,6 +54,52 @@ func TestDiagnoseClaudeHooksOff(t *testing.T) {
 				t.Errorf("doctor says %q, want nothing of disableAllHooks", said)
 			case tt.want != "" && !strings.Contains(said, files[tt.want]):
 				t.Errorf("doctor says %q, want it to name %s", said, filepath.Base(files[tt.want]))
+			}
+		})
+	}
+}
+
+// TestDiagnoseOpenOnFailure: doctor finds leasegate's PreToolUse hooks
+// an older install wrote without "onFailure": "block" (Claude Code) or
+// "failClosed": true (Cursor), which let a write through when the hook
+// cannot run, and says to install again; a fresh install has none.
+func TestDiagnoseOpenOnFailure(t *testing.T) {
+	for _, c := range []struct {
+		agent  hooks.Agent
+		member string
+		n      int
+	}{
+		{hooks.ClaudeCode, `, "onFailure": "block"`, 2},
+		{hooks.Cursor, `, "failClosed": true`, 1},
+	} {
+		t.Run(string(c.agent), func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			root := t.TempDir()
+			path := hooks.SettingsPath(c.agent, root)
+			if _, err := hooks.Install(c.agent, path, exe); err != nil {
+				t.Fatal(err)
+			}
+			says := func() string {
+				d := hooks.Diagnose(context.Background(), c.agent, hooks.DoctorConfig{Root: root, File: path, Home: t.TempDir()})
+				for _, p := range d.Problems {
+					if strings.Contains(p, "an older install") {
+						return p
+					}
+				}
+				return ""
+			}
+			if p := says(); p != "" {
+				t.Errorf("doctor after a fresh install says %q", p)
+			}
+			text := readFile(t, path)
+			compact := strings.Join(strings.Fields(text), " ")
+			old := strings.ReplaceAll(compact, c.member, "")
+			if old == compact {
+				t.Fatalf("no %s in the installed file:\n%s", c.member, text)
+			}
+			writeFile(t, path, old, 0o644)
+			if p := says(); !strings.HasPrefix(p, fmt.Sprint(c.n)+" of leasegate's") || !strings.Contains(p, "leasegate install "+string(c.agent)) {
+				t.Errorf("doctor with the member taken out says %q, want %d hooks named and install again", p, c.n)
 			}
 		})
 	}

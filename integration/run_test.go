@@ -168,49 +168,39 @@ func TestGrantedAtRetry(t *testing.T) {
 	}
 }
 
-// TestAbortEndsWorkerWhereItStands: an operator's --abort ends the halted
-// worker before it runs again: it neither sees the failed write nor goes on
-// to its next command, and it gets no grant after the abort.
-func TestAbortEndsWorkerWhereItStands(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "old\n"})
-	r.mustLG("acquire", "--as", "holder", "a.txt")
-	w := r.worker("writer", "echo new >> a.txt; echo ran-on; echo ran-on > after.txt")
-	id := waitBlockerFor(t, r, "writer", 20*time.Second)
-	if _, err := r.client.Resolve(context.Background(), id, blocker.ActionAbort, "test", ""); err != nil {
-		t.Fatal(err)
-	}
-	if code := w.wait(t, 10*time.Second); code != 4 {
-		t.Fatalf("writer exit %d after --abort, want 4:\n%s", code, w.out)
-	}
-	if strings.Contains(w.out.String(), "ran-on\n") {
-		t.Errorf("the aborted worker ran its next command:\n%s", w.out)
-	}
-	if _, err := os.Stat(filepath.Join(r.dir, "after.txt")); err == nil {
-		t.Errorf("the aborted worker wrote after.txt")
-	}
-	if r.read("a.txt") != "old\n" {
-		t.Errorf("a.txt = %q after the abort, want it untouched", r.read("a.txt"))
-	}
-}
-
-// TestAbortBeforeRetryEndsWorker: --abort of a write still waiting for its
-// retry (not halted yet) ends the worker too before it runs on.
-func TestAbortBeforeRetryEndsWorker(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "old\n"})
-	r.mustLG("acquire", "--as", "holder", "a.txt")
-	w := r.worker("writer", "echo new >> a.txt; echo ran-on; echo ran-on > after.txt")
-	eventually(t, 5*time.Second, "contention", func() bool { return len(r.status().Contentions) == 1 })
-	if _, err := r.client.Resolve(context.Background(), r.status().Contentions[0].ID, blocker.ActionAbort, "test", ""); err != nil {
-		t.Fatal(err)
-	}
-	if code := w.wait(t, 10*time.Second); code != 4 {
-		t.Fatalf("writer exit %d after --abort, want 4:\n%s", code, w.out)
-	}
-	if strings.Contains(w.out.String(), "ran-on\n") {
-		t.Errorf("the aborted worker ran its next command:\n%s", w.out)
-	}
-	if _, err := os.Stat(filepath.Join(r.dir, "after.txt")); err == nil {
-		t.Errorf("the aborted worker wrote after.txt")
+// TestAbortEndsWorker: an operator's --abort ends the worker before it
+// runs again, whether its write was halted on a blocker or still waited
+// for its retry: it neither sees the failed write nor goes on to its next
+// command, and it gets no grant after the abort.
+func TestAbortEndsWorker(t *testing.T) {
+	for _, halted := range []bool{true, false} {
+		t.Run(map[bool]string{true: "blocked", false: "before the retry"}[halted], func(t *testing.T) {
+			r := newRepo(t, map[string]string{"a.txt": "old\n"})
+			r.mustLG("acquire", "--as", "holder", "a.txt")
+			w := r.worker("writer", "echo new >> a.txt; echo ran-on; echo ran-on > after.txt")
+			var id string
+			if halted {
+				id = waitBlockerFor(t, r, "writer", 20*time.Second)
+			} else {
+				eventually(t, 5*time.Second, "contention", func() bool { return len(r.status().Contentions) == 1 })
+				id = r.status().Contentions[0].ID
+			}
+			if _, err := r.client.Resolve(context.Background(), id, blocker.ActionAbort, "test", ""); err != nil {
+				t.Fatal(err)
+			}
+			if code := w.wait(t, 10*time.Second); code != 4 {
+				t.Fatalf("writer exit %d after --abort, want 4:\n%s", code, w.out)
+			}
+			if strings.Contains(w.out.String(), "ran-on\n") {
+				t.Errorf("the aborted worker ran its next command:\n%s", w.out)
+			}
+			if _, err := os.Stat(filepath.Join(r.dir, "after.txt")); err == nil {
+				t.Errorf("the aborted worker wrote after.txt")
+			}
+			if r.read("a.txt") != "old\n" {
+				t.Errorf("a.txt = %q after the abort, want it untouched", r.read("a.txt"))
+			}
+		})
 	}
 }
 

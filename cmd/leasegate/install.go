@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 func cmdInstall(ctx context.Context, args []string) error { return install(ctx, "install", args) }
@@ -84,6 +86,11 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 	if err != nil {
 		return nil, err
 	}
+	if name == "install" && !to.user {
+		if err := gatedHere(base); err != nil {
+			return nil, err
+		}
+	}
 	path, note := settingsFile(agent, base, to)
 	if name == "install" {
 		// The MCP file is checked before the hooks are written, so that a
@@ -132,6 +139,27 @@ func mcpInstall(name string, agent hooks.Agent, base string, to target, exe stri
 		return hooks.InstallMCP(agent, path, exe)
 	}
 	return hooks.UninstallMCP(agent, path)
+}
+
+// gatedHere refuses a project install in root when the agent's hooks
+// and MCP server, which find their workspace from the agent's directory
+// alone, would not take root for one: outside a git checkout only a
+// leasegate.json makes a directory a workspace, and without it the hooks
+// let every write through.
+func gatedHere(root string) error {
+	ws, err := workspace.Find(root)
+	if err != nil {
+		return err
+	}
+	if ws.GitDir != "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(ws.Root, workspace.ConfigFile)); err == nil {
+		return nil
+	}
+	return usagef("install: %s is not in a git checkout and has no %s: the agent's hooks would gate nothing there "+
+		"(and its MCP server would refuse to start); put a %s there (`{}` will do) to make it a workspace, then install",
+		ws.Root, workspace.ConfigFile, workspace.ConfigFile)
 }
 
 // settingsBase is the home directory for --user, else the workspace root.

@@ -71,3 +71,28 @@ func TestInstallWritesNothingWhenMCPFileIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallRefusesADirectoryItWouldNotGate: outside a git checkout,
+// where only a leasegate.json makes a directory a workspace for the
+// agent's hooks, install without one is a usage error that says so and
+// writes nothing; with one it installs.
+func TestInstallRefusesADirectoryItWouldNotGate(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = install(context.Background(), "install", []string{"--workspace", dir, "--shared", "claude-code"})
+	if code, _ := classify(err); err == nil || code != exitUsage || !strings.Contains(err.Error(), "has no leasegate.json: the agent's hooks would gate nothing there") {
+		t.Errorf("install outside a git checkout = %v (exit %d), want a usage error saying the hooks would gate nothing", err, code)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("install outside a git checkout wrote %v", entries)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "leasegate.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := install(context.Background(), "install", []string{"--workspace", dir, "--shared", "--no-mcp", "claude-code"}); err != nil {
+		t.Errorf("install with a leasegate.json there = %v", err)
+	}
+}

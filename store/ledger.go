@@ -59,8 +59,8 @@ type Enqueuer interface {
 //
 // Calls are committed in the order EnqueueAck (or Enqueue) was called and
 // get consecutive Seqs in that order. ack is called at most once, only
-// after the commit is durable and LastSeq covers it, with the outcome
-// wait reports; it must not block, and it is never called from within
+// after the commit is durable and LastSeq covers it and before wait
+// returns, with the outcome wait reports; it must not block, and it is never called from within
 // EnqueueAck itself (the caller may hold a lock that ack takes). A call
 // the ledger never took (it was closed) may not be acknowledged; its wait
 // reports ErrClosed.

@@ -81,12 +81,15 @@ func (l *Ledger) EnqueueAck(ack func(error), evs ...gate.Event) func() ([]gate.E
 	}
 }
 
-// finish reports a request's outcome to its waiter and its ack.
+// finish reports a request's outcome to its ack, then to its waiter, so
+// that whatever the ack does (the coordinator answers the caller and
+// counts the commit) has happened by the time the wait returns, as in
+// store/etcd.
 func (r *request) finish(err error) {
-	r.done <- err
 	if r.ack != nil {
 		r.ack(err)
 	}
+	r.done <- err
 }
 
 // wait returns the outcome of a queued request, or ErrClosed if the

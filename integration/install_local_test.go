@@ -16,9 +16,25 @@ func TestInstallLocalByDefault(t *testing.T) {
 	r := newCheckout(t, nil)
 	r.env = append(r.env, "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	local, shared := filepath.Join(".claude", "settings.local.json"), filepath.Join(".claude", "settings.json")
-	r.mustLG("install", "claude-code")
+	out := r.mustLG("install", "claude-code")
 	if got := r.read(local); !strings.Contains(got, `"command": "`+bin+`"`) {
 		t.Errorf("install claude-code: %s lacks the absolute binary path %s:\n%s", local, bin, got)
+	}
+	// Git does not ignore the file install made (Claude Code ignores the
+	// one it makes itself): install says so, and how to ignore it.
+	if !strings.Contains(out, "note: git does not ignore "+local) {
+		t.Errorf("install claude-code did not say git would commit %s:\n%s", local, out)
+	}
+	r.mustLG("uninstall", "claude-code")
+	exclude := filepath.Join(r.dir, ".git", "info", "exclude")
+	if err := os.WriteFile(exclude, []byte(".claude/settings.local.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := r.mustLG("install", "claude-code", "--no-mcp"); strings.Contains(out, "does not ignore") {
+		t.Errorf("install claude-code with the file ignored still says git does not ignore it:\n%s", out)
+	}
+	if err := os.Remove(exclude); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, shared)); !os.IsNotExist(err) {
 		t.Errorf("install claude-code touched the shared %s (stat: %v)", shared, err)

@@ -106,6 +106,9 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 		}
 		if err == nil {
 			lines = append(lines, otherFileNote(agent, base, path, name, to)...)
+			if local, ok := hooks.LocalSettingsPath(agent, base); ok && path == local {
+				lines = append(lines, unignoredNote(ctx, base, path)...)
+			}
 		}
 		if err != nil || to.noMCP {
 			return lines, err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
 // target is which settings file install and uninstall edit.
@@ -33,6 +36,24 @@ func settingsFile(a hooks.Agent, base string, to target) (string, string) {
 	}
 	return shared, fmt.Sprintf("%s has no local settings file: the hooks name this binary's absolute path in %s; "+
 		"for a file a team can commit, install with --shared (`leasegate` looked up in PATH)", a, shared)
+}
+
+// unignoredNote says when git would not ignore the agent's local
+// settings file install wrote the absolute path of this binary to: the
+// agent keeps that file out of git when it makes it, not when install
+// does, and `git add -A` would commit one machine's path for the team.
+func unignoredNote(ctx context.Context, root, path string) []string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return nil
+	}
+	err = gitrun.Command(ctx, root, nil, "check-ignore", "-q", "--", rel).Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		return nil // ignored, or not a question git answers here
+	}
+	return []string{fmt.Sprintf("note: git does not ignore %s, which names this binary's absolute path: keep it out of commits "+
+		"(`echo %s >> \"$(git rev-parse --git-path info/exclude)\"`, or add it to .gitignore)", rel, filepath.ToSlash(rel))}
 }
 
 // otherFileNote says when leasegate's hooks for a are also in the other

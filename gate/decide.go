@@ -139,13 +139,19 @@ func validScope(req Request) error {
 	if len(s.Paths) == 0 || len(s.Paths) > MaxPaths {
 		return inputErrorf(ReasonBudgetExceeded, "%d paths; want 1 to %d", len(s.Paths), MaxPaths)
 	}
-	for _, p := range s.Paths {
+	for i, p := range s.Paths {
 		c, err := CleanPath(p)
 		if err != nil {
 			return err
 		}
 		if c != p {
 			return fmt.Errorf("path %q is not clean (want %q)", p, c)
+		}
+		// A check-out is asked for by a person or an agent, who would
+		// otherwise hold a lease on "a.go, a.go" for naming a file twice
+		// (a.go and ./a.go); a write's own paths are left as they come.
+		if req.Kind == KindCheckout && slices.Contains(s.Paths[:i], p) {
+			return fmt.Errorf("path %q is named twice", p)
 		}
 		if s.Type == ScopeFile && IsGlob(p) {
 			return fmt.Errorf("file scope path %q is a glob; use sparse scope", p)

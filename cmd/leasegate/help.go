@@ -64,7 +64,7 @@ var helpTexts = map[string]helpText{
 	"hook": {"leasegate hook claude-code|codex|gemini|cursor|git-pre-commit|git-post-commit",
 		"Called by the agent or git with the event on stdin; `leasegate install` wires it.",
 		nil},
-	"install": {"leasegate install claude-code|codex|gemini|cursor|git [--shared] [--user] [--no-mcp]",
+	"install": {"leasegate install claude-code|codex|gemini|cursor|git [--shared] [--user] [--no-mcp] [--trust (codex)]",
 		"The agent (or git) whose hooks to wire; for an agent, also its MCP configuration (.mcp.json, ...) unless --no-mcp. By default the entry names this binary's absolute path in the agent's " +
 			"local, git-ignored settings file where it has one; --shared writes a PATH-resolved `leasegate` into the shared file.",
 		[]string{"leasegate install claude-code", "leasegate install claude-code --shared", "leasegate install codex --trust"}},

@@ -96,3 +96,18 @@ func TestInstallRefusesADirectoryItWouldNotGate(t *testing.T) {
 		t.Errorf("install with a leasegate.json there = %v", err)
 	}
 }
+
+// TestInstallUsageNamesItsFlags: the usage line of install and uninstall
+// names each flag of their own, --trust (codex) included.
+func TestInstallUsageNamesItsFlags(t *testing.T) {
+	for name, flags := range map[string][]string{
+		"install":   {"--shared", "--user", "--no-mcp", "--trust"},
+		"uninstall": {"--shared", "--user", "--no-mcp"},
+	} {
+		for _, f := range flags {
+			if u := helpTexts[name].synopsis; !strings.Contains(u, f) {
+				t.Errorf("%s usage %q does not name %s", name, u, f)
+			}
+		}
+	}
+}

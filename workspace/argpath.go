@@ -15,6 +15,11 @@ import (
 // a *gate.DeniedError with gate.ReasonOutsideWorkspace. The result is
 // gate.CleanPath's (a trailing separator names the directory's tree).
 func (w *Workspace) ArgPath(cwd, a string) (string, error) {
+	if a == "" {
+		// Cleaned, "" would be "." and be refused as the workspace root,
+		// which the caller never named.
+		return "", &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "a path is empty: give a file, a folder (ending in /) or a glob"}
+	}
 	trailing := a != "" && os.IsPathSeparator(a[len(a)-1]) // on Windows "\" too
 	abs := a
 	switch {

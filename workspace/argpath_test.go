@@ -65,3 +65,14 @@ func TestArgPath(t *testing.T) {
 		})
 	}
 }
+
+// TestArgPathEmpty: an empty path is refused as invalid input saying it
+// is empty, not as the workspace root, which it does not name.
+func TestArgPathEmpty(t *testing.T) {
+	ws := &workspace.Workspace{Root: t.TempDir()}
+	_, err := ws.ArgPath(ws.Root, "")
+	var d *gate.DeniedError
+	if !errors.As(err, &d) || d.Reason != gate.ReasonInputInvalid || d.Message != "a path is empty: give a file, a folder (ending in /) or a glob" {
+		t.Errorf("ArgPath of an empty path = %v, want %s saying it is empty", err, gate.ReasonInputInvalid)
+	}
+}

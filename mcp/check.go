@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // CheckInput is the input of leases_check.
@@ -25,13 +26,16 @@ const (
 	// Refused is a path no worker may write, whoever holds it:
 	// leasegate's state directory and the operator's leasegate.json.
 	Refused = "refused"
+	// NotGated is a path writes to which pass no lease gate: git's own
+	// directory, which git serializes with its lock files.
+	NotGated = "not_gated"
 )
 
 // PathCheck is what leases_check says of one path.
 type PathCheck struct {
 	Path        string       `json:"path"`
-	State       string       `json:"state" jsonschema:"free, held_by_me, held_by_other, or refused: a path no agent may write (see reason)"`
-	Reason      string       `json:"reason,omitempty" jsonschema:"why a refused path may not be written"`
+	State       string       `json:"state" jsonschema:"free, held_by_me, held_by_other, refused (a path no agent may write) or not_gated (writes there need no lease); see reason"`
+	Reason      string       `json:"reason,omitempty" jsonschema:"why a path is refused or not gated"`
 	Holders     []Holding    `json:"holders,omitempty"`
 	Contentions []Contention `json:"contentions,omitempty" jsonschema:"writes to this path waiting for their one retry, with the retry time"`
 	Blockers    []string     `json:"open_blockers,omitempty" jsonschema:"ids of open blocker reports on this path (see blocker_show)"`
@@ -78,7 +82,7 @@ func (s *Server) check(ctx context.Context, _ *sdk.CallToolRequest, in CheckInpu
 	}
 	out.Me, out.Warning = me, st.LedgerWarning
 	for i, p := range paths {
-		if out.Paths[i].State == Refused {
+		if s := out.Paths[i].State; s == Refused || s == NotGated {
 			continue
 		}
 		pc := checkPath(st, p, me, live, s.ws.Folding())
@@ -127,14 +131,18 @@ func (s *Server) lookAll(ctx context.Context, cl Coordinator) (leasegate.Status,
 }
 
 // refusal is leases_check's answer for p when p names only files no worker
-// may write, by the classifier the sidecar and the hooks refuse them with;
-// a lease there would protect nothing.
+// may write, or only files in git's directory, which no gate holds, by the
+// classifier the sidecar and the hooks use; a lease there would protect
+// nothing.
 func (s *Server) refusal(p string) (PathCheck, bool) {
 	v := s.ws.LocatePattern(p)
-	if !v.Refused() {
-		return PathCheck{}, false
+	switch {
+	case v.Refused():
+		return PathCheck{Path: p, State: Refused, Reason: v.Why}, true
+	case v.Class == workspace.GitDir:
+		return PathCheck{Path: p, State: NotGated, Reason: v.Why}, true
 	}
-	return PathCheck{Path: p, State: Refused, Reason: v.Why}, true
+	return PathCheck{}, false
 }
 
 // checkPath is what the status snapshot st says of path p, names compared

@@ -28,11 +28,11 @@ func TestCheckSaysRefused(t *testing.T) {
 	}
 	cs := w.session(t, "alice", nil)
 	var out mcp.CheckOutput
-	paths := []string{state + "/ledger.db", workspace.ConfigFile, state + "/**", w.ws.Root + "/" + workspace.ConfigFile, "a.go", "*.json"}
+	paths := []string{state + "/ledger.db", workspace.ConfigFile, state + "/**", w.ws.Root + "/" + workspace.ConfigFile, "a.go", "*.json", ".git/config"}
 	txt := mustCall(t, cs, "leases_check", map[string]any{"paths": paths}, &out)
 	want := []struct{ state, why string }{
 		{mcp.Refused, "state dir"}, {mcp.Refused, "operator file"}, {mcp.Refused, "state dir"}, {mcp.Refused, "operator file"},
-		{mcp.Free, ""}, {mcp.Free, ""},
+		{mcp.Free, ""}, {mcp.Free, ""}, {mcp.NotGated, "git"},
 	}
 	if len(out.Paths) != len(want) {
 		t.Fatalf("check = %+v, want %d paths", out, len(want))

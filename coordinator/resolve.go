@@ -80,6 +80,7 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	if err != nil {
 		return leasegate.ResolveResult{}, err
 	}
+	res.Leases = c.answerTokens(res.Leases)
 	c.finishHold(h, res)
 	c.mu.Lock()
 	rep, _ = c.book.Get(id)

@@ -81,6 +81,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 		return leasegate.ResolveResult{}, err
 	}
 	c.mu.Lock()
+	res.Leases = c.shownTokens(res.Leases)
 	c.decided(con, res)
 	view = con.view
 	c.mu.Unlock()

@@ -92,3 +92,38 @@ func recordOf(t *testing.T, endpoints []string, id gate.LeaseID) (int64, int) {
 	t.Fatalf("no record grants %s", id)
 	return 0, 0
 }
+
+// TestSharedWokenWriteGetsItsToken: a write held behind another owner's
+// lease on a shared ledger, granted when that lease ends, is answered with
+// the token its commit fixed: its record's revision, as etcd reports it.
+func TestSharedWokenWriteGetsItsToken(t *testing.T) {
+	cluster := startCluster(t)
+	ctx := context.Background()
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	for _, name := range []string{"alice", "bob"} {
+		if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: name, Host: "host-a"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	if err != nil || held.Outcome != leasegate.Granted {
+		t.Fatalf("alice's write = %+v, %v; want granted", held, err)
+	}
+	waiting, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}})
+	if err != nil || waiting.Outcome != leasegate.Contended {
+		t.Fatalf("bob's write = %+v, %v; want contended", waiting, err)
+	}
+	l := held.Leases[0]
+	if _, err := a.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "alice"}, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+		t.Fatalf("alice's release with the token she was answered = %v", err)
+	}
+	woken, err := a.WaitContention(ctx, waiting.Contention.ID)
+	if err != nil || woken.Outcome != leasegate.Granted || len(woken.Leases) != 1 {
+		t.Fatalf("bob's held write = %+v, %v; want granted once alice released", woken, err)
+	}
+	got := woken.Leases[0]
+	rev, place := recordOf(t, cluster.Endpoints, got.ID)
+	if want := etcd.FencingToken(rev, place); got.FencingToken != want {
+		t.Fatalf("bob's lease answered with token %d, want %d (its record's revision %d)", got.FencingToken, want, rev)
+	}
+}

@@ -76,7 +76,7 @@ func (c *Coordinator) wake(id string, ended gate.Event) {
 		return
 	}
 	c.log.Info("waiter woken", "contention", id, "requester", con.req.Owner, "ended-lease", ended.LeaseID, "by", ended.Type)
-	c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d)})
+	c.decided(con, leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: c.shownTokens(grantedLeases(d))})
 }
 
 // decideWoken decides a woken contention's mutation and commits a grant

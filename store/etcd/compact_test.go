@@ -1,9 +1,7 @@
 package etcd_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -17,11 +15,7 @@ import (
 // the current revision and never from a watch's old one.
 func TestCompactionCostsNothing(t *testing.T) {
 	cfg := testConfig(t)
-	a, b := mustOpen(t, cfg), mustOpen(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	changes := a.Changes(ctx)
-	<-changes
+	a, b, ctx, changes := watchedPair(t, cfg)
 	before, err := a.Append(ctx, grant("a.go"), note("a"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,18 +6,14 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store/etcd"
 )
 
 // TestBehind: a writer whose head watch reported only its own commits is
 // not Behind; once another writer commits it is, until it has caught up;
 // a watch just started counts as Behind until the next CatchUp.
 func TestBehind(t *testing.T) {
-	cfg := testConfig(t)
-	a, b := mustOpen(t, cfg), mustOpen(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	changes := a.Changes(ctx)
-	<-changes
+	a, b, ctx, changes := watchedPair(t, testConfig(t))
 	if !a.Behind() {
 		t.Fatal("Behind() = false with a head watch just started, want true until a CatchUp")
 	}
@@ -63,4 +59,16 @@ func TestBehind(t *testing.T) {
 	if a.Behind() || a.LastSeq() != 4 {
 		t.Fatalf("after catching up Behind() = true or LastSeq() = %d, want false and 4", a.LastSeq())
 	}
+}
+
+// watchedPair opens two writers of cfg's ledger and starts a's head watch,
+// its first signal taken; ctx ends with the test or after 30 s.
+func watchedPair(t *testing.T, cfg etcd.Config) (a, b *etcd.Ledger, ctx context.Context, changes <-chan struct{}) {
+	t.Helper()
+	a, b = mustOpen(t, cfg), mustOpen(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	changes = a.Changes(ctx)
+	<-changes
+	return a, b, ctx, changes
 }

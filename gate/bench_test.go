@@ -11,8 +11,11 @@ import (
 // BenchmarkDecideAcquireRelease measures one acquire+release pair in
 // process: Decide, Apply the grant, Decide the release, Apply it. Targets
 // (brief §5): 2 µs uncontended, 5 µs among 100,000 active leases. The
-// -folded cases are a table that folds case (macOS, Windows), asked in
-// another case than its leases were granted.
+// -folded cases are a table that folds case (Windows), asked in
+// another case than its leases were granted; -mac cases one that also
+// folds Unicode normalization (macOS), asked the same ASCII names, and
+// -mac-accented one asked a name whose accent is decomposed, which every
+// look-up composes.
 func BenchmarkDecideAcquireRelease(b *testing.B) {
 	b.Run("uncontended", func(b *testing.B) {
 		benchPairs(b, gate.NewTable(), []string{"src/main.go"})
@@ -28,6 +31,15 @@ func BenchmarkDecideAcquireRelease(b *testing.B) {
 	})
 	b.Run("100k-leases-folded", func(b *testing.B) {
 		benchPairs(b, bigTable(b, gate.FoldCase), newPaths("PKG%03d/Dir%02d/NEW%03d.go"))
+	})
+	b.Run("uncontended-mac", func(b *testing.B) {
+		benchPairs(b, gate.NewTableFor(gate.FoldCase|gate.FoldNormalization), []string{"Src/Main.go"})
+	})
+	b.Run("uncontended-mac-accented", func(b *testing.B) {
+		benchPairs(b, gate.NewTableFor(gate.FoldCase|gate.FoldNormalization), []string{"Docs/Cafe\u0301.md"})
+	})
+	b.Run("100k-leases-mac", func(b *testing.B) {
+		benchPairs(b, bigTable(b, gate.FoldCase|gate.FoldNormalization), newPaths("PKG%03d/Dir%02d/NEW%03d.go"))
 	})
 }
 

@@ -439,7 +439,7 @@ func decideEvict(req Request, snap Snapshot, now time.Time) Decision {
 
 // firstSeen reports whether paths[i] is not among paths[:i], with names
 // compared under f. With many paths it uses and fills seen (keyed by the
-// folded path under FoldCase); with few (most requests name one or two)
+// folded path under a folding); with few (most requests name one or two)
 // seen is nil and it scans.
 func firstSeen(paths []string, i int, seen map[string]bool, f Folding) bool {
 	if seen == nil {

@@ -3,41 +3,86 @@ package gate
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Folding is how the workspace's volume compares names: byte for byte, or
 // with case folded, where "new/Bar.go" and "new/BAR.go" are one file
-// (Windows; macOS unless the volume was formatted case-sensitive). A
-// table given FoldCase takes two spellings of one path for one path: one
-// lease excludes the other spelling's writers, and the lease keeps the
-// spelling it was granted with. The coordinator takes it from the
-// workspace; a table replaying a ledger is given the same, though Apply
-// accepts and refuses the same events under both (see Table.grant).
+// (Windows; macOS unless the volume was formatted case-sensitive), or
+// with Unicode normalization folded, where "café" with "é" composed
+// (U+00E9) and decomposed ("e" and U+0301) is one file (APFS and HFS+,
+// whether or not they fold case), or both. A table given a folding takes
+// two spellings of one path for one path: one lease excludes the other
+// spelling's writers, and the lease keeps the spelling it was granted
+// with. The coordinator takes it from the workspace; a table replaying a
+// ledger is given the same, though Apply accepts and refuses the same
+// events under every folding (see Table.grant).
 //
 // FoldCase is simple Unicode case folding, rune for rune, as
 // strings.EqualFold: two names are one when each rune of one is in the
 // case orbit (unicode.SimpleFold) of the other's rune at the same place,
 // so "k", "K" and the Kelvin sign "K" are one letter. A byte that is not
-// UTF-8 is compared as itself.
-type Folding bool
+// UTF-8 is compared as itself. FoldNormalization compares names by their
+// canonical composition (NFC), so canonically equivalent spellings are one
+// name; with both, names are case folded after they are composed.
+//
+// A Folding is a value, not a function handed in: two tables, a ledger's
+// replay and the git guard compare paths by the same rule exactly when
+// their Foldings are equal, and each names its rule when printed.
+type Folding uint8
 
 const (
-	// ExactCase tells names apart by every byte: Linux, and a
-	// case-sensitive APFS or HFS+ volume.
-	ExactCase Folding = false
+	// ExactCase tells names apart by every byte: Linux and the BSDs.
+	ExactCase Folding = 0
 	// FoldCase takes names that differ only in case for one name.
-	FoldCase Folding = true
+	FoldCase Folding = 1 << 0
+	// FoldNormalization takes names that differ only in Unicode
+	// normalization (composed or decomposed accents) for one name.
+	FoldNormalization Folding = 1 << 1
 )
 
 func (f Folding) String() string {
-	if f {
+	switch f {
+	case ExactCase:
+		return "exact case"
+	case FoldCase:
 		return "case folded"
+	case FoldNormalization:
+		return "normalization folded"
 	}
-	return "exact case"
+	return "case and normalization folded"
+}
+
+// foldsCase reports whether f takes names that differ in case for one.
+func (f Folding) foldsCase() bool { return f&FoldCase != 0 }
+
+// form returns s composed (NFC) where f folds normalization and s holds
+// more than ASCII; s itself otherwise, and when it is composed already
+// (norm returns it without copying then).
+func (f Folding) form(s string) string {
+	if f&FoldNormalization == 0 {
+		return s
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFC.String(s)
+		}
+	}
+	return s
 }
 
 // Equal reports whether a and b name one path under f.
-func (f Folding) Equal(a, b string) bool { return a == b || bool(f) && foldEqual(a, b) }
+func (f Folding) Equal(a, b string) bool { return a == b || f != ExactCase && f.equal(a, b) }
+
+// equal is Equal where f folds something.
+func (f Folding) equal(a, b string) bool {
+	a, b = f.form(a), f.form(b)
+	if !f.foldsCase() {
+		return a == b
+	}
+	return foldEqual(a, b)
+}
 
 // Overlap is gate.Overlap with names compared under f.
 func (f Folding) Overlap(a, b string) bool { return overlap(a, b, f) }
@@ -47,7 +92,7 @@ func (f Folding) Match(pattern, p string) bool { return overlap(pattern, p, f) }
 
 // Covers is Scope.Covers with names compared under f.
 func (f Folding) Covers(s Scope, p string) bool {
-	if !f {
+	if f == ExactCase {
 		return s.Covers(p)
 	}
 	return s.anyPath(f.Match, p)
@@ -55,7 +100,7 @@ func (f Folding) Covers(s Scope, p string) bool {
 
 // Overlaps is Scope.Overlaps with names compared under f.
 func (f Folding) Overlaps(s Scope, p string) bool {
-	if !f {
+	if f == ExactCase {
 		return s.Overlaps(p)
 	}
 	return s.anyPath(f.Overlap, p)
@@ -67,8 +112,8 @@ func (f Folding) CoversTree(s Scope, dir string) bool {
 }
 
 // Key returns the one string every spelling of the name s under f maps
-// to, for a set or map that is to take them for one: s itself where case
-// counts.
+// to, for a set or map that is to take them for one: s itself under
+// ExactCase.
 func (f Folding) Key(s string) string { return f.folded(s) }
 
 // foldEqual reports whether a and b are one name with case folded.
@@ -163,23 +208,35 @@ func appendFolded(dst []byte, s string) []byte {
 	return dst
 }
 
-// folded returns the map key of s: s itself where case counts.
+// folded returns the map key of s: s itself under ExactCase.
 func (f Folding) folded(s string) string {
-	if !f {
+	if f == ExactCase {
 		return s
 	}
-	return string(appendFolded(make([]byte, 0, len(s)), s))
+	return string(f.appendKey(make([]byte, 0, len(s)), s))
+}
+
+// appendKey appends the map key of s under f, which folds something.
+func (f Folding) appendKey(dst []byte, s string) []byte {
+	s = f.form(s)
+	if !f.foldsCase() {
+		return append(dst, s...)
+	}
+	return appendFolded(dst, s)
 }
 
 // hash is the hash of name s under f.
 func (f Folding) hash(s string) uint32 {
-	if f {
+	s = f.form(s)
+	if f.foldsCase() {
 		return foldHash(s)
 	}
 	return segHash(s)
 }
 
-// sameRune reports whether runes a and b are one letter under f.
+// sameRune reports whether runes a and b are one letter under f. Where f
+// folds normalization the runes are those of composed names (overlap
+// composes its patterns first).
 func (f Folding) sameRune(a, b rune) bool {
-	return a == b || bool(f) && foldRune(a) == foldRune(b)
+	return a == b || f.foldsCase() && foldRune(a) == foldRune(b)
 }

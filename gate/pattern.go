@@ -14,12 +14,13 @@ import (
 //
 // Character classes are treated as `?` (any one character): the answer can
 // only err toward overlap, which refuses a lease rather than granting two.
-// Names are compared byte for byte; Folding.Overlap compares them with
-// case folded.
+// Names are compared byte for byte; Folding.Overlap compares them
+// folded.
 func Overlap(a, b string) bool { return overlap(a, b, ExactCase) }
 
 // overlap is Overlap with names compared under f.
 func overlap(a, b string, f Folding) bool {
+	a, b = f.form(a), f.form(b) // so that a rune of one is a rune of the other
 	a, b, differ := stripCommonLiterals(a, b, f)
 	switch {
 	case differ:
@@ -169,7 +170,7 @@ func literalEndsDiffer(a, b string, f Folding) bool {
 
 // sameASCII reports whether ASCII bytes a and b are one character under f.
 func sameASCII(a, b byte, f Folding) bool {
-	return a == b || bool(f) && upperASCII(a) == upperASCII(b)
+	return a == b || f.foldsCase() && upperASCII(a) == upperASCII(b)
 }
 
 func plainASCII(c byte) bool {

@@ -50,8 +50,8 @@ type Table struct {
 func NewTable() *Table { return NewTableFor(ExactCase) }
 
 // NewTableFor returns an empty table that compares names under f: with
-// FoldCase, two spellings of one path are one path to Overlapping and
-// Decide (see Folding).
+// FoldCase or FoldNormalization, two spellings of one path are one path
+// to Overlapping and Decide (see Folding).
 func NewTableFor(f Folding) *Table {
 	t := &Table{
 		holders: make(map[Owner]*holder),
@@ -128,9 +128,9 @@ func (t *Table) grant(e *Event) error {
 }
 
 // heldByOther returns the active lease of another owner overlapping l with
-// the lowest fencing token, or nil. Under FoldCase a lease whose paths
-// overlap l's only with case folded does not count: a coordinator that
-// told names apart by case granted it (one on a case-sensitive volume
+// the lowest fencing token, or nil. Under a folding a lease whose paths
+// overlap l's only with names folded does not count: a coordinator that
+// told names apart by case or normalization granted it (one on a case-sensitive volume
 // sharing the ledger, or one from before the table folded), and the table
 // keeps what the ledger holds rather than refusing the ledger. Decide
 // still refuses any new grant overlapping either lease.

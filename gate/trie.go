@@ -13,7 +13,7 @@ type ref uint64
 // for a plain path visits only the directories along it; a glob query also
 // visits the subtree under its own literal prefix.
 //
-// Under FoldCase names are compared with case folded: a directory is
+// Under a folding names are compared folded (see Folding): a directory is
 // found under any spelling of its name (it keeps the spelling it was made
 // with), the maps of many subdirectories or files are keyed by the folded
 // name, and the hashes kept beside names are of the folded name.
@@ -42,8 +42,8 @@ type dir struct {
 // there are many.
 type dirMore struct {
 	globs   []glob          // globs whose literal prefix ends here
-	kidMap  map[string]*dir // subdirectories by name (folded under FoldCase)
-	fileMap map[string]ref  // plain paths here by path (folded under FoldCase)
+	kidMap  map[string]*dir // subdirectories by name (folded under a folding)
+	fileMap map[string]ref  // plain paths here by path (folded under a folding)
 }
 
 type glob struct {
@@ -201,11 +201,11 @@ func (t *trie) visit(q string, fn func(ref) bool) bool {
 
 // visitGlobs visits d's globs that overlap q, which has segs segments
 // (see segCount). The first i bytes of q are the path of d and a slash: the
-// literal prefix every glob of d starts with. Under FoldCase a glob's
+// literal prefix every glob of d starts with. Under a folding a glob's
 // prefix may be spelt with another number of bytes, so the whole patterns
 // are compared.
 func (d *dir) visitGlobs(q string, i, segs int, fn func(ref) bool, f Folding) bool {
-	if f {
+	if f != ExactCase {
 		i = 0
 	}
 	for _, g := range d.globs() {

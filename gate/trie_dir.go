@@ -8,7 +8,7 @@ import "slices"
 // of them costs a fraction of a map. A slice entry keeps the hash of its
 // name, so a scan compares names only when hashes agree. A second lease on
 // a path already in the file map is kept in the slice, which every lookup
-// also scans. Under FoldCase the maps are keyed by the folded name (see
+// also scans. Under a folding the maps are keyed by the folded name (see
 // Folding.folded), and a name is looked up without allocating a key.
 
 // maxSmall is the most subdirectories or files a directory keeps in a slice.
@@ -41,10 +41,10 @@ func (d *dir) fileMap() map[string]ref {
 // kid returns the subdirectory name of d, whose hash is h, or nil.
 func (d *dir) kid(name string, h uint32, f Folding) *dir {
 	if m := d.kidMap(); m != nil {
-		if !f {
+		if f == ExactCase {
 			return m[name]
 		}
-		k, _ := lookupFolded(m, name)
+		k, _ := lookupFolded(m, name, f)
 		return k
 	}
 	for _, k := range d.kids {
@@ -64,9 +64,9 @@ const maxKeyOnStack = 256
 // counts do not pay for the buffer.
 //
 //go:noinline
-func lookupFolded[V any](m map[string]V, name string) (V, bool) {
+func lookupFolded[V any](m map[string]V, name string, f Folding) (V, bool) {
 	var key [maxKeyOnStack]byte
-	v, ok := m[string(appendFolded(key[:0], name))]
+	v, ok := m[string(f.appendKey(key[:0], name))]
 	return v, ok
 }
 
@@ -149,11 +149,11 @@ func (d *dir) mapped(p string, f Folding) (ref, bool) {
 	if m == nil {
 		return 0, false
 	}
-	if !f {
+	if f == ExactCase {
 		r, ok := m[p]
 		return r, ok
 	}
-	return lookupFolded(m, p)
+	return lookupFolded(m, p, f)
 }
 
 // dropFile drops the ref of plain path p (whose last segment hashes to h)
@@ -214,7 +214,7 @@ func (d *dir) walkFiles(fn func(ref, string) bool, t *trie) bool {
 		}
 	}
 	for p, r := range d.fileMap() {
-		if t.fold {
+		if t.fold != ExactCase {
 			p = t.pattern(r) // the key is folded
 		}
 		if !fn(r, p) {

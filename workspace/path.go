@@ -22,6 +22,12 @@ type pathRules struct {
 	// and HFS+ do by default. unicode.ToUpper stands in for their case
 	// tables; they agree on every letter a path is likely to hold.
 	fold bool
+	// normalizes makes names that differ only in Unicode normalization
+	// (an accent composed or decomposed) one name, as APFS and HFS+ do
+	// whether or not they fold case. Only the lease table's Folding takes
+	// it: paths Under compares come spelt as the disk keeps them
+	// (ResolveExisting) or as given, where APFS keeps them as given too.
+	normalizes bool
 	// volumes says that a path may start with a volume: a drive ("C:") or
 	// a UNC share ("\\server\share").
 	volumes bool
@@ -32,11 +38,24 @@ type pathRules struct {
 }
 
 // Folding is how gate is to compare the workspace's relative paths:
-// folded where the platform's rules fold case (Windows; macOS unless the
-// volumes Find asked are case-sensitive), byte for byte on Linux and the
-// BSDs. The coordinator gives it to its lease table, so that two
-// spellings of a file not yet created are one lease.
-func (w *Workspace) Folding() gate.Folding { return gate.Folding(native().fold) }
+// case folded where the platform's rules fold case (Windows; macOS unless
+// the volumes Find asked are case-sensitive), Unicode normalization folded
+// on macOS, byte for byte on Linux and the BSDs. The coordinator gives it
+// to its lease table, so that two spellings of a file not yet created are
+// one lease.
+func (w *Workspace) Folding() gate.Folding { return native().folding() }
+
+// folding is the gate.Folding of the rules r.
+func (r pathRules) folding() gate.Folding {
+	f := gate.ExactCase
+	if r.fold {
+		f |= gate.FoldCase
+	}
+	if r.normalizes {
+		f |= gate.FoldNormalization
+	}
+	return f
+}
 
 // Under returns p relative to base ("." for base itself), slash separated
 // on every platform, if p is base or beneath it. It compares strings only:

@@ -12,10 +12,11 @@ const pcCaseSensitive = 11
 // about case; a leasegate process works for one workspace.
 var volumes volumeCase
 
-// native returns the path rules of macOS: "/" alone separates, and names
+// native returns the path rules of macOS: "/" alone separates, names
 // that differ only in case are one name unless the workspace's volume was
-// formatted case-sensitive (see volumeCase).
-func native() pathRules { return pathRules{sep: '/', fold: volumes.folds()} }
+// formatted case-sensitive (see volumeCase), and names that differ only
+// in Unicode normalization are one name on every APFS and HFS+ volume.
+func native() pathRules { return pathRules{sep: '/', fold: volumes.folds(), normalizes: true} }
 
 // adoptVolume asks the volume holding w's root, once as the workspace is
 // opened, whether it folds case, and where it does spells w's directories

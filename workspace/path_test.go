@@ -10,8 +10,10 @@ var (
 	unixRules    = pathRules{sep: '/'}
 	windowsRules = pathRules{sep: '\\', alt: '/', fold: true, volumes: true}
 	// macRules are macOS's on a volume that folds case (APFS's and HFS+'s
-	// default); on a case-sensitive volume they are unixRules.
-	macRules = pathRules{sep: '/', fold: true}
+	// default); on a case-sensitive volume they are macSensitiveRules,
+	// which compare paths as unixRules do.
+	macRules          = pathRules{sep: '/', fold: true, normalizes: true}
+	macSensitiveRules = pathRules{sep: '/', normalizes: true}
 )
 
 // TestPathRulesUnder runs Under's core with each platform's rules, so the

@@ -36,6 +36,8 @@ func TestDemo(t *testing.T) {
 		"src/app.go       alice  auto", // the grant, in status
 		"[bob] leasegate: contention: src/app.go",
 		"[bob] bob: my write went through",
+		"bob's held write is granted at that moment (contention.woken), before its retry is due",
+		"contention.woken     src/app.go",
 		"lease.reclaimed",
 		"[dave] dave: wrote docs/guide.md at once",
 		"[frank] leasegate: BLOCKED: README.md is still held by erin after the retry",

@@ -97,7 +97,7 @@ func (d *demo) play(ctx context.Context) error {
 		return err
 	}
 	defer d.stopServer(srv)
-	for _, scene := range []func(context.Context) error{d.sceneRetryGranted, d.sceneReclaim, d.sceneBlocker, d.sceneStopIdle, d.sceneCommit} {
+	for _, scene := range []func(context.Context) error{d.sceneWoken, d.sceneReclaim, d.sceneBlocker, d.sceneStopIdle, d.sceneCommit} {
 		if err := scene(ctx); err != nil {
 			return err
 		}

@@ -16,10 +16,12 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// sceneRetryGranted: alice writes src/app.go (and so also holds its pair
-// src/app_test.go); bob's write to it is denied, the contention heartbeat
-// is emitted, and at the one retry alice has finished: bob is granted.
-func (d *demo) sceneRetryGranted(ctx context.Context) error {
+// sceneWoken: alice writes src/app.go (and so also holds its pair
+// src/app_test.go); bob's write to it is denied and the contention
+// heartbeat is emitted; alice finishes before bob's one retry is due, and
+// bob's held write is granted the moment her leases are released
+// (contention.woken), not at the retry.
+func (d *demo) sceneWoken(ctx context.Context) error {
 	d.say("alice edits src/app.go: the first write of a free file takes its lease (and its pair src/app_test.go)")
 	alice, err := d.worker(ctx, "alice", "echo '// alice' >> src/app.go; echo 'alice: wrote src/app.go, working for 2s'; sleep 2")
 	if err != nil {
@@ -37,13 +39,14 @@ func (d *demo) sceneRetryGranted(ctx context.Context) error {
 		return err
 	}
 	_ = alice.Wait()
-	d.say("alice's worker ended: her leases are released; bob's retry finds the file free")
+	d.say("alice's worker ended: her leases are released, and bob's held write is granted at that moment (contention.woken), before its retry is due")
 	_ = bob.Wait()
 	if err := d.show(ctx, "history", "src/app.go", "--limit", "8"); err != nil {
 		return err
 	}
-	if !d.happened(ctx, "src/app.go", gate.EventContention, "bob") || !d.fileHas("src/app.go", "// bob") {
-		return fmt.Errorf("demo: bob's write to src/app.go was not held for its retry and then granted")
+	if !d.happened(ctx, "src/app.go", gate.EventContention, "bob") || !d.happened(ctx, "src/app.go", gate.EventContentionWoken, "bob") ||
+		!d.fileHas("src/app.go", "// bob") {
+		return fmt.Errorf("demo: bob's write to src/app.go was not held and then granted when alice's lease was released")
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -35,8 +35,8 @@ func mustGitWorkspace(tb testing.TB) *workspace.Workspace {
 func BenchmarkDecideLocal(b *testing.B) {
 	ws := mustGitWorkspace(b)
 	s := newTestSidecar(b, ws)
-	held := seccomp.Mutation{PID: 1, TID: 1, Op: seccomp.OpOpenWrite, Paths: []string{ws.Root + "/src/a.go"}}
-	ref := seccomp.Mutation{PID: 1, TID: 1, Op: seccomp.OpRename,
+	held := intercept.Mutation{PID: 1, TID: 1, Op: intercept.OpOpenWrite, Paths: []string{ws.Root + "/src/a.go"}}
+	ref := intercept.Mutation{PID: 1, TID: 1, Op: intercept.OpRename,
 		Paths: []string{ws.GitDir + "/refs/heads/main.lock", ws.GitDir + "/refs/heads/main"}}
 	b.Run("now-held", func(b *testing.B) {
 		b.ReportAllocs()
@@ -59,7 +59,7 @@ func BenchmarkDecideLocal(b *testing.B) {
 	})
 	for _, bc := range []struct {
 		name string
-		m    seccomp.Mutation
+		m    intercept.Mutation
 	}{{name: "held", m: held}, {name: "git-ref", m: ref}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -12,24 +12,24 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
 
-var _ seccomp.Decider = (*Sidecar)(nil)
+var _ intercept.Decider = (*Sidecar)(nil)
 
 // Decide answers one held syscall: paths outside the gate pass at once,
 // the state directory and leasegate.json are refused, gated paths go
 // through the coordinator's contention protocol, and a change of a rule
 // file is recorded before it is let through.
-func (s *Sidecar) Decide(ctx context.Context, m seccomp.Mutation) error {
+func (s *Sidecar) Decide(ctx context.Context, m intercept.Mutation) error {
 	if err := s.decide(ctx, m); err != nil {
 		return err
 	}
 	return s.recordRuleChanges(ctx, m)
 }
 
-func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
+func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	if s.isAborted() {
 		// The tree is being killed; a process outside the halted group
 		// (a setsid daemon) gets no grant meanwhile.
@@ -51,7 +51,7 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 	if len(paths) == 0 || s.held.covers(paths) {
 		return nil
 	}
-	if m.Op == seccomp.OpMkdir && len(paths) == 1 && s.takeSubtree(ctx, paths[0]) {
+	if m.Op == intercept.OpMkdir && len(paths) == 1 && s.takeSubtree(ctx, paths[0]) {
 		return nil
 	}
 	halted := false
@@ -73,7 +73,7 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 		s.resume()
 	}
 	if err != nil {
-		if sig, interrupted := seccomp.InterruptedBy(ctx); interrupted {
+		if sig, interrupted := intercept.InterruptedBy(ctx); interrupted {
 			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, strings.Join(paths, " "), signalName(sig))
 			return syscall.EINTR
 		}
@@ -100,8 +100,8 @@ func (s *Sidecar) decide(ctx context.Context, m seccomp.Mutation) error {
 // lease is gone. It is refused with EXDEV, what a link across file systems
 // meets: cp, rsync and package managers that link where they can copy
 // instead.
-func (s *Sidecar) linksOut(m seccomp.Mutation) bool {
-	if m.Op != seccomp.OpLink || len(m.Paths) != 2 {
+func (s *Sidecar) linksOut(m intercept.Mutation) bool {
+	if m.Op != intercept.OpLink || len(m.Paths) != 2 {
 		return false
 	}
 	return s.cfg.Workspace.Locate(m.Paths[0], workspace.ReachFile).Class == workspace.Outside &&
@@ -113,7 +113,7 @@ func (s *Sidecar) linksOut(m seccomp.Mutation) bool {
 // unless they leased the name in advance, and then the ordinary per-path
 // protocol runs instead. It reports whether the subtree was granted.
 func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
-	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(seccomp.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
+	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(intercept.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
 	if err != nil || r.Outcome != leasegate.Granted {
 		return false
 	}
@@ -129,10 +129,10 @@ func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
 //
 // Like DecideNow, Decide compares paths lexically: the seccomp gate reports
 // them with their directories' symlinks resolved.
-func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
+func (s *Sidecar) coveredFast(m intercept.Mutation) bool {
 	var buf [2]string
 	rels := buf[:0]
-	reach := reachOf(m.Op, m.Op == seccomp.OpRename)
+	reach := reachOf(m.Op, m.Op == intercept.OpRename)
 	for _, abs := range m.Paths {
 		v := s.cfg.Workspace.Locate(abs, reach)
 		if v.Class != workspace.Gated || s.cfg.Workspace.AffectsIgnore(abs) {
@@ -148,11 +148,11 @@ func (s *Sidecar) coveredFast(m seccomp.Mutation) bool {
 
 // reachOf is how much a mutation op of a path changes; dir says whether a
 // renamed path is a directory.
-func reachOf(op seccomp.Op, dir bool) workspace.Reach {
+func reachOf(op intercept.Op, dir bool) workspace.Reach {
 	switch {
-	case op == seccomp.OpRmdir || (op == seccomp.OpRename && dir):
+	case op == intercept.OpRmdir || (op == intercept.OpRename && dir):
 		return workspace.ReachTree
-	case op == seccomp.OpMkdir:
+	case op == intercept.OpMkdir:
 		return workspace.ReachDir
 	}
 	return workspace.ReachFile
@@ -161,17 +161,17 @@ func reachOf(op seccomp.Op, dir bool) workspace.Reach {
 // gatedPaths classifies a mutation's paths. A directory rename or removal
 // covers the directory's subtree. refuse is true when a path is (or holds)
 // leasegate's state directory, or is leasegate.json.
-func (s *Sidecar) gatedPaths(m seccomp.Mutation) (paths []string, refuse bool) {
-	reach := reachOf(m.Op, m.Op == seccomp.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
+func (s *Sidecar) gatedPaths(m intercept.Mutation) (paths []string, refuse bool) {
+	reach := reachOf(m.Op, m.Op == intercept.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
 	for i, abs := range m.Paths {
 		// A rename is also checked as a tree whatever isDir saw of its
 		// source, as the fast paths check it: a directory holding the state
 		// directory is refused even where its source cannot be examined.
 		v := s.rule.ClassifyPath(abs, reach)
-		if v.Refused() || (m.Op == seccomp.OpRename && s.cfg.Workspace.Locate(abs, workspace.ReachTree).Refused()) {
+		if v.Refused() || (m.Op == intercept.OpRename && s.cfg.Workspace.Locate(abs, workspace.ReachTree).Refused()) {
 			return nil, true
 		}
-		if m.Op == seccomp.OpRename && i == 1 && s.refUpdate(abs) {
+		if m.Op == intercept.OpRename && i == 1 && s.refUpdate(abs) {
 			s.noteCommit()
 		}
 		if s.cfg.Workspace.AffectsIgnore(abs) {

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -30,26 +30,26 @@ func TestDecideRefusesStateDir(t *testing.T) {
 	tests := []struct {
 		name     string
 		worktree bool
-		op       seccomp.Op
+		op       intercept.Op
 		paths    []string
 		want     error
 	}{
-		{name: "ledger of a worktree", worktree: true, op: seccomp.OpOpenWrite, paths: []string{wtState + "/ledger.db"}, want: syscall.EACCES},
-		{name: "admin token of a worktree", worktree: true, op: seccomp.OpUnlink, paths: []string{wtState + "/admin.token"}, want: syscall.EACCES},
-		{name: "new blocker in a worktree's state", worktree: true, op: seccomp.OpCreate, paths: []string{wtState + "/blockers/x.md"}, want: syscall.EACCES},
-		{name: "state directory of a worktree itself", worktree: true, op: seccomp.OpChmod, paths: []string{wtState}, want: syscall.EACCES},
-		{name: "rename into a worktree's state", worktree: true, op: seccomp.OpRename, paths: []string{"/tmp/x", wtState + "/coord.sock"}, want: syscall.EACCES},
-		{name: "hard link of a worktree's ledger", worktree: true, op: seccomp.OpLink, paths: []string{"/tmp/l", wtState + "/ledger.db"}, want: syscall.EACCES},
-		{name: "rename of the worktree's git dir", worktree: true, op: seccomp.OpRename, paths: []string{"/main/.git/worktrees/ws", "/tmp/ws"}, want: syscall.EACCES},
-		{name: "removal of the main git dir", worktree: true, op: seccomp.OpRmdir, paths: []string{"/main/.git"}, want: syscall.EACCES},
-		{name: "a sibling sharing the state's prefix", worktree: true, op: seccomp.OpCreate, paths: []string{wtState + "x"}},
-		{name: "the worktree's index", worktree: true, op: seccomp.OpRename, paths: []string{"/main/.git/worktrees/ws/index.lock", "/main/.git/worktrees/ws/index"}},
-		{name: "the worktree's .git file", worktree: true, op: seccomp.OpOpenWrite, paths: []string{"/ws/.git"}},
-		{name: "a held file of a worktree", worktree: true, op: seccomp.OpOpenWrite, paths: []string{"/ws/src/a.go"}},
-		{name: "in-root state", op: seccomp.OpCreate, paths: []string{"/ws/.git/leasegate/x"}, want: syscall.EACCES},
-		{name: "rename of the root holding the state", op: seccomp.OpRename, paths: []string{"/ws", "/ws2"}, want: syscall.EACCES},
-		{name: "removal of git's directory", op: seccomp.OpRmdir, paths: []string{"/ws/.git"}, want: syscall.EACCES},
-		{name: "git's objects", op: seccomp.OpCreate, paths: []string{"/ws/.git/objects/ab/cd"}},
+		{name: "ledger of a worktree", worktree: true, op: intercept.OpOpenWrite, paths: []string{wtState + "/ledger.db"}, want: syscall.EACCES},
+		{name: "admin token of a worktree", worktree: true, op: intercept.OpUnlink, paths: []string{wtState + "/admin.token"}, want: syscall.EACCES},
+		{name: "new blocker in a worktree's state", worktree: true, op: intercept.OpCreate, paths: []string{wtState + "/blockers/x.md"}, want: syscall.EACCES},
+		{name: "state directory of a worktree itself", worktree: true, op: intercept.OpChmod, paths: []string{wtState}, want: syscall.EACCES},
+		{name: "rename into a worktree's state", worktree: true, op: intercept.OpRename, paths: []string{"/tmp/x", wtState + "/coord.sock"}, want: syscall.EACCES},
+		{name: "hard link of a worktree's ledger", worktree: true, op: intercept.OpLink, paths: []string{"/tmp/l", wtState + "/ledger.db"}, want: syscall.EACCES},
+		{name: "rename of the worktree's git dir", worktree: true, op: intercept.OpRename, paths: []string{"/main/.git/worktrees/ws", "/tmp/ws"}, want: syscall.EACCES},
+		{name: "removal of the main git dir", worktree: true, op: intercept.OpRmdir, paths: []string{"/main/.git"}, want: syscall.EACCES},
+		{name: "a sibling sharing the state's prefix", worktree: true, op: intercept.OpCreate, paths: []string{wtState + "x"}},
+		{name: "the worktree's index", worktree: true, op: intercept.OpRename, paths: []string{"/main/.git/worktrees/ws/index.lock", "/main/.git/worktrees/ws/index"}},
+		{name: "the worktree's .git file", worktree: true, op: intercept.OpOpenWrite, paths: []string{"/ws/.git"}},
+		{name: "a held file of a worktree", worktree: true, op: intercept.OpOpenWrite, paths: []string{"/ws/src/a.go"}},
+		{name: "in-root state", op: intercept.OpCreate, paths: []string{"/ws/.git/leasegate/x"}, want: syscall.EACCES},
+		{name: "rename of the root holding the state", op: intercept.OpRename, paths: []string{"/ws", "/ws2"}, want: syscall.EACCES},
+		{name: "removal of git's directory", op: intercept.OpRmdir, paths: []string{"/ws/.git"}, want: syscall.EACCES},
+		{name: "git's objects", op: intercept.OpCreate, paths: []string{"/ws/.git/objects/ab/cd"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestDecideRefusesStateDir(t *testing.T) {
 			}
 			var notices bytes.Buffer
 			s.cfg.Notices = &notices
-			m := seccomp.Mutation{PID: 7, TID: 7, Op: tt.op, Syscall: "test", Paths: tt.paths}
+			m := intercept.Mutation{PID: 7, TID: 7, Op: tt.op, Syscall: "test", Paths: tt.paths}
 			if err := s.Decide(context.Background(), m); !errors.Is(err, tt.want) {
 				t.Errorf("Decide(%s %q) = %v, want %v", tt.op, tt.paths, err, tt.want)
 			}
@@ -86,7 +86,7 @@ func TestDecideNotesWorktreeCommit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := worktreeSidecar(t)
-			m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpRename, Syscall: "test", Paths: tt.paths}
+			m := intercept.Mutation{PID: 7, TID: 7, Op: intercept.OpRename, Syscall: "test", Paths: tt.paths}
 			if answered, _ := s.DecideNow(m); answered == tt.want {
 				t.Errorf("DecideNow(rename %q) answered = %v, want %v", tt.paths, answered, !tt.want)
 			}

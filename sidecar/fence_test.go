@@ -8,7 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/internal/servicetest"
 )
 
@@ -24,7 +24,7 @@ func TestCacheFencedByHeartbeat(t *testing.T) {
 	svc.Beat = leasegate.Beat{Bounded: true, TrustFor: 5 * time.Second, Session: 1}
 	s, _ := fakeSidecar(t, svc)
 	clk := s.cfg.Clock.(*clock.Mock)
-	m := write(s, seccomp.OpOpenWrite, "src/b.go")
+	m := write(s, intercept.OpOpenWrite, "src/b.go")
 	asks := func(step string, want int) {
 		t.Helper()
 		if err := s.Decide(context.Background(), m); err != nil {
@@ -73,7 +73,7 @@ func TestCacheUntrustedUntilHeard(t *testing.T) {
 	s, _ := fakeSidecar(t, svc)
 	clk := s.cfg.Clock.(*clock.Mock)
 	s.held = newHeld(clk)
-	m := write(s, seccomp.OpOpenWrite, "src/b.go")
+	m := write(s, intercept.OpOpenWrite, "src/b.go")
 	for i := range 2 {
 		if err := s.Decide(context.Background(), m); err != nil {
 			t.Fatalf("Decide(write src/b.go) #%d = %v", i, err)

@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // inherited is a descriptor the worker inherits open for writing.
@@ -48,7 +48,7 @@ func (s *Sidecar) claimInherited(ctx context.Context) error {
 	}
 	pid := os.Getpid()
 	for _, d := range fds {
-		m := seccomp.Mutation{PID: pid, TID: pid, Op: seccomp.OpOpenWrite, Syscall: "inherited", Paths: []string{d.path}}
+		m := intercept.Mutation{PID: pid, TID: pid, Op: intercept.OpOpenWrite, Syscall: "inherited", Paths: []string{d.path}}
 		if err := s.Decide(ctx, m); err != nil {
 			return &InheritedError{FD: d.fd, Path: d.path, Err: refusal(err)}
 		}

@@ -1,11 +1,11 @@
 package sidecar
 
 import (
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
 
-var _ seccomp.InstantDecider = (*Sidecar)(nil)
+var _ intercept.InstantDecider = (*Sidecar)(nil)
 
 // DecideNow answers at once, from memory, the mutations that make up
 // nearly all of a worker's syscalls: those that change nothing the gate
@@ -23,8 +23,8 @@ var _ seccomp.InstantDecider = (*Sidecar)(nil)
 // state directory are resolved too, so Workspace.Rel's second try (an
 // lstat of every directory of a path that is not lexically inside) could
 // not change the answer and is not paid for on every syscall.
-func (s *Sidecar) DecideNow(m seccomp.Mutation) (bool, error) {
-	if m.Op == seccomp.OpSymlink || m.Op == seccomp.OpLink {
+func (s *Sidecar) DecideNow(m intercept.Mutation) (bool, error) {
+	if m.Op == intercept.OpSymlink || m.Op == intercept.OpLink {
 		return false, nil
 	}
 	var buf [2]string
@@ -52,7 +52,7 @@ const (
 
 // quickKind sorts one absolute path of a mutation of kind op by where it
 // lies (workspace.Locate).
-func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
+func (s *Sidecar) quickKind(op intercept.Op, abs string) (string, quickKind) {
 	ws := s.cfg.Workspace
 	if ws.AffectsIgnore(abs) {
 		return "", quickSlow
@@ -60,7 +60,7 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	if _, rule := ws.RuleFile(abs); rule {
 		return "", quickSlow
 	}
-	v := ws.Locate(abs, reachOf(op, op == seccomp.OpRename))
+	v := ws.Locate(abs, reachOf(op, op == intercept.OpRename))
 	switch v.Class {
 	case workspace.Gated:
 		return v.Rel, quickGated
@@ -68,7 +68,7 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 		return "", quickNotGated
 	case workspace.Outside:
 		// A linked worktree's HEAD and branches lie outside its root.
-		if op == seccomp.OpRename && s.refUpdate(abs) {
+		if op == intercept.OpRename && s.refUpdate(abs) {
 			return "", quickSlow
 		}
 		if _, linked := s.linkedIn(op, abs); linked {
@@ -78,7 +78,7 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 	case workspace.GitDir:
 		// The rule's answer inside .git is fixed (it never asks git), so
 		// it cannot block; a rename there may land a commit.
-		if op != seccomp.OpRename && op != seccomp.OpRmdir {
+		if op != intercept.OpRename && op != intercept.OpRmdir {
 			return "", quickNotGated
 		}
 	}
@@ -91,9 +91,9 @@ func (s *Sidecar) quickKind(op seccomp.Op, abs string) (string, quickKind) {
 // sidecar gates, is another name of a leased file, and writing through it
 // is gated as a write of the leased path. Nothing is looked up while no
 // lease records a file identity; otherwise one lstat.
-func (s *Sidecar) linkedIn(op seccomp.Op, abs string) (string, bool) {
+func (s *Sidecar) linkedIn(op intercept.Op, abs string) (string, bool) {
 	switch op {
-	case seccomp.OpOpenWrite, seccomp.OpTruncate, seccomp.OpChmod, seccomp.OpChown, seccomp.OpUtimes, seccomp.OpXattr, seccomp.OpSetFlags:
+	case intercept.OpOpenWrite, intercept.OpTruncate, intercept.OpChmod, intercept.OpChown, intercept.OpUtimes, intercept.OpXattr, intercept.OpSetFlags:
 	default:
 		return "", false
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -45,34 +45,34 @@ func TestDecideNow(t *testing.T) {
 	tests := []struct {
 		name     string
 		stateDir string // default /ws/.git/leasegate
-		op       seccomp.Op
+		op       intercept.Op
 		paths    []string
 		answered bool
 	}{
-		{name: "outside the workspace", op: seccomp.OpCreate, paths: []string{"/tmp/x"}, answered: true},
-		{name: "sibling sharing the root's prefix", op: seccomp.OpCreate, paths: []string{"/wsx/src/b.go"}, answered: true},
-		{name: "the root itself", op: seccomp.OpChmod, paths: []string{"/ws"}, answered: true},
-		{name: "mkdir -p through the root that holds the state", op: seccomp.OpMkdir, paths: []string{"/ws"}, answered: true},
-		{name: "mkdir -p through a directory holding an outside state directory", stateDir: wtState, op: seccomp.OpMkdir, paths: []string{"/main/.git"}, answered: true},
-		{name: "held file", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/a.go"}, answered: true},
-		{name: "in a held subtree", op: seccomp.OpUnlink, paths: []string{"/ws/new/deep/f"}, answered: true},
-		{name: "file not held", op: seccomp.OpOpenWrite, paths: []string{"/ws/src/b.go"}},
-		{name: "rename from outside into a held subtree", op: seccomp.OpRename, paths: []string{"/tmp/x", "/ws/new/x"}, answered: true},
-		{name: "rename of a held file onto one not held", op: seccomp.OpRename, paths: []string{"/ws/src/a.go", "/ws/src/b.go"}},
-		{name: "git's objects", op: seccomp.OpCreate, paths: []string{"/ws/.git/objects/ab/cdef"}, answered: true},
-		{name: "a directory in git's directory", op: seccomp.OpMkdir, paths: []string{"/ws/.git/objects/ab"}, answered: true},
-		{name: "git's directory itself holds the state", op: seccomp.OpMkdir, paths: []string{"/ws/.git"}},
-		{name: "rename in git's directory: a commit may land", op: seccomp.OpRename, paths: []string{"/ws/.git/HEAD.lock", "/ws/.git/HEAD"}},
-		{name: "removal of git's directory holds the state", op: seccomp.OpRmdir, paths: []string{"/ws/.git"}},
-		{name: "git's index changes what is ignored", op: seccomp.OpRename, paths: []string{"/ws/.git/index.lock", "/ws/.git/index"}},
-		{name: "a .gitignore changes what is ignored", op: seccomp.OpOpenWrite, paths: []string{"/ws/new/.gitignore"}},
-		{name: "the state directory", op: seccomp.OpCreate, paths: []string{"/ws/.git/leasegate/x"}},
-		{name: "a state directory outside the root", stateDir: wtState, op: seccomp.OpCreate, paths: []string{wtState + "/ledger.db"}},
-		{name: "a rename of the directory holding an outside state directory", stateDir: wtState, op: seccomp.OpRename, paths: []string{"/main/.git/worktrees/ws", "/tmp/ws"}},
-		{name: "a removal of the directory holding an outside state directory", stateDir: wtState, op: seccomp.OpRmdir, paths: []string{"/main/.git/worktrees"}},
-		{name: "a file beside an outside state directory", stateDir: wtState, op: seccomp.OpCreate, paths: []string{"/main/.git/worktrees/ws/leasegatex"}, answered: true},
-		{name: "a rename of the root holds the state", op: seccomp.OpRename, paths: []string{"/ws", "/ws2"}},
-		{name: "a symlink's target may be reported as written", op: seccomp.OpSymlink, paths: []string{"/ws/new/l", "/ws/new/t"}},
+		{name: "outside the workspace", op: intercept.OpCreate, paths: []string{"/tmp/x"}, answered: true},
+		{name: "sibling sharing the root's prefix", op: intercept.OpCreate, paths: []string{"/wsx/src/b.go"}, answered: true},
+		{name: "the root itself", op: intercept.OpChmod, paths: []string{"/ws"}, answered: true},
+		{name: "mkdir -p through the root that holds the state", op: intercept.OpMkdir, paths: []string{"/ws"}, answered: true},
+		{name: "mkdir -p through a directory holding an outside state directory", stateDir: wtState, op: intercept.OpMkdir, paths: []string{"/main/.git"}, answered: true},
+		{name: "held file", op: intercept.OpOpenWrite, paths: []string{"/ws/src/a.go"}, answered: true},
+		{name: "in a held subtree", op: intercept.OpUnlink, paths: []string{"/ws/new/deep/f"}, answered: true},
+		{name: "file not held", op: intercept.OpOpenWrite, paths: []string{"/ws/src/b.go"}},
+		{name: "rename from outside into a held subtree", op: intercept.OpRename, paths: []string{"/tmp/x", "/ws/new/x"}, answered: true},
+		{name: "rename of a held file onto one not held", op: intercept.OpRename, paths: []string{"/ws/src/a.go", "/ws/src/b.go"}},
+		{name: "git's objects", op: intercept.OpCreate, paths: []string{"/ws/.git/objects/ab/cdef"}, answered: true},
+		{name: "a directory in git's directory", op: intercept.OpMkdir, paths: []string{"/ws/.git/objects/ab"}, answered: true},
+		{name: "git's directory itself holds the state", op: intercept.OpMkdir, paths: []string{"/ws/.git"}},
+		{name: "rename in git's directory: a commit may land", op: intercept.OpRename, paths: []string{"/ws/.git/HEAD.lock", "/ws/.git/HEAD"}},
+		{name: "removal of git's directory holds the state", op: intercept.OpRmdir, paths: []string{"/ws/.git"}},
+		{name: "git's index changes what is ignored", op: intercept.OpRename, paths: []string{"/ws/.git/index.lock", "/ws/.git/index"}},
+		{name: "a .gitignore changes what is ignored", op: intercept.OpOpenWrite, paths: []string{"/ws/new/.gitignore"}},
+		{name: "the state directory", op: intercept.OpCreate, paths: []string{"/ws/.git/leasegate/x"}},
+		{name: "a state directory outside the root", stateDir: wtState, op: intercept.OpCreate, paths: []string{wtState + "/ledger.db"}},
+		{name: "a rename of the directory holding an outside state directory", stateDir: wtState, op: intercept.OpRename, paths: []string{"/main/.git/worktrees/ws", "/tmp/ws"}},
+		{name: "a removal of the directory holding an outside state directory", stateDir: wtState, op: intercept.OpRmdir, paths: []string{"/main/.git/worktrees"}},
+		{name: "a file beside an outside state directory", stateDir: wtState, op: intercept.OpCreate, paths: []string{"/main/.git/worktrees/ws/leasegatex"}, answered: true},
+		{name: "a rename of the root holds the state", op: intercept.OpRename, paths: []string{"/ws", "/ws2"}},
+		{name: "a symlink's target may be reported as written", op: intercept.OpSymlink, paths: []string{"/ws/new/l", "/ws/new/t"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestDecideNow(t *testing.T) {
 				stateDir = "/ws/.git/leasegate"
 			}
 			s := testSidecar(t, stateDir)
-			m := seccomp.Mutation{PID: 1, TID: 1, Op: tt.op, Syscall: "test", Paths: tt.paths}
+			m := intercept.Mutation{PID: 1, TID: 1, Op: tt.op, Syscall: "test", Paths: tt.paths}
 			answered, err := s.DecideNow(m)
 			if answered != tt.answered || err != nil {
 				t.Errorf("DecideNow(%s %q) = %v, %v, want %v, nil", tt.op, tt.paths, answered, err, tt.answered)

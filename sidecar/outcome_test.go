@@ -16,14 +16,14 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/internal/servicetest"
 	"github.com/leasegate/leasegate/workspace"
 )
 
 // write is a mutation of the workspace-relative path rel by the worker.
-func write(s *Sidecar, op seccomp.Op, rel string) seccomp.Mutation {
-	return seccomp.Mutation{PID: 7, TID: 7, Op: op, Syscall: "test", Paths: []string{filepath.Join(s.cfg.Workspace.Root, rel)}}
+func write(s *Sidecar, op intercept.Op, rel string) intercept.Mutation {
+	return intercept.Mutation{PID: 7, TID: 7, Op: op, Syscall: "test", Paths: []string{filepath.Join(s.cfg.Workspace.Root, rel)}}
 }
 
 // TestDecideOutcomes: what the sidecar answers the kernel for each way the
@@ -61,7 +61,7 @@ func TestDecideOutcomes(t *testing.T) {
 			s, notices := fakeSidecar(t, svc)
 			haltedWhileBlocked := true
 			svc.InWaitBlocker = func() { haltedWhileBlocked = haltedWhileBlocked && s.halted() }
-			m := write(s, seccomp.OpOpenWrite, "src/b.go")
+			m := write(s, intercept.OpOpenWrite, "src/b.go")
 			if err := s.Decide(context.Background(), m); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 				t.Fatalf("Decide(write src/b.go) = %v, want %v; notices:\n%s", err, tt.want, notices)
 			}
@@ -82,7 +82,7 @@ func TestDecideOutcomes(t *testing.T) {
 				t.Errorf("Mutate called %d times, want once (one retry is the coordinator's, not a loop here)", n)
 			}
 			if tt.aborted {
-				if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/c.go")); !errors.Is(err, syscall.EBUSY) {
+				if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/c.go")); !errors.Is(err, syscall.EBUSY) {
 					t.Errorf("Decide(write src/c.go) after the abort = %v, want EBUSY", err)
 				}
 				if n := svc.Count("Mutate"); n != 1 {
@@ -111,7 +111,7 @@ func TestBlockedNoticeNamesTheReport(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 			t.Fatalf("Decide(write src/b.go) = %v, want granted", err)
 		}
 		want := "report: " + md + "\n"
@@ -148,7 +148,7 @@ func TestLinkOutOfTheWorkspaceRefused(t *testing.T) {
 			svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
 			s, notices := fakeSidecar(t, svc)
 			s.held.add("alice", []gate.Lease{servicetest.LeaseOn("alice", "src/a.go")})
-			m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpLink, Syscall: "test", Paths: tt.paths(s.cfg.Workspace.Root)}
+			m := intercept.Mutation{PID: 7, TID: 7, Op: intercept.OpLink, Syscall: "test", Paths: tt.paths(s.cfg.Workspace.Root)}
 			if answered, _ := s.DecideNow(m); answered {
 				t.Errorf("DecideNow(link %q) answered from memory, want it left to Decide", m.Paths)
 			}
@@ -196,12 +196,12 @@ func TestWriteThroughOutsideLinkGated(t *testing.T) {
 	}
 	s.leased.apply(gate.Event{Type: gate.EventGranted, Lease: &held})
 	for _, name := range []string{"single", "free-link"} {
-		m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, name)}}
+		m := intercept.Mutation{PID: 7, TID: 7, Op: intercept.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, name)}}
 		if answered, err := s.DecideNow(m); !answered || err != nil {
 			t.Errorf("DecideNow(write %s) = %t, %v; want it passed in memory", name, answered, err)
 		}
 	}
-	m := seccomp.Mutation{PID: 7, TID: 7, Op: seccomp.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, "held-link")}}
+	m := intercept.Mutation{PID: 7, TID: 7, Op: intercept.OpOpenWrite, Syscall: "test", Paths: []string{filepath.Join(out, "held-link")}}
 	if answered, _ := s.DecideNow(m); answered {
 		t.Fatal("DecideNow(write through the outside link of src/a.go) answered from memory, want it gated")
 	}
@@ -241,7 +241,7 @@ func TestDecideFailsClosedWhileUnavailable(t *testing.T) {
 		s, notices := fakeSidecar(t, svc)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
+		if err := s.Decide(ctx, write(s, intercept.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
 			t.Fatalf("Decide(write) with the coordinator down for good = %v, want EACCES", err)
 		}
 		if n := svc.Count("Mutate"); n < 10 {
@@ -268,7 +268,7 @@ func TestDecideSaysWhenTheCoordinatorIsSlow(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")) }()
+			go func() { done <- s.Decide(ctx, write(s, intercept.OpOpenWrite, "src/b.go")) }()
 			synctest.Wait()
 			s.cfg.Clock.(*clock.Mock).Add(2 * time.Second)
 			synctest.Wait()
@@ -295,7 +295,7 @@ func TestDecideWaitsOutAnOutage(t *testing.T) {
 		svc := servicetest.New()
 		svc.Mutates = []servicetest.Answer{servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Granted("alice", "src/b.go")}
 		s, _ := fakeSidecar(t, svc)
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 			t.Fatalf("Decide(write) after an outage = %v, want allowed", err)
 		}
 		if n := svc.Count("Mutate"); n != 4 {
@@ -312,7 +312,7 @@ func TestDecideUnavailableWhileContended(t *testing.T) {
 		svc.Mutates = []servicetest.Answer{contended("src/b.go")}
 		svc.Waits = []servicetest.Answer{servicetest.Unavailable(), servicetest.Unavailable(), servicetest.Granted("alice", "src/b.go")}
 		s, _ := fakeSidecar(t, svc)
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 			t.Fatalf("Decide(write) = %v, want allowed at the retry", err)
 		}
 		if got := [2]int{svc.Count("Mutate"), svc.Count("WaitContention")}; got != [2]int{1, 3} {
@@ -331,7 +331,7 @@ func TestDecideInterruptedWaitWithdraws(t *testing.T) {
 		s, _ := fakeSidecar(t, svc)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
+		if err := s.Decide(ctx, write(s, intercept.OpOpenWrite, "src/b.go")); !errors.Is(err, syscall.EACCES) {
 			t.Fatalf("Decide(write) with its wait cut short = %v, want EACCES", err)
 		}
 		if len(svc.Withdrawn) != 1 || svc.Withdrawn[0] != "C1" {
@@ -348,7 +348,7 @@ func TestDecideCachesGrants(t *testing.T) {
 	s, _ := fakeSidecar(t, svc)
 	ctx := context.Background()
 	for i, rel := range []string{"src/b.go", "src/b.go", "src/c.go", "src/b.go"} {
-		if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, rel)); err != nil {
+		if err := s.Decide(ctx, write(s, intercept.OpOpenWrite, rel)); err != nil {
 			t.Fatalf("Decide(write %s) #%d = %v", rel, i, err)
 		}
 	}
@@ -357,7 +357,7 @@ func TestDecideCachesGrants(t *testing.T) {
 	}
 	s.held.forget() // what the event stream does when one of the worker's leases may have ended
 	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "src/b.go")}
-	if err := s.Decide(ctx, write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+	if err := s.Decide(ctx, write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatal(err)
 	}
 	if n := svc.Count("Mutate"); n != 3 {
@@ -373,7 +373,7 @@ func TestDecideCachesOnlyOwnActiveLeases(t *testing.T) {
 	svc := servicetest.New()
 	svc.Mutates = []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{ended, servicetest.LeaseOn("bob", "src/c.go")}}}}
 	s, _ := fakeSidecar(t, svc)
-	if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+	if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatal(err)
 	}
 	if s.held.covers([]string{"src/b.go"}) || s.held.covers([]string{"src/c.go"}) {
@@ -391,7 +391,7 @@ func TestDecideAsksUnderOwnCheckout(t *testing.T) {
 	svc.Mutates = []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Leases: []gate.Lease{co}}}}
 	s, _ := fakeSidecar(t, svc)
 	for i, rel := range []string{"docs/a.md", "docs/a.md", "docs/b.md"} {
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, rel)); err != nil {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, rel)); err != nil {
 			t.Fatalf("Decide(write %s) #%d = %v", rel, i, err)
 		}
 	}
@@ -408,13 +408,13 @@ func TestDecideTakesNewDirectorySubtree(t *testing.T) {
 	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "gen/**")}
 	s, _ := fakeSidecar(t, svc)
 	ctx := context.Background()
-	if err := s.Decide(ctx, write(s, seccomp.OpMkdir, "gen")); err != nil {
+	if err := s.Decide(ctx, write(s, intercept.OpMkdir, "gen")); err != nil {
 		t.Fatalf("Decide(mkdir gen) = %v", err)
 	}
 	if len(svc.Asked) != 1 || !svc.Asked[0].Try || svc.Asked[0].Paths[0] != "gen/**" {
 		t.Fatalf("asked %+v, want one Try of gen/**", svc.Asked)
 	}
-	if err := s.Decide(ctx, write(s, seccomp.OpCreate, "gen/x/y.txt")); err != nil {
+	if err := s.Decide(ctx, write(s, intercept.OpCreate, "gen/x/y.txt")); err != nil {
 		t.Fatalf("Decide(create gen/x/y.txt) = %v", err)
 	}
 	if n := svc.Count("Mutate"); n != 1 {
@@ -428,7 +428,7 @@ func TestDecideRegistersAgain(t *testing.T) {
 	svc := servicetest.New()
 	svc.Mutates = []servicetest.Answer{{Err: &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner alice"}}, servicetest.Granted("alice", "src/b.go")}
 	s, notices := fakeSidecar(t, svc)
-	if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "src/b.go")); err != nil {
+	if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
 		t.Fatalf("Decide(write) after a lost registration = %v, want allowed", err)
 	}
 	if len(svc.Joined) != 1 || svc.Count("Mutate") != 2 {
@@ -453,13 +453,13 @@ func TestGateFollowsConfig(t *testing.T) {
 		}
 		writeConfig(`{"gate_git_ignored": true, "exclude": ["tmp/**"]}`)
 		s.followRule()
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "tmp/x")); err != nil || svc.Count("Mutate") != 0 {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "tmp/x")); err != nil || svc.Count("Mutate") != 0 {
 			t.Fatalf("Decide(tmp/x) after exclude tmp/** = %v with %d Mutates, want allowed without asking", err, svc.Count("Mutate"))
 		}
 		writeConfig(`{"exclude": [}`)
 		s.followRule()
 		s.followRule()
-		if err := s.Decide(context.Background(), write(s, seccomp.OpOpenWrite, "tmp/y")); err != nil || svc.Count("Mutate") != 0 {
+		if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "tmp/y")); err != nil || svc.Count("Mutate") != 0 {
 			t.Fatalf("Decide(tmp/y) with a file that does not load = %v with %d Mutates, want the rule before it", err, svc.Count("Mutate"))
 		}
 		checkNotices(t, notices.String(), []string{"leasegate.json changed what is gated", "invalid JSON"})

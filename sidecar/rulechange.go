@@ -5,7 +5,7 @@ import (
 	"syscall"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // recordRuleChanges records, before the syscall runs, each file of m that
@@ -13,7 +13,7 @@ import (
 // rule.changed event naming this worker. A change that cannot be recorded
 // does not happen: the syscall fails with EACCES, as a gated write the
 // coordinator cannot grant would wait and fail.
-func (s *Sidecar) recordRuleChanges(ctx context.Context, m seccomp.Mutation) error {
+func (s *Sidecar) recordRuleChanges(ctx context.Context, m intercept.Mutation) error {
 	for _, abs := range m.Paths {
 		name, rule := s.cfg.Workspace.RuleFile(abs)
 		if !rule {

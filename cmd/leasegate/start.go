@@ -51,7 +51,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		pw.Close()
 		return fmt.Errorf("start coordinator: %w", err)
 	}
-	cmd.Env = withoutEnv(os.Environ(), envname.SeccompChild, envname.RetryAfter, envname.IdleAfter)
+	cmd.Env = withoutEnv(os.Environ(), envname.SpawnHelper, envname.RetryAfter, envname.IdleAfter)
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // BenchmarkWriteOpen measures one open(O_WRONLY|O_CREAT) + close of an
@@ -36,7 +36,7 @@ func BenchmarkWriteOpen(b *testing.B) {
 	})
 	b.Run("gated", func(b *testing.B) {
 		dir := tempDir(b)
-		res := runProgram(b, dir, seccomp.AllowAll, "open-loop", filepath.Join(dir, "f"), strconv.Itoa(b.N))
+		res := runProgram(b, dir, intercept.AllowAll, "open-loop", filepath.Join(dir, "f"), strconv.Itoa(b.N))
 		if res.code != 0 {
 			b.Fatalf("open-loop exited %d: %s", res.code, res.output)
 		}
@@ -54,10 +54,10 @@ func BenchmarkWriteOpen(b *testing.B) {
 func BenchmarkNotifiedSyscall(b *testing.B) {
 	deciders := []struct {
 		name string
-		d    seccomp.Decider
+		d    intercept.Decider
 	}{
-		{name: "fast", d: seccomp.AllowAll},
-		{name: "handoff", d: seccomp.DeciderFunc(func(context.Context, seccomp.Mutation) error { return nil })},
+		{name: "fast", d: intercept.AllowAll},
+		{name: "handoff", d: intercept.DeciderFunc(func(context.Context, intercept.Mutation) error { return nil })},
 	}
 	for _, tt := range deciders {
 		b.Run(tt.name, func(b *testing.B) {
@@ -121,7 +121,7 @@ func BenchmarkGitClone(b *testing.B) {
 		}
 		native += time.Since(start)
 		start = time.Now()
-		if res := run(b, dir, seccomp.AllowAll, clone("gated"+strconv.Itoa(i))...); res.code != 0 {
+		if res := run(b, dir, intercept.AllowAll, clone("gated"+strconv.Itoa(i))...); res.code != 0 {
 			b.Fatalf("gated clone exited %d: %s", res.code, res.output)
 		}
 		gated += time.Since(start)

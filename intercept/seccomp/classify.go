@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // always marks a syscallEntry the filter notifies unconditionally.
@@ -35,7 +37,7 @@ type decoder func(a args, t *tracee) (request, error)
 
 // request is what a syscall asks for, before any path is read or resolved.
 type request struct {
-	op    Op
+	op    intercept.Op
 	names []nameArg
 	// linkTarget is the address of a symlink's contents (symlink,
 	// symlinkat); 0 otherwise.
@@ -97,6 +99,6 @@ func atFlags(dirfd int, path, flags uint64) nameArg {
 func fdName(r uint64) nameArg { return nameArg{dirfd: fdArg(r), fdOnly: true, follow: true} }
 
 // one builds the request of a syscall on a single name.
-func one(op Op, n nameArg) (request, error) {
+func one(op intercept.Op, n nameArg) (request, error) {
 	return request{op: op, names: []nameArg{n}}, nil
 }

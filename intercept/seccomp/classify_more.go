@@ -6,6 +6,8 @@ import (
 	"bytes"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // decodeBind: bind(fd, addr, addrlen) of an AF_UNIX socket to a path
@@ -30,33 +32,33 @@ func decodeBind(a args, t *tracee) (request, error) {
 	case bytes.IndexByte(sa[2:addrlen], 0) < 0:
 		return request{}, unix.EINVAL
 	}
-	return one(OpMknod, at(cwd, a[1]+2, false))
+	return one(intercept.OpMknod, at(cwd, a[1]+2, false))
 }
 
 // decodeXattrPath covers setxattr and removexattr (following a final
 // symlink) and their l* forms (not following): the path is the first
 // argument.
 func decodeXattrPath(follow bool) decoder {
-	return func(a args, _ *tracee) (request, error) { return one(OpXattr, at(cwd, a[0], follow)) }
+	return func(a args, _ *tracee) (request, error) { return one(intercept.OpXattr, at(cwd, a[0], follow)) }
 }
 
 // decodeXattrFD covers fsetxattr and fremovexattr.
-func decodeXattrFD(a args, _ *tracee) (request, error) { return one(OpXattr, fdName(a[0])) }
+func decodeXattrFD(a args, _ *tracee) (request, error) { return one(intercept.OpXattr, fdName(a[0])) }
 
 // decodeXattrat covers setxattrat and removexattrat: (dirfd, path,
 // at_flags, ...).
 func decodeXattrat(a args, _ *tracee) (request, error) {
-	return one(OpXattr, atFlags(fdArg(a[0]), a[1], a[2]))
+	return one(intercept.OpXattr, atFlags(fdArg(a[0]), a[1], a[2]))
 }
 
 // decodeFileSetattr: file_setattr(dirfd, path, attr, size, at_flags).
 func decodeFileSetattr(a args, _ *tracee) (request, error) {
-	return one(OpSetFlags, atFlags(fdArg(a[0]), a[1], a[4]))
+	return one(intercept.OpSetFlags, atFlags(fdArg(a[0]), a[1], a[4]))
 }
 
 // decodeIoctl: the filter only notifies the commands that set a file's
 // attributes (fsIoctls), on the file open at the fd.
-func decodeIoctl(a args, _ *tracee) (request, error) { return one(OpSetFlags, fdName(a[0])) }
+func decodeIoctl(a args, _ *tracee) (request, error) { return one(intercept.OpSetFlags, fdName(a[0])) }
 
 // decodeProcessPid covers process_vm_writev and pidfd_open, whose first
 // argument is the target's pid.

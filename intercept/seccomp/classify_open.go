@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 func decodeOpen(a args, _ *tracee) (request, error) {
@@ -41,7 +43,7 @@ func decodeOpenat2(a args, t *tracee) (request, error) {
 	}
 	req, err := openRequest(fdArg(a[0]), a[1], flags, mode)
 	if errors.Is(err, errNoMutation) && flags&tmpfileFlag == 0 {
-		req = request{op: OpOpenWrite, names: []nameArg{at(fdArg(a[0]), a[1], flags&unix.O_NOFOLLOW == 0)},
+		req = request{op: intercept.OpOpenWrite, names: []nameArg{at(fdArg(a[0]), a[1], flags&unix.O_NOFOLLOW == 0)},
 			open: &openIntent{readOnly: true, readsOnly: true, flags: flags, mode: uint32(mode)}}
 		err = nil
 	}
@@ -67,16 +69,16 @@ func openRequest(dirfd int, path, flags, mode uint64) (request, error) {
 	// dangling one, which O_CREAT then creates.
 	exclusive := flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
 	follow := flags&unix.O_NOFOLLOW == 0 && !exclusive
-	req := request{op: OpOpenWrite, names: []nameArg{at(dirfd, path, follow)}}
+	req := request{op: intercept.OpOpenWrite, names: []nameArg{at(dirfd, path, follow)}}
 	switch {
 	case exclusive:
 		// It creates the file or fails with EEXIST, whatever is there:
 		// no need to look.
-		req.op = OpCreate
+		req.op = intercept.OpCreate
 		req.call = &openIntent{create: true, flags: flags, mode: uint32(mode)}
 		return req, nil
 	case flags&unix.O_TRUNC != 0:
-		req.op = OpTruncate
+		req.op = intercept.OpTruncate
 	}
 	req.open = &openIntent{create: flags&unix.O_CREAT != 0, readOnly: accmode == unix.O_RDONLY, flags: flags, mode: uint32(mode)}
 	return req, nil
@@ -85,20 +87,20 @@ func openRequest(dirfd int, path, flags, mode uint64) (request, error) {
 // openOp settles an open's Op once its file is known: a missing file is
 // created; O_TRUNC truncates only regular files (not /dev/null or a fifo);
 // an existing file opened O_RDONLY is not changed at all.
-func openOp(req request, f fileKind) (Op, error) {
+func openOp(req request, f fileKind) (intercept.Op, error) {
 	switch {
 	case req.open == nil:
 		return req.op, nil
 	case req.open.readsOnly:
 		return "", errNoMutation // a read-only openat2, resolved to be emulated
 	case !f.exists && req.open.create:
-		return OpCreate, nil
+		return intercept.OpCreate, nil
 	case !f.exists:
 		return req.op, nil // the open will fail with ENOENT
-	case req.op == OpTruncate && f.regular:
-		return OpTruncate, nil
+	case req.op == intercept.OpTruncate && f.regular:
+		return intercept.OpTruncate, nil
 	case req.open.readOnly:
 		return "", errNoMutation
 	}
-	return OpOpenWrite, nil
+	return intercept.OpOpenWrite, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -16,7 +17,7 @@ func TestConfigValidate(t *testing.T) {
 	valid := func() seccomp.Config {
 		c := seccomp.DefaultConfig()
 		c.Argv = []string{"true"}
-		c.Decider = seccomp.AllowAll
+		c.Decider = intercept.AllowAll
 		return c
 	}
 	tests := []struct {

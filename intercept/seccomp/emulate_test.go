@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // TestEmulatedOpenUnderSignals: an open the supervisor emulates gives the
@@ -22,7 +23,7 @@ import (
 func TestEmulatedOpenUnderSignals(t *testing.T) {
 	dir := tempDir(t)
 	stop := signalThreads(t)
-	res := runProgram(t, dir, seccomp.AllowAll, "truncate-loop", filepath.Join(dir, "f"), "3000")
+	res := runProgram(t, dir, intercept.AllowAll, "truncate-loop", filepath.Join(dir, "f"), "3000")
 	stop()
 	if res.code != 0 {
 		t.Errorf("truncate-loop exited %d, want 0: %s", res.code, res.output)

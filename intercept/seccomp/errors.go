@@ -1,6 +1,10 @@
 package seccomp
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/leasegate/leasegate/intercept/spawn"
+)
 
 // Fallback names the other gates a user can choose when this one cannot run.
 const Fallback = "gate the agent through its hooks instead (leasegate install claude-code|codex|gemini|cursor)"
@@ -26,6 +30,7 @@ var (
 
 	// ErrHandshake is returned (wrapped) by Start when the re-executed
 	// helper did not hand over its listener: it crashed, was killed, or
-	// Self is not a binary that calls MaybeRunChild.
-	ErrHandshake = errors.New("seccomp helper handshake failed")
+	// Self is not a binary that calls MaybeRunChild. It is the error every
+	// gate's start reports for that (spawn.ErrHandshake).
+	ErrHandshake = spawn.ErrHandshake
 )

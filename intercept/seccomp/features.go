@@ -3,7 +3,6 @@
 package seccomp
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -92,15 +91,4 @@ func setNoNewPrivs() error {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
 	return nil
-}
-
-// helperErrorKind maps a helper failure to the word sent to the parent.
-func helperErrorKind(err error) string {
-	switch {
-	case errors.Is(err, ErrNoWaitKillable):
-		return kindNoWaitKillable
-	case errors.Is(err, ErrNoUserNotif):
-		return kindNoUserNotif
-	}
-	return kindSetup
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -102,7 +103,7 @@ func TestDenyLeavesFilesUnchanged(t *testing.T) {
 func TestHoldThenAllow(t *testing.T) {
 	const hold = 700 * time.Millisecond
 	dir := tempDir(t)
-	rec := &recorder{decide: func(ctx context.Context, m seccomp.Mutation) error {
+	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
 		select {
 		case <-time.After(hold):
 			return nil
@@ -129,7 +130,7 @@ func TestHoldThenAllow(t *testing.T) {
 func TestKillEndsDecide(t *testing.T) {
 	dir := tempDir(t)
 	held, cancelled := make(chan int, 1), make(chan time.Time, 1)
-	rec := &recorder{decide: func(ctx context.Context, m seccomp.Mutation) error {
+	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
 		held <- m.PID
 		<-ctx.Done()
 		cancelled <- time.Now()
@@ -167,7 +168,7 @@ func TestKillEndsDecide(t *testing.T) {
 func TestHandledSignalDoesNotRestart(t *testing.T) {
 	dir := tempDir(t)
 	entered := make(chan struct{}, 8)
-	rec := &recorder{decide: func(ctx context.Context, m seccomp.Mutation) error {
+	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
 		entered <- struct{}{}
 		time.Sleep(600 * time.Millisecond)
 		return nil
@@ -198,7 +199,7 @@ func TestThreadsAreHeldSeparately(t *testing.T) {
 	dir := tempDir(t)
 	var fast atomic.Int32
 	released := make(chan struct{})
-	rec := &recorder{decide: func(ctx context.Context, m seccomp.Mutation) error {
+	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
 		if filepath.Base(m.Paths[0]) != "slow" {
 			if fast.Add(1) == 3 {
 				close(released)
@@ -261,9 +262,9 @@ type pairDecider struct {
 	second chan struct{}
 }
 
-func (d *pairDecider) Decide(context.Context, seccomp.Mutation) error { return nil }
+func (d *pairDecider) Decide(context.Context, intercept.Mutation) error { return nil }
 
-func (d *pairDecider) DecideNow(m seccomp.Mutation) (bool, error) {
+func (d *pairDecider) DecideNow(m intercept.Mutation) (bool, error) {
 	switch {
 	case !within(m.Paths[0], []string{d.dir}):
 	case d.first.CompareAndSwap(false, true):
@@ -303,7 +304,7 @@ func TestOrphanStaysGated(t *testing.T) {
 	}
 	mustDone(t, s, 10*time.Second)
 	got := rec.under(dir)
-	if len(got) != 1 || got[0].Op != seccomp.OpCreate {
+	if len(got) != 1 || got[0].Op != intercept.OpCreate {
 		t.Errorf("orphan's write: got%s\nwant one create of late", format(got))
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // gated indexes every syscall the filter may notify by number.
@@ -87,11 +89,11 @@ func (s *Supervisor) unresolved(n notif, oc *openCall, err error) {
 // inspect reads what the syscall is about and resolves its paths. What it
 // returns is only trustworthy once the notification is found still valid
 // (see handle).
-func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
+func (s *Supervisor) inspect(n notif, buf []byte) (intercept.Mutation, *openCall, error) {
 	e := gated[n.Data.Nr]
 	if e == nil { // the filter only notifies table entries: a bug, fail closed
 		s.log.Error("notified of an unknown syscall", "nr", n.Data.Nr)
-		return Mutation{}, nil, fmt.Errorf("unknown syscall %d", n.Data.Nr)
+		return intercept.Mutation{}, nil, fmt.Errorf("unknown syscall %d", n.Data.Nr)
 	}
 	t := &tracee{tid: int(n.PID), tgids: &s.tgids, lookups: &s.lookups, buf: buf}
 	req, err := e.decode(n.Data.Args, t)
@@ -101,7 +103,7 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
 		// be read, take it that anything may.
 		pid, _ := t.tgid()
 		s.lookups.unsettle(t.tid, pid)
-	case req.op.movesLookups():
+	case movesLookups(req.op):
 		s.lookups.unsettle(t.tid, 0)
 	case req.op == opUmask:
 		s.umaskChanged.Store(true)
@@ -111,17 +113,17 @@ func (s *Supervisor) inspect(n notif, buf []byte) (Mutation, *openCall, error) {
 	if errors.Is(err, errNoMutation) {
 		// Letting it run has no side effect here; if the thread is gone
 		// the answer simply fails.
-		return Mutation{}, nil, err
+		return intercept.Mutation{}, nil, err
 	}
 	if err != nil {
-		return Mutation{}, nil, err
+		return intercept.Mutation{}, nil, err
 	}
 	if req.process != nil {
-		return Mutation{}, nil, s.checkProcess(t, *req.process)
+		return intercept.Mutation{}, nil, s.checkProcess(t, *req.process)
 	}
 	snap, err := t.snapshot(req)
 	if err != nil {
-		return Mutation{}, nil, err
+		return intercept.Mutation{}, nil, err
 	}
 	m, err := snap.mutation(e.name, req)
 	if err == nil {
@@ -156,13 +158,13 @@ func resolveErrno(err error) unix.Errno {
 // interrupt the syscall, it is cancelled with an *InterruptedError and a
 // refusal becomes EINTR (a grant that came first still stands: its write
 // happens).
-func (s *Supervisor) decide(id uint64, m Mutation) error {
+func (s *Supervisor) decide(id uint64, m intercept.Mutation) error {
 	ctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	w := s.watchValid(id, m.TID, cancel)
 	defer w.stop()
 	err := s.cfg.Decider.Decide(ctx, m)
-	if _, interrupted := InterruptedBy(ctx); interrupted && err != nil {
+	if _, interrupted := intercept.InterruptedBy(ctx); interrupted && err != nil {
 		err = unix.EINTR
 	}
 	s.traceDecision(m, err)
@@ -170,7 +172,7 @@ func (s *Supervisor) decide(id uint64, m Mutation) error {
 }
 
 // traceDecision logs a Decider's answer at trace level.
-func (s *Supervisor) traceDecision(m Mutation, err error) {
+func (s *Supervisor) traceDecision(m intercept.Mutation, err error) {
 	if s.log.IsTrace() {
 		s.log.Trace("mutation decided", "op", m.Op, "syscall", m.Syscall, "paths", m.Paths,
 			"pid", m.PID, "tid", m.TID, "error", err)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -24,11 +26,11 @@ import (
 // decide (nil: allow).
 type recorder struct {
 	mu     sync.Mutex
-	got    []seccomp.Mutation
-	decide func(ctx context.Context, m seccomp.Mutation) error
+	got    []intercept.Mutation
+	decide func(ctx context.Context, m intercept.Mutation) error
 }
 
-func (r *recorder) Decide(ctx context.Context, m seccomp.Mutation) error {
+func (r *recorder) Decide(ctx context.Context, m intercept.Mutation) error {
 	r.mu.Lock()
 	r.got = append(r.got, m)
 	r.mu.Unlock()
@@ -39,7 +41,7 @@ func (r *recorder) Decide(ctx context.Context, m seccomp.Mutation) error {
 }
 
 // all returns the mutations recorded so far.
-func (r *recorder) all() []seccomp.Mutation {
+func (r *recorder) all() []intercept.Mutation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.got)
@@ -47,8 +49,8 @@ func (r *recorder) all() []seccomp.Mutation {
 
 // under returns the recorded mutations that touch a path under one of
 // dirs.
-func (r *recorder) under(dirs ...string) []seccomp.Mutation {
-	var out []seccomp.Mutation
+func (r *recorder) under(dirs ...string) []intercept.Mutation {
+	var out []intercept.Mutation
 	for _, m := range r.all() {
 		if slices.ContainsFunc(m.Paths, func(p string) bool { return within(p, dirs) }) {
 			out = append(out, m)
@@ -92,7 +94,7 @@ func (b *buffer) String() string {
 }
 
 // config is the test default: worker in dir, output into out, logs to t.
-func config(tb testing.TB, dir string, d seccomp.Decider, out *buffer, argv ...string) seccomp.Config {
+func config(tb testing.TB, dir string, d intercept.Decider, out *buffer, argv ...string) seccomp.Config {
 	cfg := seccomp.DefaultConfig()
 	cfg.Argv = argv
 	cfg.Dir = dir
@@ -122,7 +124,7 @@ func mustStart(tb testing.TB, cfg seccomp.Config) *seccomp.Supervisor {
 }
 
 // run runs argv gated in dir until every gated process is gone.
-func run(tb testing.TB, dir string, d seccomp.Decider, argv ...string) result {
+func run(tb testing.TB, dir string, d intercept.Decider, argv ...string) result {
 	tb.Helper()
 	out := &buffer{}
 	s := mustStart(tb, config(tb, dir, d, out, argv...))
@@ -135,7 +137,7 @@ func run(tb testing.TB, dir string, d seccomp.Decider, argv ...string) result {
 }
 
 // sh runs a shell script gated in dir.
-func sh(tb testing.TB, dir string, d seccomp.Decider, script string) result {
+func sh(tb testing.TB, dir string, d intercept.Decider, script string) result {
 	tb.Helper()
 	return run(tb, dir, d, "sh", "-c", script)
 }
@@ -191,7 +193,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // format lists mutations one per line for failure messages.
-func format(ms []seccomp.Mutation) string {
+func format(ms []intercept.Mutation) string {
 	var b strings.Builder
 	for _, m := range ms {
 		fmt.Fprintf(&b, "\n  %s %s %q (pid %d tid %d)", m.Op, m.Syscall, m.Paths, m.PID, m.TID)
@@ -203,8 +205,8 @@ func format(ms []seccomp.Mutation) string {
 func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
 
 // denyUnder answers errno for mutations under dir and allows the rest.
-func denyUnder(dir string, errno syscall.Errno) func(context.Context, seccomp.Mutation) error {
-	return func(_ context.Context, m seccomp.Mutation) error {
+func denyUnder(dir string, errno syscall.Errno) func(context.Context, intercept.Mutation) error {
+	return func(_ context.Context, m intercept.Mutation) error {
 		if within(m.Paths[0], []string{dir}) {
 			return errno
 		}

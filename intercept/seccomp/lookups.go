@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // lookupTTL is how long a remembered lookup is trusted (see lookups).
@@ -228,14 +230,14 @@ func put[K comparable, V any](l *lookups, m *map[K]remembered[V], key K, v V, tg
 // opChdir is what chdir and fchdir ask for. They change no file and are
 // never a Mutation: they are notified so that lookups forgets the working
 // directories it remembers before one changes.
-const opChdir Op = "chdir"
+const opChdir intercept.Op = "chdir"
 
-// movesLookups reports whether a syscall of this kind can change how a
+// movesLookups reports whether a syscall of kind op can change how a
 // path resolves: a new working directory, a directory moved or removed
 // (and perhaps a symlink put in its place), a new symlink.
-func (op Op) movesLookups() bool {
+func movesLookups(op intercept.Op) bool {
 	switch op {
-	case OpRename, OpRmdir, OpSymlink, opChdir:
+	case intercept.OpRename, intercept.OpRmdir, intercept.OpSymlink, opChdir:
 		return true
 	}
 	return false

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // fakeTime is a monotonic clock that moves only when told.
@@ -255,13 +257,13 @@ func TestTgidTrustedForTTL(t *testing.T) {
 }
 
 func TestMovesLookups(t *testing.T) {
-	for _, op := range []Op{OpRename, OpRmdir, OpSymlink, opChdir} {
-		if !op.movesLookups() {
+	for _, op := range []intercept.Op{intercept.OpRename, intercept.OpRmdir, intercept.OpSymlink, opChdir} {
+		if !movesLookups(op) {
 			t.Errorf("%s does not unsettle the lookups", op)
 		}
 	}
-	for _, op := range []Op{OpCreate, OpOpenWrite, OpUnlink, OpMkdir, OpLink, OpChmod, OpUtimes} {
-		if op.movesLookups() {
+	for _, op := range []intercept.Op{intercept.OpCreate, intercept.OpOpenWrite, intercept.OpUnlink, intercept.OpMkdir, intercept.OpLink, intercept.OpChmod, intercept.OpUtimes} {
+		if movesLookups(op) {
 			t.Errorf("%s unsettles the lookups", op)
 		}
 	}

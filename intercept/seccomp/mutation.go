@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // snapshot is everything read from /proc/<tid> about one notified syscall.
@@ -80,10 +82,10 @@ func (t *tracee) readName(n nameArg) (rawName, error) {
 
 // mutation resolves the snapshot's names on the file system into the
 // Mutation of syscall.
-func (s snapshot) mutation(syscall string, req request) (Mutation, error) {
+func (s snapshot) mutation(syscall string, req request) (intercept.Mutation, error) {
 	paths, first, err := s.paths()
 	if err != nil {
-		return Mutation{}, err
+		return intercept.Mutation{}, err
 	}
 	op := req.op
 	if req.open != nil {
@@ -93,7 +95,7 @@ func (s snapshot) mutation(syscall string, req request) (Mutation, error) {
 		}
 		op, err = openOp(req, *first)
 	}
-	return Mutation{PID: s.pid, TID: s.tid, Op: op, Syscall: syscall, Paths: paths}, err
+	return intercept.Mutation{PID: s.pid, TID: s.tid, Op: op, Syscall: syscall, Paths: paths}, err
 }
 
 // paths resolves the names, and a symlink's target relative to the link's

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // processTarget is the process a ptrace attach, process_vm_writev,
@@ -27,9 +29,6 @@ var errOutsideTree = errors.New("process outside the worker's tree")
 // errForeignMemory refuses (EACCES) a write open of another process's
 // files in /proc: its memory (ptrace by other means), its descriptors.
 var errForeignMemory = errors.New("memory of a process outside the worker's tree")
-
-// maxTreeDepth bounds the walk up a process's ancestry.
-const maxTreeDepth = 4096
 
 // checkProcess lets a process syscall run (errNoMutation) when its target
 // is of the worker's tree, and refuses it otherwise. A thread in a pid
@@ -49,35 +48,10 @@ func (s *Supervisor) checkProcess(t *tracee, p processTarget) error {
 			return err
 		}
 	}
-	if s.inTree(pid) {
+	if s.proc.InTree(pid) {
 		return errNoMutation
 	}
 	return errOutsideTree
-}
-
-// inTree reports whether pid is of the worker's tree: the worker or one
-// of its descendants. With Config.Reap the root of the tree is the reaper,
-// whose orphans are the worker's too; the reaper itself runs without the
-// filter, so it is not of the tree.
-func (s *Supervisor) inTree(pid int) bool {
-	root := s.cmd.Process.Pid
-	if s.cfg.Reap && pid == root {
-		return false
-	}
-	for range maxTreeDepth {
-		switch {
-		case pid == root:
-			return true
-		case pid <= 1:
-			return false
-		}
-		ppid, ok := parentOf(pid)
-		if !ok {
-			return false
-		}
-		pid = ppid
-	}
-	return false
 }
 
 // pidfdPid reads the pid a pidfd of the tracee names (fdinfo's "Pid:"
@@ -122,7 +96,7 @@ func nestedPidNS(tid int) bool {
 // /proc/<pid>/fd/<n> (a pipe or socket of that process: another agent's
 // standard input), or of any other of its files, for a process outside the
 // worker's tree.
-func (s *Supervisor) guardMemory(m Mutation) error {
+func (s *Supervisor) guardMemory(m intercept.Mutation) error {
 	for _, p := range m.Paths {
 		rest, ok := strings.CutPrefix(p, "/proc/")
 		if !ok {
@@ -133,7 +107,7 @@ func (s *Supervisor) guardMemory(m Mutation) error {
 		if err != nil {
 			continue // /proc/sys, /proc/sysrq-trigger...: not a process
 		}
-		if !s.inTree(pid) {
+		if !s.proc.InTree(pid) {
 			return errForeignMemory
 		}
 	}

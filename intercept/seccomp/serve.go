@@ -130,7 +130,7 @@ func (s *Supervisor) end() {
 func (s *Supervisor) finish() {
 	s.cancel()
 	s.wg.Wait()
-	closeAll([]int{s.listener})
+	unix.Close(s.listener)
 	s.waker.close()
 	close(s.done)
 }

@@ -4,17 +4,15 @@ package seccomp
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/spawn"
 )
 
 // Supervisor runs one worker under the gate and answers its mutations.
@@ -27,16 +25,14 @@ import (
 type Supervisor struct {
 	cfg      Config
 	log      hclog.Logger
-	cmd      *exec.Cmd    // the helper (the worker after its exec), or the reaper
-	waited   <-chan error // cmd.Wait's error, from the thread that started it
-	changes               // sticky: a worker process changed its umask or credentials
-	umask    uint32       // the supervisor's own umask, which its emulated creates get
-	worker   int          // the worker's pid, as the kernel gave it in the handshake
+	proc     *spawn.Process // the worker
+	changes                 // sticky: a worker process changed its umask or credentials
+	umask    uint32         // the supervisor's own umask, which its emulated creates get
 	listener int
 	waker    *waker
 	tgids    tgidCache
 	lookups  lookups
-	instant  InstantDecider // cfg.Decider if it is one, else nil
+	instant  intercept.InstantDecider // cfg.Decider if it is one, else nil
 
 	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx
 	cancel  context.CancelFunc
@@ -45,10 +41,37 @@ type Supervisor struct {
 	ended   chan struct{}            // closed when a receiver finds serving over
 	endOnce sync.Once
 
-	done    chan struct{} // closed when serving has stopped and the listener is closed
-	exited  chan struct{} // closed when the worker has been reaped
-	state   *os.ProcessState
-	waitErr error
+	done chan struct{} // closed when serving has stopped and the listener is closed
+}
+
+// gate is the seccomp gate's part in starting a worker (intercept/spawn):
+// the helper installs the filter on itself and hands over its listener.
+var gate = spawn.Gate{Name: "seccomp", Setup: gateSelf, Errors: []error{ErrNoUserNotif, ErrNoWaitKillable}}
+
+// MaybeRunChild turns the process into the gate's helper (or, with
+// Config.Reap, its reaper) if it was started as one by Start, and
+// otherwise returns at once. Call it first thing in main (and in TestMain
+// of tests that use Start), before any goroutines or flag parsing.
+//
+// As the helper it never returns: it installs the filter on itself, hands
+// the listener to the supervisor, waits for its go-ahead, and execs the
+// worker; on any failure it prints why on stderr and exits with 127.
+func MaybeRunChild() { spawn.MaybeRun(gate) }
+
+// gateSelf installs the filter and hands its listener to the supervisor.
+// When it returns nil the supervisor is serving.
+func gateSelf(handOver func(fd int) error) error {
+	if err := setNoNewPrivs(); err != nil {
+		return err
+	}
+	listener, err := installFilter()
+	if err != nil {
+		return err
+	}
+	// The worker must not keep the listener: it could answer its own
+	// notifications, and the supervisor would never see the last task go.
+	defer unix.Close(listener)
+	return handOver(listener)
 }
 
 // Start runs cfg.Argv under the gate: it re-executes cfg.Self as the
@@ -64,132 +87,41 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	parent, child, err := socketPair()
+	proc, listener, err := spawn.Start(ctx, gate, cfg.Command)
 	if err != nil {
 		return nil, err
 	}
-	defer parent.Close()
-	cmd := helperCommand(cfg, child)
-	waited, err := startLocked(cmd)
-	child.Close()
-	if err != nil {
-		return nil, fmt.Errorf("start helper %s: %w", cfg.Self, err)
+	unix.CloseOnExec(listener)
+	s, err := newSupervisor(ctx, cfg, proc, listener)
+	if err == nil {
+		err = proc.Go()
 	}
-	s, err := handshake(ctx, cfg, cmd, parent, waited)
 	if err != nil {
-		abandon(cmd, s, waited)
-		return nil, err
-	}
-	return s, nil
-}
-
-// startLocked starts cmd from a thread that stays locked to its goroutine
-// until cmd is reaped; the channel gets cmd.Wait's error. The kernel sends
-// a child's Pdeathsig when the thread that forked it ends, not the
-// process, and a Go thread ends when a goroutine locked to it exits
-// (internal/gitrun does that on purpose): a worker forked from an ordinary
-// thread could be killed the moment another goroutine threw that thread
-// away.
-func startLocked(cmd *exec.Cmd) (<-chan error, error) {
-	started, waited := make(chan error, 1), make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := cmd.Start()
-		started <- err
-		if err == nil {
-			waited <- cmd.Wait()
+		proc.Abandon()
+		if s != nil {
+			s.Close()
 		}
-	}()
-	return waited, <-started
-}
-
-// abandon kills and reaps a helper whose start failed, through the
-// supervisor if one was already serving it.
-func abandon(cmd *exec.Cmd, s *Supervisor, waited <-chan error) {
-	_ = cmd.Process.Kill()
-	if s == nil {
-		<-waited
-		return
-	}
-	s.Close()
-	s.Wait()
-}
-
-// helperCommand builds the helper's command: Self with the worker's argv,
-// environment and streams, the marker variable, and the socket on fd 3.
-func helperCommand(cfg Config, sock *os.File) *exec.Cmd {
-	env := cfg.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	attr := &syscall.SysProcAttr{}
-	if cfg.SysProcAttr != nil {
-		*attr = *cfg.SysProcAttr
-	}
-	attr.Setpgid = true
-	arg0, marker := helperArg0, childEnv
-	if cfg.Reap {
-		// The reaper leads a process group of its own: neither a
-		// blocker's SIGSTOP of the worker's group nor a `kill -STOP` of
-		// the caller's job stops it, so it can always act on the caller's
-		// death. It starts the helper in another group.
-		arg0, marker = reaperArg0, reaperEnv
-		attr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: parentDeathSignal}
-	}
-	return &exec.Cmd{
-		Path:        cfg.Self,
-		Args:        append([]string{arg0}, cfg.Argv...),
-		Env:         append(env[:len(env):len(env)], marker+"=1"),
-		Dir:         cfg.Dir,
-		Stdin:       cfg.Stdin,
-		Stdout:      cfg.Stdout,
-		Stderr:      cfg.Stderr,
-		ExtraFiles:  []*os.File{sock},
-		SysProcAttr: attr,
-	}
-}
-
-// handshake receives the listener, starts serving and reaping, and sends
-// the helper its go-ahead. If it fails after serving started, it returns
-// the Supervisor with the error, for abandon.
-func handshake(ctx context.Context, cfg Config, cmd *exec.Cmd, sock *os.File, waited <-chan error) (*Supervisor, error) {
-	fc, err := net.FileConn(sock)
-	if err != nil {
-		return nil, fmt.Errorf("helper socket: %w", err)
-	}
-	defer fc.Close()
-	conn := fc.(*net.UnixConn)
-	listener, worker, err := receiveListener(ctx, conn, cfg.HandshakeTimeout, cfg.Argv[0])
-	if err != nil {
 		return nil, err
 	}
-	s, err := newSupervisor(ctx, cfg, cmd, listener, worker, waited)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Write([]byte(ackMessage)); err != nil {
-		return s, fmt.Errorf("send go-ahead: %v: %w", err, ErrHandshake)
-	}
-	s.log.Debug("worker gated", "pid", worker, "argv", cfg.Argv)
+	s.log.Debug("worker gated", "pid", proc.Pid(), "argv", cfg.Argv)
 	return s, nil
 }
 
-// newSupervisor takes over the listener and starts serving and reaping.
-func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, worker int, waited <-chan error) (*Supervisor, error) {
+// newSupervisor takes over the listener and starts serving.
+func newSupervisor(ctx context.Context, cfg Config, proc *spawn.Process, listener int) (*Supervisor, error) {
 	w, err := newWaker()
 	if err != nil {
-		closeAll([]int{listener})
+		unix.Close(listener)
 		return nil, err
 	}
 	if err := setSyncWakeUp(listener); err != nil {
 		cfg.Logger.Debug("synchronous wake-up unavailable", "error", err)
 	}
 	s := &Supervisor{
-		cfg: cfg, log: cfg.Logger, cmd: cmd, waited: waited, worker: worker, listener: listener, waker: w,
-		done: make(chan struct{}), exited: make(chan struct{}), ended: make(chan struct{}),
+		cfg: cfg, log: cfg.Logger, proc: proc, listener: listener, waker: w,
+		done: make(chan struct{}), ended: make(chan struct{}),
 	}
-	s.instant, _ = cfg.Decider.(InstantDecider)
+	s.instant, _ = cfg.Decider.(intercept.InstantDecider)
 	s.umask = ownUmask()
 	ctx, cancel := context.WithCancelCause(ctx)
 	s.ctx, s.cancel = ctx, func() { cancel(errServingEnded) }
@@ -197,37 +129,18 @@ func newSupervisor(ctx context.Context, cfg Config, cmd *exec.Cmd, listener, wor
 	// returns at once, and the waker ignores it once closed.
 	context.AfterFunc(s.ctx, w.wake)
 	go s.serve()
-	go s.reap()
 	return s, nil
-}
-
-// reap waits for the worker (the helper, after its exec) to exit.
-func (s *Supervisor) reap() {
-	err := <-s.waited
-	s.state = s.cmd.ProcessState
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		s.waitErr = err
-	}
-	s.log.Debug("worker exited", "pid", s.cmd.Process.Pid, "state", s.state)
-	close(s.exited)
 }
 
 // Pid is the worker's process id, which is also its process group id: the
 // caller can stop, continue or kill the whole group with -Pid().
-func (s *Supervisor) Pid() int { return s.worker }
+func (s *Supervisor) Pid() int { return s.proc.Pid() }
 
 // KillTree sends SIGKILL to the worker's whole tree: with Config.Reap,
 // every process below the reaper (descendants that left the worker's
 // process group or session included); without it, the worker's process
 // group.
-func (s *Supervisor) KillTree() {
-	if s.cfg.Reap {
-		_ = s.cmd.Process.Signal(killTreeSignal)
-		return
-	}
-	_ = syscall.Kill(-s.worker, syscall.SIGKILL)
-}
+func (s *Supervisor) KillTree() { s.proc.KillTree() }
 
 // Wait waits for the worker itself to exit and returns its state; with
 // Config.Reap, for its whole tree to end, and the state is the worker's
@@ -235,14 +148,11 @@ func (s *Supervisor) KillTree() {
 // waiting failed (or copying a non-file stream did); a non-zero exit is in
 // the state. Without Reap, descendants may still run and be gated: see
 // Done.
-func (s *Supervisor) Wait() (*os.ProcessState, error) {
-	<-s.exited
-	return s.state, s.waitErr
-}
+func (s *Supervisor) Wait() (*os.ProcessState, error) { return s.proc.Wait() }
 
 // Exited is closed once the worker itself has exited (with Config.Reap,
 // its whole tree) and Wait will not block.
-func (s *Supervisor) Exited() <-chan struct{} { return s.exited }
+func (s *Supervisor) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Done is closed when serving has stopped: every gated process is gone,
 // or Close was called, or Start's context ended.

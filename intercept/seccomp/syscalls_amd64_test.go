@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // archPrograms are the worker programs only amd64 has.
@@ -20,55 +21,55 @@ var legacyCases = []syscallCase{
 	{name: "syscall -1", err: unix.ENOSYS, run: func(int) error {
 		return rawErr(^uintptr(0))
 	}},
-	{name: "open", want: mut(seccomp.OpOpenWrite, "f"), run: func(int) error {
+	{name: "open", want: mut(intercept.OpOpenWrite, "f"), run: func(int) error {
 		return rawFD(unix.SYS_OPEN, ptr("l"), unix.O_WRONLY)
 	}},
 	{name: "open rdonly", run: func(int) error {
 		return rawFD(unix.SYS_OPEN, ptr("f"), unix.O_RDONLY)
 	}},
-	{name: "creat", want: mut(seccomp.OpCreate, "c"), run: func(int) error {
+	{name: "creat", want: mut(intercept.OpCreate, "c"), run: func(int) error {
 		return rawFD(unix.SYS_CREAT, ptr("c"), 0o644)
 	}},
-	{name: "rename", want: mut(seccomp.OpRename, "f", "sub/g"), run: func(int) error {
+	{name: "rename", want: mut(intercept.OpRename, "f", "sub/g"), run: func(int) error {
 		return rawErr(unix.SYS_RENAME, ptr("f"), ptr("sub/g"))
 	}},
-	{name: "unlink", want: mut(seccomp.OpUnlink, "l"), run: func(int) error {
+	{name: "unlink", want: mut(intercept.OpUnlink, "l"), run: func(int) error {
 		return rawErr(unix.SYS_UNLINK, ptr("l"))
 	}},
-	{name: "mkdir", want: mut(seccomp.OpMkdir, "m"), run: func(int) error {
+	{name: "mkdir", want: mut(intercept.OpMkdir, "m"), run: func(int) error {
 		return rawErr(unix.SYS_MKDIR, ptr("m"), 0o755)
 	}},
-	{name: "rmdir", want: mut(seccomp.OpRmdir, "e"), run: func(int) error {
+	{name: "rmdir", want: mut(intercept.OpRmdir, "e"), run: func(int) error {
 		return rawErr(unix.SYS_RMDIR, ptr("e"))
 	}},
-	{name: "link", want: mut(seccomp.OpLink, "h", "l"), run: func(int) error {
+	{name: "link", want: mut(intercept.OpLink, "h", "l"), run: func(int) error {
 		return rawErr(unix.SYS_LINK, ptr("l"), ptr("h"))
 	}},
-	{name: "symlink", want: mut(seccomp.OpSymlink, "s", "sub"), run: func(int) error {
+	{name: "symlink", want: mut(intercept.OpSymlink, "s", "sub"), run: func(int) error {
 		return rawErr(unix.SYS_SYMLINK, ptr("sub"), ptr("s"))
 	}},
-	{name: "chmod", want: mut(seccomp.OpChmod, "f"), run: func(int) error {
+	{name: "chmod", want: mut(intercept.OpChmod, "f"), run: func(int) error {
 		return rawErr(unix.SYS_CHMOD, ptr("l"), 0o600)
 	}},
-	{name: "chown", want: mut(seccomp.OpChown, "f"), run: func(int) error {
+	{name: "chown", want: mut(intercept.OpChown, "f"), run: func(int) error {
 		return rawErr(unix.SYS_CHOWN, ptr("l"), uintptr(os.Getuid()), ^uintptr(0))
 	}},
-	{name: "lchown", want: mut(seccomp.OpChown, "l"), run: func(int) error {
+	{name: "lchown", want: mut(intercept.OpChown, "l"), run: func(int) error {
 		return rawErr(unix.SYS_LCHOWN, ptr("l"), uintptr(os.Getuid()), ^uintptr(0))
 	}},
-	{name: "utime", want: mut(seccomp.OpUtimes, "f"), run: func(int) error {
+	{name: "utime", want: mut(intercept.OpUtimes, "f"), run: func(int) error {
 		return rawErr(unix.SYS_UTIME, ptr("l"), 0)
 	}},
-	{name: "utimes", want: mut(seccomp.OpUtimes, "f"), run: func(int) error {
+	{name: "utimes", want: mut(intercept.OpUtimes, "f"), run: func(int) error {
 		return rawErr(unix.SYS_UTIMES, ptr("l"), 0)
 	}},
-	{name: "futimesat", want: mut(seccomp.OpUtimes, "sub"), run: func(d int) error {
+	{name: "futimesat", want: mut(intercept.OpUtimes, "sub"), run: func(d int) error {
 		return rawErr(unix.SYS_FUTIMESAT, uintptr(d), ptr("sub"), 0)
 	}},
-	{name: "futimesat null path", want: mut(seccomp.OpUtimes, "f"), run: func(int) error {
+	{name: "futimesat null path", want: mut(intercept.OpUtimes, "f"), run: func(int) error {
 		return withFD(unix.O_RDONLY, func(fd int) error { return rawErr(unix.SYS_FUTIMESAT, uintptr(fd), 0, 0) })
 	}},
-	{name: "mknod", want: mut(seccomp.OpMknod, "p"), run: func(int) error {
+	{name: "mknod", want: mut(intercept.OpMknod, "p"), run: func(int) error {
 		return rawErr(unix.SYS_MKNOD, ptr("p"), unix.S_IFIFO|0o644, 0)
 	}},
 }

@@ -2,7 +2,11 @@
 
 package seccomp
 
-import "golang.org/x/sys/unix"
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
+)
 
 // moreTable lists the syscalls notified on both architectures beyond the
 // path table: names created by bind, extended attributes, file attributes
@@ -40,12 +44,12 @@ var moreTable = []syscallEntry{
 // credentials. Seen once, the supervisor checks them before each
 // emulated open from then on.
 const (
-	opUmask Op = "umask"
-	opCreds Op = "creds"
+	opUmask intercept.Op = "umask"
+	opCreds intercept.Op = "creds"
 )
 
 // decodeMarker returns a decoder for a syscall that only marks op.
-func decodeMarker(op Op) decoder {
+func decodeMarker(op intercept.Op) decoder {
 	return func(args, *tracee) (request, error) { return request{op: op}, errNoMutation }
 }
 

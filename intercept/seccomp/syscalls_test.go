@@ -12,8 +12,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // syscallCase is one syscall made directly (no libc wrapper choosing for
@@ -33,18 +34,18 @@ type syscallCase struct {
 	want *want
 }
 
-func mut(op seccomp.Op, paths ...string) *want { return &want{op, paths} }
+func mut(op intercept.Op, paths ...string) *want { return &want{op, paths} }
 
 // portableCases exist on amd64 and arm64; legacyCases (amd64) add the old
 // syscalls without *at.
 var portableCases = []syscallCase{
-	{name: "openat2 write", want: mut(seccomp.OpCreate, "n"), run: func(d int) error {
+	{name: "openat2 write", want: mut(intercept.OpCreate, "n"), run: func(d int) error {
 		return closeFD(unix.Openat2(d, "n", &unix.OpenHow{Flags: unix.O_WRONLY | unix.O_CREAT, Mode: 0o644}))
 	}},
 	{name: "openat2 read", run: func(d int) error {
 		return closeFD(unix.Openat2(d, "f", &unix.OpenHow{Flags: unix.O_RDONLY}))
 	}},
-	{name: "openat2 in root", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+	{name: "openat2 in root", want: mut(intercept.OpCreate, "sub/n"), run: func(d int) error {
 		sub, err := unix.Openat(d, "sub", unix.O_PATH|unix.O_DIRECTORY, 0)
 		if err != nil {
 			return err
@@ -59,125 +60,125 @@ var portableCases = []syscallCase{
 		}
 		return closeFD(fd, err)
 	}},
-	{name: "openat dirfd dot-dot", want: mut(seccomp.OpCreate, "x"), run: func(d int) error {
+	{name: "openat dirfd dot-dot", want: mut(intercept.OpCreate, "x"), run: func(d int) error {
 		sub, err := unix.Openat(d, "sub", unix.O_PATH|unix.O_DIRECTORY, 0)
 		if err != nil {
 			return err
 		}
 		return closeFD(unix.Openat(sub, "../x", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
-	{name: "openat nofollow", err: unix.ELOOP, want: mut(seccomp.OpOpenWrite, "l"), run: func(d int) error {
+	{name: "openat nofollow", err: unix.ELOOP, want: mut(intercept.OpOpenWrite, "l"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "l", unix.O_WRONLY|unix.O_NOFOLLOW, 0))
 	}},
-	{name: "openat excl", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+	{name: "openat excl", want: mut(intercept.OpCreate, "sub/n"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "sub/n", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644))
 	}},
-	{name: "openat excl existing", err: unix.EEXIST, want: mut(seccomp.OpCreate, "f"), run: func(d int) error {
+	{name: "openat excl existing", err: unix.EEXIST, want: mut(intercept.OpCreate, "f"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "f", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644))
 	}},
-	{name: "openat absolute", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+	{name: "openat absolute", want: mut(intercept.OpCreate, "sub/n"), run: func(d int) error {
 		wd, err := os.Getwd()
 		if err != nil {
 			return err
 		}
 		return closeFD(unix.Open(wd+"/sub/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
-	{name: "openat through dir symlink", want: mut(seccomp.OpCreate, "sub/n"), run: func(d int) error {
+	{name: "openat through dir symlink", want: mut(intercept.OpCreate, "sub/n"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "ls/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
-	{name: "openat missing dir", err: unix.ENOENT, want: mut(seccomp.OpCreate, "no/such/n"), run: func(d int) error {
+	{name: "openat missing dir", err: unix.ENOENT, want: mut(intercept.OpCreate, "no/such/n"), run: func(d int) error {
 		return closeFD(unix.Openat(d, "no/such/n", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
 	{name: "openat rdonly creat existing", run: func(d int) error {
 		return closeFD(unix.Openat(d, "f", unix.O_RDONLY|unix.O_CREAT, 0))
 	}},
-	{name: "proc self fd", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+	{name: "proc self fd", want: mut(intercept.OpOpenWrite, "f"), run: func(d int) error {
 		return reopen("/proc/self/fd/")
 	}},
-	{name: "dev fd", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+	{name: "dev fd", want: mut(intercept.OpOpenWrite, "f"), run: func(d int) error {
 		return reopen("/dev/fd/")
 	}},
-	{name: "proc self cwd", want: mut(seccomp.OpCreate, "pc"), run: func(d int) error {
+	{name: "proc self cwd", want: mut(intercept.OpCreate, "pc"), run: func(d int) error {
 		return closeFD(unix.Open("/proc/self/cwd/pc", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
-	{name: "proc thread-self cwd", want: mut(seccomp.OpCreate, "ts"), run: func(d int) error {
+	{name: "proc thread-self cwd", want: mut(intercept.OpCreate, "ts"), run: func(d int) error {
 		return closeFD(unix.Open("/proc/thread-self/cwd/ts", unix.O_WRONLY|unix.O_CREAT, 0o644))
 	}},
-	{name: "pipe through proc", want: mut(seccomp.OpOpenWrite, "/proc/*/fd/*"), run: func(d int) error {
+	{name: "pipe through proc", want: mut(intercept.OpOpenWrite, "/proc/*/fd/*"), run: func(d int) error {
 		var p [2]int
 		if err := unix.Pipe(p[:]); err != nil {
 			return err
 		}
 		return closeFD(unix.Open("/proc/self/fd/"+strconv.Itoa(p[1]), unix.O_WRONLY, 0))
 	}},
-	{name: "renameat", want: mut(seccomp.OpRename, "f", "g"), run: func(d int) error {
+	{name: "renameat", want: mut(intercept.OpRename, "f", "g"), run: func(d int) error {
 		return unix.Renameat(d, "f", d, "g")
 	}},
-	{name: "renameat2 exchange", want: mut(seccomp.OpRename, "f", "l"), run: func(d int) error {
+	{name: "renameat2 exchange", want: mut(intercept.OpRename, "f", "l"), run: func(d int) error {
 		return unix.Renameat2(d, "f", d, "l", unix.RENAME_EXCHANGE)
 	}},
-	{name: "unlinkat removedir", want: mut(seccomp.OpRmdir, "e"), run: func(d int) error {
+	{name: "unlinkat removedir", want: mut(intercept.OpRmdir, "e"), run: func(d int) error {
 		return unix.Unlinkat(d, "e", unix.AT_REMOVEDIR)
 	}},
-	{name: "unlinkat symlink", want: mut(seccomp.OpUnlink, "l"), run: func(d int) error {
+	{name: "unlinkat symlink", want: mut(intercept.OpUnlink, "l"), run: func(d int) error {
 		return unix.Unlinkat(d, "l", 0)
 	}},
-	{name: "mkdirat", want: mut(seccomp.OpMkdir, "m"), run: func(d int) error {
+	{name: "mkdirat", want: mut(intercept.OpMkdir, "m"), run: func(d int) error {
 		return unix.Mkdirat(d, "m", 0o755)
 	}},
-	{name: "mkdirat nested", want: mut(seccomp.OpMkdir, "sub/m"), run: func(d int) error {
+	{name: "mkdirat nested", want: mut(intercept.OpMkdir, "sub/m"), run: func(d int) error {
 		return unix.Mkdirat(d, "sub/m", 0o755)
 	}},
-	{name: "mkdirat through dir symlink", want: mut(seccomp.OpMkdir, "sub/m"), run: func(d int) error {
+	{name: "mkdirat through dir symlink", want: mut(intercept.OpMkdir, "sub/m"), run: func(d int) error {
 		return unix.Mkdirat(d, "ls/m", 0o755)
 	}},
-	{name: "unlinkat dir symlink itself", want: mut(seccomp.OpUnlink, "ls"), run: func(d int) error {
+	{name: "unlinkat dir symlink itself", want: mut(intercept.OpUnlink, "ls"), run: func(d int) error {
 		return unix.Unlinkat(d, "ls", 0)
 	}},
-	{name: "linkat follow", want: mut(seccomp.OpLink, "h", "f"), run: func(d int) error {
+	{name: "linkat follow", want: mut(intercept.OpLink, "h", "f"), run: func(d int) error {
 		return unix.Linkat(d, "l", d, "h", unix.AT_SYMLINK_FOLLOW)
 	}},
-	{name: "linkat nofollow", want: mut(seccomp.OpLink, "h", "l"), run: func(d int) error {
+	{name: "linkat nofollow", want: mut(intercept.OpLink, "h", "l"), run: func(d int) error {
 		return unix.Linkat(d, "l", d, "h", 0)
 	}},
-	{name: "symlinkat", want: mut(seccomp.OpSymlink, "sub/s", "f"), run: func(d int) error {
+	{name: "symlinkat", want: mut(intercept.OpSymlink, "sub/s", "f"), run: func(d int) error {
 		return unix.Symlinkat("../f", d, "sub/s")
 	}},
-	{name: "truncate", want: mut(seccomp.OpTruncate, "f"), run: func(d int) error {
+	{name: "truncate", want: mut(intercept.OpTruncate, "f"), run: func(d int) error {
 		return unix.Truncate("l", 1)
 	}},
-	{name: "ftruncate", want: mut(seccomp.OpTruncate, "f"), run: func(d int) error {
+	{name: "ftruncate", want: mut(intercept.OpTruncate, "f"), run: func(d int) error {
 		return withFD(unix.O_WRONLY, func(fd int) error { return unix.Ftruncate(fd, 1) })
 	}},
-	{name: "fchmod", want: mut(seccomp.OpChmod, "f"), run: func(d int) error {
+	{name: "fchmod", want: mut(intercept.OpChmod, "f"), run: func(d int) error {
 		return withFD(unix.O_RDONLY, func(fd int) error { return unix.Fchmod(fd, 0o600) })
 	}},
-	{name: "fchmodat", want: mut(seccomp.OpChmod, "f"), run: func(d int) error {
+	{name: "fchmodat", want: mut(intercept.OpChmod, "f"), run: func(d int) error {
 		return unix.Fchmodat(d, "l", 0o600, 0)
 	}},
-	{name: "fchmodat2 nofollow", anyErr: true, want: mut(seccomp.OpChmod, "l"), run: func(d int) error {
+	{name: "fchmodat2 nofollow", anyErr: true, want: mut(intercept.OpChmod, "l"), run: func(d int) error {
 		return rawErr(unix.SYS_FCHMODAT2, uintptr(d), ptr("l"), 0o600, unix.AT_SYMLINK_NOFOLLOW)
 	}},
-	{name: "fchown", want: mut(seccomp.OpChown, "f"), run: func(d int) error {
+	{name: "fchown", want: mut(intercept.OpChown, "f"), run: func(d int) error {
 		return withFD(unix.O_RDONLY, func(fd int) error { return unix.Fchown(fd, os.Getuid(), -1) })
 	}},
-	{name: "fchownat empty path", want: mut(seccomp.OpChown, "f"), run: func(d int) error {
+	{name: "fchownat empty path", want: mut(intercept.OpChown, "f"), run: func(d int) error {
 		return withFD(unix.O_RDONLY, func(fd int) error {
 			return unix.Fchownat(fd, "", os.Getuid(), -1, unix.AT_EMPTY_PATH)
 		})
 	}},
-	{name: "fchownat nofollow", want: mut(seccomp.OpChown, "l"), run: func(d int) error {
+	{name: "fchownat nofollow", want: mut(intercept.OpChown, "l"), run: func(d int) error {
 		return unix.Fchownat(d, "l", os.Getuid(), -1, unix.AT_SYMLINK_NOFOLLOW)
 	}},
-	{name: "utimensat null path", want: mut(seccomp.OpUtimes, "f"), run: func(d int) error {
+	{name: "utimensat null path", want: mut(intercept.OpUtimes, "f"), run: func(d int) error {
 		return withFD(unix.O_RDONLY, func(fd int) error {
 			return rawErr(unix.SYS_UTIMENSAT, uintptr(fd), 0, 0, 0)
 		})
 	}},
-	{name: "utimensat nofollow", want: mut(seccomp.OpUtimes, "l"), run: func(d int) error {
+	{name: "utimensat nofollow", want: mut(intercept.OpUtimes, "l"), run: func(d int) error {
 		return unix.UtimesNanoAt(d, "l", nil, unix.AT_SYMLINK_NOFOLLOW)
 	}},
-	{name: "mknodat", want: mut(seccomp.OpMknod, "p"), run: func(d int) error {
+	{name: "mknodat", want: mut(intercept.OpMknod, "p"), run: func(d int) error {
 		return unix.Mknodat(d, "p", unix.S_IFIFO|0o644, 0)
 	}},
 	{name: "io_uring_setup refused", err: unix.ENOSYS, run: func(d int) error {
@@ -197,20 +198,20 @@ var portableCases = []syscallCase{
 	{name: "open_by_handle_at read", err: byHandleReadErr(), run: func(d int) error {
 		return openByHandle(d, unix.O_RDONLY)
 	}},
-	{name: "setxattr", want: mut(seccomp.OpXattr, "f"), anyErr: true, run: func(d int) error {
+	{name: "setxattr", want: mut(intercept.OpXattr, "f"), anyErr: true, run: func(d int) error {
 		return unix.Setxattr("l", "user.k", []byte("v"), 0)
 	}},
-	{name: "lremovexattr", want: mut(seccomp.OpXattr, "l"), anyErr: true, run: func(d int) error {
+	{name: "lremovexattr", want: mut(intercept.OpXattr, "l"), anyErr: true, run: func(d int) error {
 		return unix.Lremovexattr("l", "user.k")
 	}},
-	{name: "fsetxattr", want: mut(seccomp.OpXattr, "f"), anyErr: true, run: func(d int) error {
+	{name: "fsetxattr", want: mut(intercept.OpXattr, "f"), anyErr: true, run: func(d int) error {
 		fd, err := unix.Openat(d, "f", unix.O_RDONLY, 0)
 		if err != nil {
 			return err
 		}
 		return closeFD(fd, unix.Fsetxattr(fd, "user.k", []byte("v"), 0))
 	}},
-	{name: "ioctl setflags", want: mut(seccomp.OpSetFlags, "f"), anyErr: true, run: func(d int) error {
+	{name: "ioctl setflags", want: mut(intercept.OpSetFlags, "f"), anyErr: true, run: func(d int) error {
 		fd, err := unix.Openat(d, "f", unix.O_RDONLY, 0)
 		if err != nil {
 			return err
@@ -221,7 +222,7 @@ var portableCases = []syscallCase{
 		}
 		return closeFD(fd, err)
 	}},
-	{name: "bind unix path", want: mut(seccomp.OpMknod, "sock"), run: func(d int) error {
+	{name: "bind unix path", want: mut(intercept.OpMknod, "sock"), run: func(d int) error {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {
 			return err
@@ -247,7 +248,7 @@ var portableCases = []syscallCase{
 	{name: "ptrace attach of init refused", err: unix.EPERM, run: func(d int) error {
 		return rawErr(unix.SYS_PTRACE, unix.PTRACE_ATTACH, 1, 0, 0)
 	}},
-	{name: "emulated open keeps append and cloexec", want: mut(seccomp.OpOpenWrite, "f"), run: func(d int) error {
+	{name: "emulated open keeps append and cloexec", want: mut(intercept.OpOpenWrite, "f"), run: func(d int) error {
 		fd, err := unix.Openat(d, "f", unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return err
@@ -262,7 +263,7 @@ var portableCases = []syscallCase{
 		}
 		return closeFD(fd, nil)
 	}},
-	{name: "create after umask takes the worker's umask", want: mut(seccomp.OpCreate, "u"), run: func(d int) error {
+	{name: "create after umask takes the worker's umask", want: mut(intercept.OpCreate, "u"), run: func(d int) error {
 		old := unix.Umask(0o027)
 		defer unix.Umask(old)
 		err := closeFD(unix.Openat(d, "u", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o666))

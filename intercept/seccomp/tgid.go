@@ -3,14 +3,12 @@
 package seccomp
 
 import (
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept/procfs"
 )
 
 // maxTgids bounds the tgid cache; when full it starts over.
@@ -54,7 +52,7 @@ func (c *tgidCache) lookup(tid int) (int, error) {
 		c.remember(tid, tid, now)
 		return tid, nil
 	}
-	tgid, err := readTgid(tid)
+	tgid, err := procfs.Tgid(tid)
 	if err != nil {
 		return 0, err
 	}
@@ -79,19 +77,4 @@ func (c *tgidCache) remember(tid, tgid int, now time.Duration) {
 func belongs(tid, tgid int) bool {
 	err := unix.Tgkill(tgid, tid, 0)
 	return err == nil || err == unix.EPERM
-}
-
-// readTgid reads the Tgid line of /proc/<tid>/status.
-func readTgid(tid int) (int, error) {
-	path := "/proc/" + strconv.Itoa(tid) + "/status"
-	status, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
-			return strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	return 0, fmt.Errorf("no tgid in %s", path)
 }

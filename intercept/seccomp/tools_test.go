@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept"
 )
 
 // want is one mutation a tool must produce. Paths are relative to the
 // work dir, "{out}/" to a directory outside it; they may be globs.
 type want struct {
-	op    seccomp.Op
+	op    intercept.Op
 	paths []string
 }
 
@@ -30,67 +30,67 @@ func TestTools(t *testing.T) {
 		want   []want
 	}{
 		{name: "redirect creates", script: "echo hi > new",
-			want: []want{{seccomp.OpCreate, []string{"new"}}}},
+			want: []want{{intercept.OpCreate, []string{"new"}}}},
 		{name: "redirect truncates", files: map[string]string{"f": "old"}, script: "echo hi > f",
-			want: []want{{seccomp.OpTruncate, []string{"f"}}}},
+			want: []want{{intercept.OpTruncate, []string{"f"}}}},
 		{name: "append", files: map[string]string{"f": "old"}, script: "echo hi >> f",
-			want: []want{{seccomp.OpOpenWrite, []string{"f"}}}},
+			want: []want{{intercept.OpOpenWrite, []string{"f"}}}},
 		{name: "sed -i", files: map[string]string{"f": "a\n"}, script: "sed -i s/a/b/ f",
-			want: []want{{seccomp.OpCreate, []string{"sed*"}}, {seccomp.OpRename, []string{"sed*", "f"}}}},
+			want: []want{{intercept.OpCreate, []string{"sed*"}}, {intercept.OpRename, []string{"sed*", "f"}}}},
 		{name: "cp", files: map[string]string{"a": "x"}, script: "cp a c",
-			want: []want{{seccomp.OpCreate, []string{"c"}}}},
+			want: []want{{intercept.OpCreate, []string{"c"}}}},
 		{name: "mv", files: map[string]string{"a": "x"}, script: "mv a m",
-			want: []want{{seccomp.OpRename, []string{"a", "m"}}}},
+			want: []want{{intercept.OpRename, []string{"a", "m"}}}},
 		{name: "rm", files: map[string]string{"a": "x"}, script: "rm a",
-			want: []want{{seccomp.OpUnlink, []string{"a"}}}},
+			want: []want{{intercept.OpUnlink, []string{"a"}}}},
 		{name: "truncate", files: map[string]string{"a": "x"}, script: "truncate -s 0 a",
-			want: []want{{seccomp.OpTruncate, []string{"a"}}}},
+			want: []want{{intercept.OpTruncate, []string{"a"}}}},
 		{name: "touch", files: map[string]string{"a": "x"}, script: "touch a",
-			want: []want{{seccomp.OpUtimes, []string{"a"}}}},
+			want: []want{{intercept.OpUtimes, []string{"a"}}}},
 		{name: "chmod", files: map[string]string{"a": "x"}, script: "chmod 600 a",
-			want: []want{{seccomp.OpChmod, []string{"a"}}}},
+			want: []want{{intercept.OpChmod, []string{"a"}}}},
 		{name: "chown", files: map[string]string{"a": "x"}, script: "chown $(id -u) a",
-			want: []want{{seccomp.OpChown, []string{"a"}}}},
+			want: []want{{intercept.OpChown, []string{"a"}}}},
 		{name: "chown -h", files: map[string]string{"a": "x", "l": "->a"}, script: "chown -h $(id -u) l",
-			want: []want{{seccomp.OpChown, []string{"l"}}}},
+			want: []want{{intercept.OpChown, []string{"l"}}}},
 		{name: "ln -s", files: map[string]string{"a": "x"}, script: "ln -s a l",
-			want: []want{{seccomp.OpSymlink, []string{"l", "a"}}}},
+			want: []want{{intercept.OpSymlink, []string{"l", "a"}}}},
 		{name: "ln", files: map[string]string{"a": "x"}, script: "ln a h",
-			want: []want{{seccomp.OpLink, []string{"h", "a"}}}},
+			want: []want{{intercept.OpLink, []string{"h", "a"}}}},
 		{name: "mkdir -p", script: "mkdir -p x/y",
-			want: []want{{seccomp.OpMkdir, []string{"x"}}, {seccomp.OpMkdir, []string{"x/y"}}}},
+			want: []want{{intercept.OpMkdir, []string{"x"}}, {intercept.OpMkdir, []string{"x/y"}}}},
 		{name: "rmdir", files: map[string]string{"e/": ""}, script: "rmdir e",
-			want: []want{{seccomp.OpRmdir, []string{"e"}}}},
+			want: []want{{intercept.OpRmdir, []string{"e"}}}},
 		{name: "mkfifo", script: "mkfifo p",
-			want: []want{{seccomp.OpMknod, []string{"p"}}}},
+			want: []want{{intercept.OpMknod, []string{"p"}}}},
 		{name: "relative after cd", files: map[string]string{"sub/": ""}, script: "cd sub && echo x > g",
-			want: []want{{seccomp.OpCreate, []string{"sub/g"}}}},
+			want: []want{{intercept.OpCreate, []string{"sub/g"}}}},
 		{name: "dot-dot", files: map[string]string{"sub/": ""}, script: "echo x > sub/../dd",
-			want: []want{{seccomp.OpCreate, []string{"dd"}}}},
+			want: []want{{intercept.OpCreate, []string{"dd"}}}},
 		{name: "symlink inside", files: map[string]string{"t": "x", "l": "->t"}, script: "echo x > l",
-			want: []want{{seccomp.OpTruncate, []string{"t"}}}},
+			want: []want{{intercept.OpTruncate, []string{"t"}}}},
 		{name: "dangling symlink", files: map[string]string{"l": "->missing"}, script: "echo x > l",
-			want: []want{{seccomp.OpCreate, []string{"missing"}}}},
+			want: []want{{intercept.OpCreate, []string{"missing"}}}},
 		{name: "symlinked dir", files: map[string]string{"r/": "", "r/f": "x", "ld": "->r"}, script: "rm ld/f && rm ld",
-			want: []want{{seccomp.OpUnlink, []string{"r/f"}}, {seccomp.OpUnlink, []string{"ld"}}}},
+			want: []want{{intercept.OpUnlink, []string{"r/f"}}, {intercept.OpUnlink, []string{"ld"}}}},
 		{name: "dot-dot after symlink", files: map[string]string{"r/s/": "", "ls": "->r/s"}, script: "echo x > ls/../h",
-			want: []want{{seccomp.OpCreate, []string{"r/h"}}}},
+			want: []want{{intercept.OpCreate, []string{"r/h"}}}},
 		{name: "symlink outside", script: "echo x > l",
 			files: map[string]string{"l": "->{out}/o"},
-			want:  []want{{seccomp.OpCreate, []string{"{out}/o"}}}},
+			want:  []want{{intercept.OpCreate, []string{"{out}/o"}}}},
 		{name: "rename dir", files: map[string]string{"d/": "", "d/f": "x"}, script: "mv d e",
-			want: []want{{seccomp.OpRename, []string{"d", "e"}}}},
+			want: []want{{intercept.OpRename, []string{"d", "e"}}}},
 		// The working directory and symlink-free directories are
 		// remembered for a moment: each change must be seen at once.
 		{name: "cd back and forth", files: map[string]string{"a/": "", "b/": ""},
 			script: "cd a && echo 1 > x && cd ../b && echo 2 > y && cd .. && echo 3 > z",
-			want:   []want{{seccomp.OpCreate, []string{"a/x"}}, {seccomp.OpCreate, []string{"b/y"}}, {seccomp.OpCreate, []string{"z"}}}},
+			want:   []want{{intercept.OpCreate, []string{"a/x"}}, {intercept.OpCreate, []string{"b/y"}}, {intercept.OpCreate, []string{"z"}}}},
 		{name: "cwd renamed", files: map[string]string{"p/q/": ""},
 			script: "cd p/q && echo 1 > one && mv ../../p ../../r && echo 2 > two",
-			want:   []want{{seccomp.OpCreate, []string{"p/q/one"}}, {seccomp.OpCreate, []string{"r/q/two"}}}},
+			want:   []want{{intercept.OpCreate, []string{"p/q/one"}}, {intercept.OpCreate, []string{"r/q/two"}}}},
 		{name: "dir swapped for symlink", files: map[string]string{"d/": "", "o": "->{out}"},
 			script: "echo 1 > d/f && mv d e && mv o d && echo 2 > d/g",
-			want:   []want{{seccomp.OpCreate, []string{"d/f"}}, {seccomp.OpCreate, []string{"{out}/g"}}}},
+			want:   []want{{intercept.OpCreate, []string{"d/f"}}, {intercept.OpCreate, []string{"{out}/g"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestPython(t *testing.T) {
 		t.Fatalf("python3 exited %d: %s", res.code, res.output)
 	}
 	got := rec.under(dir)
-	for _, w := range []want{{seccomp.OpCreate, []string{"p.txt"}}, {seccomp.OpRename, []string{"a", "b"}}} {
+	for _, w := range []want{{intercept.OpCreate, []string{"p.txt"}}, {intercept.OpRename, []string{"a", "b"}}} {
 		if !slices.ContainsFunc(got, w.matcher(dir, "")) {
 			t.Errorf("python3: no %s %q among:%s", w.op, w.paths, format(got))
 		}
@@ -142,7 +142,7 @@ func TestTmpfileLink(t *testing.T) {
 				t.Fatalf("tmpfile-link exited %d: %s", res.code, res.output)
 			}
 			got := rec.under(dir)
-			w := want{seccomp.OpLink, []string{"named"}}
+			w := want{intercept.OpLink, []string{"named"}}
 			if len(got) != 1 || !w.matcher(dir, "")(got[0]) {
 				t.Errorf("tmpfile-link %s: got%s\nwant exactly %s %q", how, format(got), w.op, w.paths)
 			}
@@ -151,8 +151,8 @@ func TestTmpfileLink(t *testing.T) {
 }
 
 // matcher matches a mutation with the wanted op and paths.
-func (w want) matcher(dir, out string) func(seccomp.Mutation) bool {
-	return func(m seccomp.Mutation) bool {
+func (w want) matcher(dir, out string) func(intercept.Mutation) bool {
+	return func(m intercept.Mutation) bool {
 		if m.Op != w.op || len(m.Paths) != len(w.paths) {
 			return false
 		}
@@ -189,7 +189,7 @@ func mustLook(tb testing.TB, name string) string {
 }
 
 // runProgram runs one of the test binary's worker programs gated.
-func runProgram(tb testing.TB, dir string, d seccomp.Decider, name string, args ...string) result {
+func runProgram(tb testing.TB, dir string, d intercept.Decider, name string, args ...string) result {
 	tb.Helper()
 	self, err := os.Executable()
 	if err != nil {

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/procfs"
 )
 
 // validityWatch checks, every ValidityPoll while a Decider runs, that its
 // notification is still valid, and cancels the Decider's context when it
 // is not. It also looks for a signal that would interrupt the syscall
-// natively (see threadSignals.interrupting) and cancels the context with
+// natively (see procfs.ThreadSignals.Interrupting) and cancels the context with
 // an *InterruptedError as its cause: the wait ends and the syscall fails
 // with EINTR.
 //
@@ -61,9 +64,9 @@ func (s *Supervisor) checkValid(w *validityWatch, id uint64, tid int, cancel con
 	// Read after the validity check: a thread id reused since would be
 	// another thread's signals, but then the notification is gone and the
 	// next check cancels anyway.
-	if ts, err := readThreadSignals(tid); err == nil {
-		if sig := ts.interrupting(); sig != 0 {
-			cancel(&InterruptedError{Signal: sig})
+	if ts, err := procfs.ReadThreadSignals(tid); err == nil {
+		if sig := ts.Interrupting(); sig != 0 {
+			cancel(&intercept.InterruptedError{Signal: sig})
 			return
 		}
 	}

@@ -41,10 +41,11 @@ const (
 	AgentProgram = "LEASEGATE_AGENT_PROGRAM"
 	// Codex is the codex program `leasegate doctor` asks what it trusts.
 	Codex = "LEASEGATE_CODEX"
-	// SeccompChild and SeccompReaper mark the re-executed helpers of the
-	// seccomp gate; each is removed before the worker starts.
-	SeccompChild  = "LEASEGATE_SECCOMP_CHILD"
-	SeccompReaper = "LEASEGATE_SECCOMP_REAPER"
+	// SpawnHelper and SpawnReaper mark the re-executed helper and reaper
+	// of an interception gate (intercept/spawn); their value names the
+	// gate. Each is removed before the worker starts.
+	SpawnHelper = "LEASEGATE_SPAWN_HELPER"
+	SpawnReaper = "LEASEGATE_SPAWN_REAPER"
 	// TestEtcd names the etcd binary the tests use; set, a missing etcd
 	// fails the tests instead of skipping them.
 	TestEtcd = "LEASEGATE_TEST_ETCD"

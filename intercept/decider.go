@@ -1,4 +1,4 @@
-package seccomp
+package intercept
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"syscall"
 )
 
-// Op names the kind of mutation a syscall is about to make.
+// Op names the kind of mutation a syscall or a FUSE request is about to
+// make.
 type Op string
 
 // The operations a Mutation can carry.
@@ -29,8 +30,8 @@ const (
 	OpSetFlags  Op = "set-flags" // file attributes: chattr's ioctls, file_setattr
 )
 
-// Mutation is one syscall, held in the kernel, that is about to change the
-// file tree.
+// Mutation is one operation, held by an adapter (a syscall in the kernel,
+// a request in a FUSE server), that is about to change the file tree.
 type Mutation struct {
 	// PID is the process (thread group id) that made the syscall.
 	PID int
@@ -39,7 +40,9 @@ type Mutation struct {
 	TID int
 	// Op is what the syscall does.
 	Op Op
-	// Syscall is the syscall's name, e.g. "openat" or "renameat2".
+	// Syscall is the syscall's name, e.g. "openat" or "renameat2"; for a
+	// FUSE request, the request's name prefixed with "fuse-", e.g.
+	// "fuse-create".
 	Syscall string
 	// Paths are absolute, cleaned host paths of the files affected, with
 	// symlinks resolved the way the kernel will resolve them: a followed

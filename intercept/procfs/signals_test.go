@@ -1,6 +1,6 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux
 
-package seccomp
+package procfs
 
 import (
 	"os"
@@ -30,15 +30,15 @@ func TestInterruptingSignals(t *testing.T) {
 		{"a real-time signal", "0000000400000000", "0000000000000000", "0000000000000000", unix.Signal(35)},
 	}
 	for _, tc := range cases {
-		ts, err := parseThreadSignals(status(tc.pnd, tc.shd, tc.blk))
+		ts, err := ParseThreadSignals(status(tc.pnd, tc.shd, tc.blk))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := ts.interrupting(); got != tc.want {
-			t.Errorf("%s: interrupting() = %v, want %v", tc.name, got, tc.want)
+		if got := ts.Interrupting(); got != tc.want {
+			t.Errorf("%s: Interrupting() = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if _, err := parseThreadSignals([]byte("Name:\tx\nSigPnd:\t0\n")); err == nil {
+	if _, err := ParseThreadSignals([]byte("Name:\tx\nSigPnd:\t0\n")); err == nil {
 		t.Error("a status without ShdPnd and SigBlk parsed")
 	}
 }
@@ -61,14 +61,14 @@ func TestReadThreadSignals(t *testing.T) {
 	if err := unix.Tgkill(os.Getpid(), tid, unix.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := readThreadSignals(tid)
+	ts, err := ReadThreadSignals(tid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ts.pending&bit(unix.SIGUSR1) == 0 || ts.blocked&bit(unix.SIGUSR1) == 0 {
-		t.Fatalf("SIGUSR1 pending %v, blocked %v; want both", ts.pending&bit(unix.SIGUSR1) != 0, ts.blocked&bit(unix.SIGUSR1) != 0)
+	if ts.Pending&Bit(unix.SIGUSR1) == 0 || ts.Blocked&Bit(unix.SIGUSR1) == 0 {
+		t.Fatalf("SIGUSR1 pending %v, blocked %v; want both", ts.Pending&Bit(unix.SIGUSR1) != 0, ts.Blocked&Bit(unix.SIGUSR1) != 0)
 	}
-	if s := ts.interrupting(); s == unix.SIGUSR1 {
+	if s := ts.Interrupting(); s == unix.SIGUSR1 {
 		t.Fatal("a blocked SIGUSR1 interrupts")
 	}
 }

@@ -1,6 +1,6 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux
 
-package seccomp
+package procfs
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"strconv"
 )
 
-// descendantsOf lists every process below root, read from /proc. A
+// Descendants lists every process below root, read from /proc. A
 // process that exits during the walk is left out.
-func descendantsOf(root int) []int {
+func Descendants(root int) []int {
 	children := map[int][]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -18,7 +18,7 @@ func descendantsOf(root int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid, ok := parentOf(pid); ok {
+		if ppid, ok := Parent(pid); ok {
 			children[ppid] = append(children[ppid], pid)
 		}
 	}
@@ -33,10 +33,10 @@ func descendantsOf(root int) []int {
 	return out
 }
 
-// parentOf reads a process's parent pid from /proc/PID/stat: the fourth
+// Parent reads a process's parent pid from /proc/PID/stat: the fourth
 // field, after the command name in parentheses (which may itself hold
 // spaces and parentheses, so the last ')' ends it).
-func parentOf(pid int) (int, bool) {
+func Parent(pid int) (int, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false

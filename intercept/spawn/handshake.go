@@ -1,6 +1,6 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux
 
-package seccomp
+package spawn
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,19 +17,19 @@ import (
 )
 
 // The helper's first message over the socketpair is a kind, a NUL and a
-// detail; kindOK carries the listener fd as SCM_RIGHTS. The supervisor
-// answers ackMessage once it is ready to serve, and only then does the
-// helper exec the worker.
+// detail; kindOK carries the gate's fd as SCM_RIGHTS. A kind of
+// kindGateError followed by a number is the Gate.Errors sentinel of that
+// index. The supervisor answers ackMessage once it is ready to serve, and
+// only then does the helper exec the worker.
 const (
-	kindOK             = "ok"
-	kindNoUserNotif    = "no-user-notif"
-	kindNoWaitKillable = "no-wait-killable"
-	kindNotFound       = "not-found"
-	kindSetup          = "setup"
-	ackMessage         = "go"
+	kindOK        = "ok"
+	kindNotFound  = "not-found"
+	kindSetup     = "setup"
+	kindGateError = "gate-error-"
+	ackMessage    = "go"
 )
 
-// socketPair makes the connected pair the listener fd travels over.
+// socketPair makes the connected pair the gate's fd travels over.
 // SOCK_SEQPACKET keeps the message and its fd together. The parent's end
 // receives the sender's credentials with each message (SO_PASSCRED), so
 // the supervisor learns the helper's pid from the kernel, whoever started
@@ -42,13 +43,13 @@ func socketPair() (parent, child *os.File, err error) {
 		closeAll(fds[:])
 		return nil, nil, fmt.Errorf("socketpair: SO_PASSCRED: %w", err)
 	}
-	return os.NewFile(uintptr(fds[0]), "seccomp-parent"), os.NewFile(uintptr(fds[1]), "seccomp-child"), nil
+	return os.NewFile(uintptr(fds[0]), "gate-parent"), os.NewFile(uintptr(fds[1]), "gate-child"), nil
 }
 
-// receiveListener waits for the helper's first message and returns the
-// listener fd and the helper's pid (the worker's, once it execs), or the
-// helper's failure as an error.
-func receiveListener(ctx context.Context, conn *net.UnixConn, timeout time.Duration, argv0 string) (listener, pid int, err error) {
+// receiveFD waits for the helper's first message and returns the gate's
+// fd and the helper's pid (the worker's, once it execs), or the helper's
+// failure as an error.
+func receiveFD(ctx context.Context, g Gate, conn *net.UnixConn, timeout time.Duration, argv0 string) (fd, pid int, err error) {
 	conn.SetDeadline(time.Now().Add(timeout))
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
@@ -65,7 +66,7 @@ func receiveListener(ctx context.Context, conn *net.UnixConn, timeout time.Durat
 	kind, detail, _ := strings.Cut(string(buf[:n]), "\x00")
 	if kind != kindOK || len(fds) != 1 || pid <= 0 {
 		closeAll(fds)
-		return -1, 0, helperError(kind, detail, argv0)
+		return -1, 0, g.helperError(kind, detail, argv0)
 	}
 	unix.CloseOnExec(fds[0])
 	return fds[0], pid, nil
@@ -90,18 +91,27 @@ func parseControl(oob []byte) (fds []int, pid int) {
 
 // helperError turns the helper's failure message into the error Start
 // returns.
-func helperError(kind, detail, argv0 string) error {
+func (g Gate) helperError(kind, detail, argv0 string) error {
 	switch kind {
-	case kindNoUserNotif:
-		return fmt.Errorf("seccomp helper: %w", ErrNoUserNotif)
-	case kindNoWaitKillable:
-		return fmt.Errorf("seccomp helper: %w", ErrNoWaitKillable)
 	case kindNotFound:
 		return &exec.Error{Name: argv0, Err: exec.ErrNotFound}
 	case kindSetup:
-		return fmt.Errorf("seccomp helper: %s: %w", detail, ErrHandshake)
+		return fmt.Errorf("%s helper: %s: %w", g.Name, detail, ErrHandshake)
 	}
-	return fmt.Errorf("unexpected helper message %q: %w", kind, ErrHandshake)
+	if n, err := strconv.Atoi(strings.TrimPrefix(kind, kindGateError)); err == nil && strings.HasPrefix(kind, kindGateError) && n < len(g.Errors) {
+		return fmt.Errorf("%s helper: %s: %w", g.Name, detail, g.Errors[n])
+	}
+	return fmt.Errorf("unexpected %s helper message %q: %w", g.Name, kind, ErrHandshake)
+}
+
+// errorKind is the kind the helper reports a failure of Setup with.
+func (g Gate) errorKind(err error) string {
+	for i, sentinel := range g.Errors {
+		if errors.Is(err, sentinel) {
+			return kindGateError + strconv.Itoa(i)
+		}
+	}
+	return kindSetup
 }
 
 func closeAll(fds []int) {
@@ -110,12 +120,12 @@ func closeAll(fds []int) {
 	}
 }
 
-// sendListener is the helper's side: hand the listener over.
-func sendListener(sock, listener int) error {
-	return unix.Sendmsg(sock, []byte(kindOK), unix.UnixRights(listener), nil, 0)
+// sendFD is the helper's side: hand the gate's fd over.
+func sendFD(sock, fd int) error {
+	return unix.Sendmsg(sock, []byte(kindOK), unix.UnixRights(fd), nil, 0)
 }
 
-// sendFailure is the helper's side: say why there is no listener.
+// sendFailure is the helper's side: say why there is no fd to serve.
 func sendFailure(sock int, kind string, err error) {
 	_ = unix.Sendmsg(sock, []byte(kind+"\x00"+err.Error()), nil, nil, 0)
 }

@@ -1,6 +1,6 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux
 
-package seccomp
+package spawn
 
 import (
 	"fmt"
@@ -11,15 +11,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/leasegate/leasegate/intercept/procfs"
 	"github.com/leasegate/leasegate/internal/envname"
 )
 
 const (
-	// reaperEnv marks the re-executed reaper; it is removed before the
-	// reaper starts the helper.
-	reaperEnv = envname.SeccompReaper
-	// reaperArg0 is the reaper's argv[0]; its argv[1:] is the worker's.
-	reaperArg0 = "leasegate-seccomp-reaper"
 	// parentDeathSignal is the reaper's parent-death signal: the kernel
 	// sends it when the supervisor's process dies, SIGKILL included.
 	parentDeathSignal = syscall.SIGTERM
@@ -46,25 +42,25 @@ var reaperSignals = []os.Signal{parentDeathSignal, killTreeSignal, syscall.SIGIN
 // left. It then exits as the worker did. When the supervisor's process
 // dies (its parent-death signal) or the supervisor asks, it kills every
 // process below it first.
-func runReaper(argv []string) {
-	os.Unsetenv(reaperEnv)
+func runReaper(g Gate, argv []string) {
+	os.Unsetenv(envname.SpawnReaper)
 	parent := os.Getppid()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, reaperSignals...)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		reaperFail(fmt.Errorf("become a child subreaper: %w", err))
+		reaperFail(g, fmt.Errorf("become a child subreaper: %w", err))
 	}
-	// The reaper runs without the filter, as the worker's parent: a worker
-	// must not trace it (the filter refuses) nor read its memory.
+	// The reaper runs outside the gate, as the worker's parent: a worker
+	// must not trace it nor read its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		reaperFail(fmt.Errorf("become undumpable: %w", err))
+		reaperFail(g, fmt.Errorf("become undumpable: %w", err))
 	}
 	if os.Getppid() != parent {
 		os.Exit(127) // the supervisor is gone already: start nothing
 	}
-	worker, err := startHelper(argv)
+	worker, err := startHelper(g, argv)
 	if err != nil {
-		reaperFail(err)
+		reaperFail(g, err)
 	}
 	reapUntilEnd(worker, parent, sigs)
 }
@@ -103,18 +99,18 @@ func reapUntilEnd(worker, parent int, sigs <-chan os.Signal) {
 	}
 }
 
-// startHelper starts the seccomp helper with the worker's argv, in a
+// startHelper starts g's helper with the worker's argv, in a
 // process group of its own, with the reaper's streams and the handshake
 // socket, and returns its pid (the worker's, after its exec). The helper
 // dies with the reaper (parent-death SIGKILL).
-func startHelper(argv []string) (int, error) {
-	sock := os.NewFile(childFD, "seccomp-child")
+func startHelper(g Gate, argv []string) (int, error) {
+	sock := os.NewFile(childFD, "gate-child")
 	attr := &os.ProcAttr{
-		Env:   append(os.Environ(), childEnv+"=1"),
+		Env:   append(os.Environ(), envname.SpawnHelper+"="+g.Name),
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, sock},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	p, err := os.StartProcess(DefaultSelf, append([]string{helperArg0}, argv...), attr)
+	p, err := os.StartProcess(DefaultSelf, append([]string{g.helperArg0()}, argv...), attr)
 	if err != nil {
 		return 0, fmt.Errorf("start the helper: %w", err)
 	}
@@ -151,7 +147,7 @@ func reapAll(exits chan<- reaped) {
 // that forks meanwhile leaves a child that is re-parented to the reaper
 // once its parent dies, and the next round finds it.
 func killBelow() {
-	for _, pid := range descendantsOf(os.Getpid()) {
+	for _, pid := range procfs.Descendants(os.Getpid()) {
 		_ = unix.Kill(pid, unix.SIGKILL)
 	}
 }
@@ -171,8 +167,8 @@ func exitAs(ws unix.WaitStatus) {
 }
 
 // reaperFail reports a failure to start and exits 127, like the helper.
-func reaperFail(err error) {
+func reaperFail(g Gate, err error) {
 	sendFailure(childFD, kindSetup, err)
-	fmt.Fprintf(os.Stderr, "leasegate: seccomp reaper: %v\n", err)
+	fmt.Fprintf(os.Stderr, "leasegate: %s reaper: %v\n", g.Name, err)
 	os.Exit(127)
 }

@@ -1,0 +1,95 @@
+//go:build linux
+
+package procfs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// SigMask is a kernel signal set as /proc/PID/status prints it: bit n-1
+// is signal n.
+type SigMask uint64
+
+// Bit is the mask of signal s alone.
+func Bit(s unix.Signal) SigMask { return 1 << (uint(s) - 1) }
+
+// notInterrupting are the signals whose default action is to be ignored,
+// to stop or to continue. A program that catches one of them (Go's
+// runtime catches SIGURG to preempt goroutines, shells catch SIGCHLD and
+// SIGWINCH) expects its syscalls to be restarted, so they never end a
+// wait; a halt's SIGSTOP and SIGCONT are among them.
+const notInterrupting = SigMask(1<<(unix.SIGCHLD-1) | 1<<(unix.SIGCONT-1) | 1<<(unix.SIGSTOP-1) | 1<<(unix.SIGTSTP-1) |
+	1<<(unix.SIGTTIN-1) | 1<<(unix.SIGTTOU-1) | 1<<(unix.SIGURG-1) | 1<<(unix.SIGWINCH-1))
+
+// ThreadSignals are the signal sets of one thread.
+type ThreadSignals struct {
+	Pending SigMask // the thread's own (SigPnd) and its process's (ShdPnd)
+	Blocked SigMask // SigBlk
+}
+
+// Interrupting returns the lowest signal pending for the thread, not
+// blocked by it, whose default action ends the process: such a signal
+// interrupts a blocking syscall natively (its handler runs, or the process
+// ends), so a held syscall must end too. Zero when there is none.
+func (ts ThreadSignals) Interrupting() unix.Signal {
+	m := ts.Pending &^ ts.Blocked &^ notInterrupting
+	for s := unix.Signal(1); s <= 64; s++ {
+		if m&Bit(s) != 0 {
+			return s
+		}
+	}
+	return 0
+}
+
+// ReadThreadSignals reads thread tid's signal sets from /proc/TID/status.
+func ReadThreadSignals(tid int) (ThreadSignals, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return ThreadSignals{}, err
+	}
+	return ParseThreadSignals(b)
+}
+
+// ParseThreadSignals parses the signal sets out of a /proc/TID/status.
+func ParseThreadSignals(b []byte) (ThreadSignals, error) {
+	var ts ThreadSignals
+	found := 0
+	for line := range bytes.Lines(b) {
+		key, val, ok := bytes.Cut(bytes.TrimSpace(line), []byte(":"))
+		if !ok {
+			continue
+		}
+		var dst *SigMask
+		switch string(key) {
+		case "SigPnd", "ShdPnd":
+			dst = &ts.Pending
+		case "SigBlk":
+			dst = &ts.Blocked
+		default:
+			continue
+		}
+		m, err := strconv.ParseUint(string(bytes.TrimSpace(val)), 16, 64)
+		if err != nil {
+			return ThreadSignals{}, fmt.Errorf("%s in /proc status: %w", key, err)
+		}
+		*dst |= SigMask(m)
+		found++
+	}
+	if found != 3 {
+		return ThreadSignals{}, fmt.Errorf("/proc status: %d of SigPnd, ShdPnd, SigBlk found", found)
+	}
+	return ts, nil
+}
+
+// KillPending reports whether SIGKILL is pending for thread tid: the
+// thread is about to die, whatever else is pending. A thread that cannot
+// be read is gone, and counts as killed.
+func KillPending(tid int) bool {
+	ts, err := ReadThreadSignals(tid)
+	return err != nil || ts.Pending&Bit(unix.SIGKILL) != 0
+}

@@ -60,6 +60,10 @@ func find(dir string) (*Workspace, error) {
 	if errors.Is(err, errNotRepo) || errors.Is(err, exec.ErrNotFound) {
 		w, err = &Workspace{Root: abs, StateDir: filepath.Join(abs, "."+StateDirName)}, nil
 	}
+	if errors.Is(err, ErrNoWorkTree) {
+		return nil, fmt.Errorf("%s is in a git directory without a working tree (a bare repository, or a checkout's .git): "+
+			"leasegate gates the files of a checkout; run it in one (`git worktree add DIR` makes one from a bare repository): %w", abs, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("find workspace from %s: %w", abs, err)
 	}

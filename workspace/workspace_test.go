@@ -1,8 +1,10 @@
 package workspace_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/leasegate/leasegate/workspace"
@@ -87,6 +89,21 @@ func TestFindMissingDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "missing")
 	if _, err := workspace.Find(dir); err == nil {
 		t.Errorf("Find(%q) = nil error, want one", dir)
+	}
+}
+
+// A bare repository, or a checkout's .git directory, has no working tree:
+// Find says so (ErrNoWorkTree), rather than passing on git's complaint.
+func TestFindNoWorkTree(t *testing.T) {
+	repo := mustRepo(t)
+	mustGit(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
+	bare := filepath.Join(mustRealDir(t, t.TempDir()), "bare.git")
+	mustGit(t, repo, "clone", "-q", "--bare", repo, bare)
+	for _, dir := range []string{bare, filepath.Join(bare, "refs"), filepath.Join(repo, ".git"), filepath.Join(repo, ".git", "refs")} {
+		_, err := workspace.Find(dir)
+		if !errors.Is(err, workspace.ErrNoWorkTree) || !strings.Contains(err.Error(), "git worktree add") {
+			t.Errorf("Find(%q) = %v, want ErrNoWorkTree saying how to make a checkout", dir, err)
+		}
 	}
 }
 

@@ -58,6 +58,10 @@ func classify(err error) (int, string) {
 	case errors.As(err, &ce):
 		// Malformed input, also when a coordinator could not start on it.
 		return exitUsage, string(gate.ReasonInputInvalid)
+	case errors.Is(err, workspace.ErrNoWorkTree):
+		// Run where there is nothing to gate: as a --workspace that
+		// does not exist.
+		return exitUsage, reasonUsage
 	case errors.As(err, &lm):
 		return exitUsage, reasonLedgerMismatch
 	case errors.Is(err, api.ErrUnavailable):

@@ -59,6 +59,17 @@ func TestClusterEnvErrorsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// TestNoWorkTreeIsAUsageError: a command run in a bare repository (or
+// inside .git) is told there is no working tree there, exit 2, as for a
+// --workspace that does not exist, not git's complaint with exit 1.
+func TestNoWorkTreeIsAUsageError(t *testing.T) {
+	root := mustGitInit(t)
+	_, err := workspace.Find(filepath.Join(root, ".git"))
+	if code, reason := classify(err); err == nil || code != exitUsage || reason != reasonUsage {
+		t.Errorf("find in .git = %v, exit %d %s; want exit 2 %s", err, code, reason, reasonUsage)
+	}
+}
+
 // mustGitInit is a new git repository in a temporary directory, its path
 // with symlinks resolved.
 func mustGitInit(tb testing.TB) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,10 +38,27 @@ func (c *common) register(fs *flag.FlagSet, waits bool) {
 	fs.StringVar(&c.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print JSON instead of text")
 	fs.StringVar(&c.logLevel, "log-level", envOr(envname.LogLevel, "warn"), "log level: trace, debug, info, warn, error or off (env "+envname.LogLevel+")")
-	fs.BoolVar(&c.noStart, "no-start", os.Getenv(envname.NoStart) == "1", "do not start a coordinator if none is running (env "+envname.NoStart+"=1)")
+	noStart, _ := noStartEnv() // a value it refuses is a usage error in parse
+	fs.BoolVar(&c.noStart, "no-start", noStart, "do not start a coordinator if none is running (env "+envname.NoStart+"=1)")
 	if waits {
 		registerWindows(fs, &c.windows)
 	}
+}
+
+// noStartEnv reports whether LEASEGATE_NO_START asks for --no-start: a
+// value strconv.ParseBool takes (1, true, 0, false, ...), unset or empty
+// being false. Any other value is refused: taken for "start", a
+// coordinator the caller meant not to start would be started.
+func noStartEnv() (bool, error) {
+	v := os.Getenv(envname.NoStart)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want 1 (or 0, true, false)", envname.NoStart, v)
+	}
+	return b, nil
 }
 
 func envOr(key, def string) string {
@@ -144,6 +162,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if err := checkLogLevel(fs); err != nil {
 		return err
+	}
+	if fs.Lookup("no-start") != nil {
+		if _, err := noStartEnv(); err != nil {
+			return usagef("%s: %v", fs.Name(), err)
+		}
 	}
 	return checkEnv(fs)
 }

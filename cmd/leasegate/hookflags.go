@@ -31,7 +31,7 @@ func (f *hookFlags) register(fs *flag.FlagSet) {
 
 // parse parses the flags of hook, install and uninstall and
 // returns the positional arguments. LEASEGATE_NO_START=1 acts as
-// --no-start.
+// --no-start, as for every command (common.register).
 func (f *hookFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	pos, err := parseMixed(fs, args)
 	if err != nil {
@@ -39,9 +39,6 @@ func (f *hookFlags) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 	fs.Visit(func(fl *flag.Flag) { f.logSet = f.logSet || fl.Name == "log-level" })
 	f.logSet = f.logSet || os.Getenv(envname.LogLevel) != ""
-	if v := os.Getenv(envname.NoStart); v == "1" || v == "true" {
-		f.noStart = true
-	}
 	return pos, nil
 }
 

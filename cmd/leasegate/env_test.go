@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/internal/envname"
+)
+
+// TestNoStartEnv: LEASEGATE_NO_START takes what a boolean flag takes, for
+// every command as for the hooks; any other value is a usage error naming
+// the variable, never taken for "start a coordinator".
+func TestNoStartEnv(t *testing.T) {
+	tests := []struct {
+		value   string
+		noStart bool
+		refused bool
+	}{
+		{value: "", noStart: false},
+		{value: "1", noStart: true},
+		{value: "true", noStart: true},
+		{value: "0", noStart: false},
+		{value: "false", noStart: false},
+		{value: "yes", refused: true},
+		{value: "on", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			t.Setenv(envname.NoStart, tt.value)
+			for _, name := range []string{"acquire", "hook"} {
+				var c common
+				var h hookFlags
+				fs := flag.NewFlagSet(name, flag.ContinueOnError)
+				got, parseFlags := &c.noStart, func() error { return parse(fs, nil) }
+				if name == "hook" {
+					h.register(fs)
+					got, parseFlags = &h.noStart, func() error { _, err := h.parse(fs, nil); return err }
+				} else {
+					c.register(fs, false)
+				}
+				err := parseFlags()
+				if tt.refused {
+					if code, _ := classify(err); code != exitUsage || !strings.Contains(err.Error(), envname.NoStart+`="`+tt.value+`"`) {
+						t.Errorf("%s with %s=%q: %v (exit %d), want a usage error naming it", name, envname.NoStart, tt.value, err, code)
+					}
+					continue
+				}
+				if err != nil || *got != tt.noStart {
+					t.Errorf("%s with %s=%q: no-start %v, %v; want %v, nil", name, envname.NoStart, tt.value, *got, err, tt.noStart)
+				}
+			}
+		})
+	}
+}

@@ -103,11 +103,26 @@ func (c *Coordinator) cleanPaths(in []string) ([]string, error) {
 		}
 		out = append(out, cp)
 	}
-	out = gate.ExpandPairs(out, c.cfg.PairRules)
+	out = c.withPairs(out)
 	if len(out) > gate.MaxPaths {
 		return nil, &gate.DeniedError{Reason: gate.ReasonBudgetExceeded, Message: fmt.Sprintf("%d paths, over the %d limit", len(out), gate.MaxPaths)}
 	}
 	return out, nil
+}
+
+// withPairs adds the pairs of paths, matched as the table compares names
+// (gate.Folding.ExpandPairs), each spelt as its file is named on disk
+// where it exists in another case: the lease then names the file a
+// status reader finds.
+func (c *Coordinator) withPairs(paths []string) []string {
+	out := c.cfg.Folding.ExpandPairs(paths, c.cfg.PairRules)
+	if c.cfg.Workspace == "" {
+		return out
+	}
+	for i := len(paths); i < len(out); i++ {
+		out[i] = workspace.Spelling(c.cfg.Workspace, out[i])
+	}
+	return out
 }
 
 // inside checks that the literal part of a clean path does not leave the

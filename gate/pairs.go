@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultPairRules pair a Go file with its test, both ways.
@@ -16,6 +17,9 @@ var DefaultPairRules = []string{"**/{name}.go -> **/{name}_test.go"}
 type PairRule struct {
 	From, To string
 	from, to *regexp.Regexp
+	// foldFrom and foldTo are from and to with case folded, as FoldCase
+	// folds it (regexp's (?i) is simple Unicode folding).
+	foldFrom, foldTo *regexp.Regexp
 	// fromEnd and toEnd are what a path matching From or To ends with (the
 	// text after the last {name}): most paths end otherwise and are
 	// refused without running the regexp.
@@ -33,10 +37,10 @@ func CompilePairRules(rules []string) ([]PairRule, error) {
 		}
 		pr := PairRule{From: from, To: to, fromEnd: literalEnd(from), toEnd: literalEnd(to)}
 		var err error
-		if pr.from, err = pairRegexp(from); err != nil {
+		if pr.from, pr.foldFrom, err = pairRegexps(from); err != nil {
 			return nil, fmt.Errorf("pair rule %q: %w", r, err)
 		}
-		if pr.to, err = pairRegexp(to); err != nil {
+		if pr.to, pr.foldTo, err = pairRegexps(to); err != nil {
 			return nil, fmt.Errorf("pair rule %q: %w", r, err)
 		}
 		if strings.HasPrefix(from, "**/") != strings.HasPrefix(to, "**/") {
@@ -56,12 +60,22 @@ func literalEnd(p string) string {
 	return p[i+len("{name}"):]
 }
 
-func pairRegexp(p string) (*regexp.Regexp, error) {
+// pairRegexps compiles one side of a rule: as written, and with case
+// folded.
+func pairRegexps(p string) (exact, folded *regexp.Regexp, err error) {
 	if !strings.Contains(p, "{name}") {
-		return nil, fmt.Errorf("%q has no {name}", p)
+		return nil, nil, fmt.Errorf("%q has no {name}", p)
 	}
+	if exact, err = pairRegexp(p, ""); err != nil {
+		return nil, nil, err
+	}
+	folded, err = pairRegexp(p, "(?i)")
+	return exact, folded, err
+}
+
+func pairRegexp(p, flags string) (*regexp.Regexp, error) {
 	var b strings.Builder
-	b.WriteString("^")
+	b.WriteString(flags + "^")
 	rest := p
 	if strings.HasPrefix(rest, "**/") {
 		b.WriteString(`(?P<dir>(?:[^/]+/)*)`)
@@ -83,7 +97,21 @@ func pairRegexp(p string) (*regexp.Regexp, error) {
 // matches a rule's TO side is a test file and pulls in its FROM side; any
 // other path matching FROM pulls in TO. A pair that does not exist on disk
 // is still leased: that is harmless and keeps the decision free of I/O.
+// Names are compared byte for byte; Folding.ExpandPairs compares them as a
+// folding table does.
 func ExpandPairs(paths []string, rules []PairRule) []string {
+	return ExactCase.ExpandPairs(paths, rules)
+}
+
+// ExpandPairs is gate.ExpandPairs with names compared under f: a rule
+// matches a path in every spelling f takes for one ("X.GO" matches
+// "{name}.go" where case folds), the pair is spelt as the rule writes it
+// around the name matched ("X_test.go"), and a pair that is one of paths
+// under f is not added again. Where the pair file exists spelt otherwise
+// ("x_TEST.go"), the lease covers it all the same, since the table folds
+// as f does; a caller that may look at the disk can respell the pair as
+// the file is named there.
+func (f Folding) ExpandPairs(paths []string, rules []PairRule) []string {
 	out := append([]string(nil), paths...)
 	var seen map[string]bool // made once a pair is found
 	for _, p := range paths {
@@ -91,18 +119,18 @@ func ExpandPairs(paths []string, rules []PairRule) []string {
 			continue
 		}
 		for _, r := range rules {
-			q, ok := r.pair(p)
+			q, ok := r.pair(p, f)
 			if !ok {
 				continue
 			}
 			if seen == nil {
 				seen = make(map[string]bool, len(paths)+1)
 				for _, p := range paths {
-					seen[p] = true
+					seen[f.Key(p)] = true
 				}
 			}
-			if !seen[q] {
-				seen[q] = true
+			if k := f.Key(q); !seen[k] {
+				seen[k] = true
 				out = append(out, q)
 			}
 		}
@@ -110,18 +138,52 @@ func ExpandPairs(paths []string, rules []PairRule) []string {
 	return out
 }
 
-func (r PairRule) pair(p string) (string, bool) {
-	if strings.HasSuffix(p, r.toEnd) {
-		if m := r.to.FindStringSubmatch(p); m != nil {
-			return r.fill(r.From, r.to, m), true
+// pair returns the path p pairs with under r, names compared under f.
+func (r PairRule) pair(p string, f Folding) (string, bool) {
+	from, to := r.from, r.to
+	if f.foldsCase() {
+		from, to = r.foldFrom, r.foldTo
+	}
+	p = f.form(p)
+	if mayEnd(p, r.toEnd, f) {
+		if m := to.FindStringSubmatch(p); m != nil {
+			return r.fill(r.From, to, m), true
 		}
 	}
-	if strings.HasSuffix(p, r.fromEnd) {
-		if m := r.from.FindStringSubmatch(p); m != nil {
-			return r.fill(r.To, r.from, m), true
+	if mayEnd(p, r.fromEnd, f) {
+		if m := from.FindStringSubmatch(p); m != nil {
+			return r.fill(r.To, from, m), true
 		}
 	}
 	return "", false
+}
+
+// mayEnd reports whether p can end with a rule side's literal end under
+// f, so that most paths are refused without running a regexp. Where case
+// folds, an ASCII tail decides by its letters folded; any other tail is
+// left to the regexp, since a letter may fold to one spelt with another
+// number of bytes (the Kelvin sign to "k").
+func mayEnd(p, end string, f Folding) bool {
+	if !f.foldsCase() {
+		return strings.HasSuffix(p, end)
+	}
+	switch {
+	case !isASCII(end):
+		return true
+	case len(p) < len(end):
+		return false // each letter of p that folds to one of end's takes a byte at least
+	}
+	tail := p[len(p)-len(end):]
+	return !isASCII(tail) || strings.EqualFold(tail, end)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func (r PairRule) fill(tmpl string, re *regexp.Regexp, m []string) string {

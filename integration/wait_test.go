@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,8 +287,14 @@ func TestResolveContention(t *testing.T) {
 	id := contentionOf(t, r, "writer")
 
 	out, errs, code := r.lg("resolve", id, "--retry")
-	if code == 0 || !strings.Contains(out+errs, "still held by holder") {
-		t.Fatalf("resolve --retry of a still held write: exit %d, %s %s; want a failure saying it is still held", code, out, errs)
+	if code != 4 || strings.Count(out+errs, "still held by holder") != 1 {
+		t.Fatalf("resolve --retry of a still held write: exit %d, %s %s; want exit 4 saying once that it is still held", code, out, errs)
+	}
+	// A script reading --json gets the same exit code, and the answer.
+	out, errs, code = r.lg("resolve", id, "--retry", "--json")
+	var res leasegate.ResolveResult
+	if err := json.Unmarshal([]byte(out), &res); code != 4 || err != nil || res.Outcome != leasegate.Contended {
+		t.Fatalf("resolve --retry --json of a still held write: exit %d, %s %s; want exit 4 and the contended answer", code, out, errs)
 	}
 	if got := contentionOf(t, r, "writer"); got != id {
 		t.Fatalf("after --retry the writer waits on %s, want still %s", got, id)

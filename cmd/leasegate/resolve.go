@@ -40,16 +40,28 @@ func cmdResolve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.jsonOut {
-		return printJSON(res)
+	return printResolved(pos[0], res, f.jsonOut)
+}
+
+// printResolved says what came of a resolution: on stdout, the JSON
+// answer or one line; a write still held (a retry that found the path
+// held) is exit 4 under --json too, and said once, on stderr.
+func printResolved(id string, res leasegate.ResolveResult, jsonOut bool) error {
+	held := res.Outcome == leasegate.Blocked || res.Outcome == leasegate.Contended
+	if jsonOut {
+		if err := printJSON(res); err != nil {
+			return err
+		}
 	}
 	what := "blocker"
 	if res.Contention != nil {
 		what = "contention"
 	}
-	fmt.Printf("%s %s: %s\n", what, pos[0], res.Message)
-	if res.Outcome == leasegate.Blocked || res.Outcome == leasegate.Contended {
-		return fmt.Errorf("%w: %s", errBlocked, res.Message)
+	switch {
+	case held:
+		return fmt.Errorf("%w: %s %s: %s", errBlocked, what, id, res.Message)
+	case !jsonOut:
+		fmt.Printf("%s %s: %s\n", what, id, res.Message)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 func cmdEvict(ctx context.Context, args []string) error {
@@ -14,6 +15,8 @@ func cmdEvict(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("evict", flag.ContinueOnError)
 	f.register(fs)
 	fs.StringVar(&f.reason, "reason", "", "why (required; recorded and sent to the owner)")
+	// The lease's owner is whoever holds it; --as names the operator.
+	fs.Lookup("as").Usage = "the operator's name, for the record (env " + envname.As + "; default $USER, else admin)"
 	pos, err := parseMixed(fs, args)
 	if err != nil {
 		return err

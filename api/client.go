@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -83,7 +85,26 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	hc.RetryWaitMin, hc.RetryWaitMax = 200*time.Millisecond, 3*time.Second
 	hc.Logger = quietLogger{cfg.Logger.Named("client")}
 	hc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	hc.CheckRetry = retryPolicy(cfg.Socket != "")
 	return &Client{cfg: cfg, base: base, hc: hc, stream: &http.Client{Transport: tr}, frames: &streamDialer{cfg: cfg}}, nil
+}
+
+// retryPolicy is retryablehttp's default policy, except that on the unix
+// socket a refused connection, or no socket at all, is not retried: no
+// coordinator listens there (it exited, or was killed), and none will
+// until someone starts one. Retrying would only wait out RetryMax backoffs
+// (about 3 s) before saying so, while a gated write's caller took the
+// silence for a coordinator that is slow or paused; the callers' own
+// loops (api.Gate, a hook's wait, the sidecar that starts a coordinator
+// again) decide what to do, and now at once. A full listen backlog
+// (EAGAIN) and 5xx answers are still retried.
+func retryPolicy(socket bool) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if socket && err != nil && ctx.Err() == nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
+			return false, nil
+		}
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
 }
 
 // Close closes the stream and releases idle connections. Calls made

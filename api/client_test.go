@@ -37,6 +37,34 @@ func TestClientNothingListening(t *testing.T) {
 	}
 }
 
+// TestClientNoListenerSaidAtOnce: a socket nobody listens on (the file of
+// a coordinator that was killed, or no file at all) is ErrUnavailable on
+// the first attempt, with the client's default retries: nothing will
+// answer until a coordinator is started, and the caller must know now,
+// not after the backoff of every retry (about 3 s).
+func TestClientNoListenerSaidAtOnce(t *testing.T) {
+	dir := socketDir(t)
+	dead := filepath.Join(dir, "dead.sock")
+	ln, err := net.Listen("unix", dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // the file stays, as a killed coordinator's does
+	ln.Close()
+	for _, sock := range []string{dead, filepath.Join(dir, "none.sock")} {
+		cl, err := api.NewClient(api.ClientConfig{Socket: sock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(cl.Close)
+		start := time.Now()
+		r, err := cl.Mutate(context.Background(), leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+		if took := time.Since(start); !isUnavailable(err) || r.Outcome == leasegate.Granted || took > time.Second {
+			t.Errorf("Mutate() on %s = %s, %v after %s; want ErrUnavailable at once", filepath.Base(sock), r.Outcome, err, took)
+		}
+	}
+}
+
 // impostor serves handler on a unix socket until the test ends and
 // returns the socket path.
 func impostor(t *testing.T, handler http.HandlerFunc) string {

@@ -35,6 +35,9 @@ type CodexTrust struct {
 	// Unverified: read from ConfigFile without Codex, which alone can
 	// check each hook's hash against its content.
 	Unverified bool
+	// user is the user's config as Codex read it (nil when unverified):
+	// TrustCodex tells from it which tables it makes.
+	user map[string]any
 }
 
 // CodexHook is one hook handler as Codex's hooks/list reports it.
@@ -158,24 +161,15 @@ func AskCodexTrust(ctx context.Context, codex, root, hooksFile string) (CodexTru
 
 func (a *codexApp) trust(root, hooksFile string) (CodexTrust, error) {
 	t := CodexTrust{Root: root, HooksFile: hooksFile, ProjectHooks: samePath(filepath.Dir(hooksFile), filepath.Join(root, ".codex"))}
-	var cfg struct {
-		Layers []struct {
-			Name struct {
-				Type           string `json:"type"`
-				File           string `json:"file"`
-				DotCodexFolder string `json:"dotCodexFolder"`
-			} `json:"name"`
-			DisabledReason string `json:"disabledReason"`
-		} `json:"layers"`
-	}
-	if err := a.call("config/read", map[string]any{"cwd": root, "includeLayers": true}, &cfg); err != nil {
+	layers, err := a.layers(root)
+	if err != nil {
 		return t, err
 	}
 	t.ProjectReason = "it found no project layer for " + filepath.Join(root, ".codex")
-	for _, l := range cfg.Layers {
+	for _, l := range layers {
 		switch {
 		case l.Name.Type == "user":
-			t.ConfigFile = l.Name.File
+			t.ConfigFile, t.user = l.Name.File, l.Config
 		case l.Name.Type == "project" && samePath(l.Name.DotCodexFolder, filepath.Join(root, ".codex")):
 			t.ProjectTrusted, t.ProjectReason = l.DisabledReason == "", l.DisabledReason
 		}
@@ -227,11 +221,11 @@ func TrustCodex(ctx context.Context, codex, root, hooksFile string) ([]string, C
 	}
 	var did []string
 	if t.ProjectHooks && !t.ProjectTrusted {
-		key := "projects." + tomlQuote(root) + ".trust_level"
-		if err := codexWrite(ctx, codex, root, key, "trusted"); err != nil {
+		e := codexTrustEntry{Table: "projects", Name: root, Leaf: "trust_level", Value: "trusted", What: "the project " + root}
+		if err := t.write(ctx, codex, e); err != nil {
 			return did, t, err
 		}
-		did = append(did, fmt.Sprintf("trusted the project %s for Codex: wrote %s = \"trusted\" to %s", root, key, t.ConfigFile))
+		did = append(did, fmt.Sprintf("trusted the project %s for Codex: wrote %s = \"trusted\" to %s", root, e.keyPath(), t.ConfigFile))
 		if t, err = AskCodexTrust(ctx, codex, root, hooksFile); err != nil {
 			return did, t, err
 		}
@@ -240,26 +234,35 @@ func TrustCodex(ctx context.Context, codex, root, hooksFile string) ([]string, C
 		if h.Runs() || !h.Enabled {
 			continue
 		}
-		key := "hooks.state." + tomlQuote(h.Key) + ".trusted_hash"
-		if err := codexWrite(ctx, codex, root, key, h.CurrentHash); err != nil {
+		e := codexTrustEntry{Table: "hooks.state", Name: h.Key, Leaf: "trusted_hash", Value: h.CurrentHash, What: "leasegate's Codex hook " + h.what()}
+		if err := t.write(ctx, codex, e); err != nil {
 			return did, t, err
 		}
-		did = append(did, fmt.Sprintf("trusted leasegate's Codex hook %s (it was %s): wrote %s = %q to %s", h.what(), h.TrustStatus, key, h.CurrentHash, t.ConfigFile))
+		did = append(did, fmt.Sprintf("trusted leasegate's Codex hook %s (it was %s): wrote %s = %q to %s", h.what(), h.TrustStatus, e.keyPath(), h.CurrentHash, t.ConfigFile))
 	}
 	t, err = AskCodexTrust(ctx, codex, root, hooksFile)
 	return did, t, err
 }
 
-// codexWrite sets one value of the user's Codex config through its app
-// server, which keeps the rest of the file as it is.
-func codexWrite(ctx context.Context, codex, root, keyPath, value string) error {
-	app, err := startCodexApp(ctx, codex, root)
+// write sets e's value in the user's Codex config through Codex's app
+// server, which keeps the rest of the file as it is, and records that it
+// did, so that uninstall removes it (UntrustCodex).
+func (t CodexTrust) write(ctx context.Context, codex string, e codexTrustEntry) error {
+	app, err := startCodexApp(ctx, codex, t.Root)
 	if err != nil {
 		return err
 	}
 	defer app.close()
-	edit := map[string]any{"keyPath": keyPath, "mergeStrategy": "upsert", "value": value}
-	return app.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
+	_, had := lookupTOML(t.user, e.segments()[:len(e.segments())-1])
+	e.CreatedTable = !had
+	edit := map[string]any{"keyPath": e.keyPath(), "mergeStrategy": "upsert", "value": e.Value}
+	if err := app.call("config/batchWrite", map[string]any{"edits": []any{edit}}, nil); err != nil {
+		return err
+	}
+	if err := noteCodexTrust(t.HooksFile, t.ConfigFile, e); err != nil {
+		return fmt.Errorf("wrote %s to %s, but could not record it for uninstall: %w", e.keyPath(), t.ConfigFile, err)
+	}
+	return nil
 }
 
 // tomlQuote quotes one segment of a Codex config key path.

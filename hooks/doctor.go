@@ -54,7 +54,7 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	s := settingsOf[a]
 	d := Diagnosis{Agent: a, File: cfg.File, Want: len(s.entries)}
 	if _, err := os.Stat(cfg.File); errors.Is(err, fs.ErrNotExist) {
-		return d
+		return d.leftover(a, cfg)
 	}
 	hs, err := installedHandlers(a, cfg.File)
 	if err != nil {
@@ -63,7 +63,7 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	}
 	d.Installed = len(hs)
 	if d.Installed == 0 {
-		return d
+		return d.leftover(a, cfg)
 	}
 	if d.Installed < d.Want {
 		d.Problems = append(d.Problems, fmt.Sprintf("%d of %d hooks installed; run `leasegate install %s` again", d.Installed, d.Want, a))
@@ -85,6 +85,19 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 		d.Problems = append(d.Problems, err.Error())
 	} else {
 		d.Notes = append(d.Notes, "the installed command answers")
+	}
+	return d
+}
+
+// leftover adds, where none of leasegate's hooks are in cfg.File, the
+// trust `install codex --trust` wrote for them that is still in Codex's
+// config.
+func (d Diagnosis) leftover(a Agent, cfg DoctorConfig) Diagnosis {
+	if a != Codex {
+		return d
+	}
+	if p := LeftoverCodexTrust(cfg.File); p != "" {
+		d.Problems = append(d.Problems, p)
 	}
 	return d
 }

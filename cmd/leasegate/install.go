@@ -49,10 +49,47 @@ func install(ctx context.Context, name string, args []string) error {
 	for _, l := range lines {
 		fmt.Println(l)
 	}
-	if err != nil || name != "install" || pos[0] != string(hooks.Codex) {
+	switch {
+	case err != nil || pos[0] != string(hooks.Codex):
 		return err
+	case name == "uninstall":
+		return f.codexUntrust(ctx, user)
 	}
 	return f.codexTrust(ctx, user, trust)
+}
+
+// codexUntrust removes, after `uninstall codex`, the trust entries
+// `install codex --trust` wrote to Codex's config, saying which.
+func (f *hookFlags) codexUntrust(ctx context.Context, user bool) error {
+	ws, file, err := f.codexHooksFile(user)
+	if err != nil {
+		return err
+	}
+	did, err := hooks.UntrustCodex(ctx, envOr(envname.Codex, "codex"), ws.Root, file)
+	for _, l := range did {
+		fmt.Println(l)
+	}
+	if err != nil {
+		return fmt.Errorf("uninstall codex: %w", err)
+	}
+	return nil
+}
+
+// codexHooksFile is the workspace and the Codex hooks file install and
+// uninstall write: the project's, or with user the user's.
+func (f *hookFlags) codexHooksFile(user bool) (*workspace.Workspace, string, error) {
+	ws, err := f.workspace()
+	if err != nil {
+		return nil, "", err
+	}
+	base, err := f.settingsBase(user)
+	if err != nil {
+		return nil, "", err
+	}
+	if user {
+		return ws, hooks.UserSettingsPath(hooks.Codex, base), nil
+	}
+	return ws, hooks.SettingsPath(hooks.Codex, base), nil
 }
 
 func (f *hookFlags) install(ctx context.Context, name, agentName string, to target) ([]string, error) {
@@ -181,18 +218,11 @@ func (f *hookFlags) settingsBase(user bool) (string, error) {
 // hooks and what remains if not; with trust it first records the user's
 // trust through Codex, saying what it wrote.
 func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
-	ws, err := f.workspace()
+	ws, file, err := f.codexHooksFile(user)
 	if err != nil {
 		return err
 	}
-	base, err := f.settingsBase(user)
-	if err != nil {
-		return err
-	}
-	file, want := hooks.SettingsPath(hooks.Codex, base), hooks.InstalledCount(hooks.Codex)
-	if user {
-		file = hooks.UserSettingsPath(hooks.Codex, base)
-	}
+	want := hooks.InstalledCount(hooks.Codex)
 	codex := envOr(envname.Codex, "codex")
 	var t hooks.CodexTrust
 	if trust {

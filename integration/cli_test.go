@@ -61,6 +61,28 @@ func TestExitCodesAsDocumented(t *testing.T) {
 	}
 }
 
+// TestWrongOwnerByPathOrID: renew, release and checkin of another
+// owner's lease are the wrong owner, exit 3 OWNER_MISMATCH naming the
+// holder, whether the lease is named by its id or by its path; by path
+// this was "no active lease", exit 2, as if nobody held it.
+func TestWrongOwnerByPathOrID(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	var res struct {
+		Leases []struct {
+			ID string `json:"id"`
+		} `json:"leases"`
+	}
+	mustJSON(t, r.mustLG("acquire", "a.txt", "--as", "carol", "--json"), &res)
+	for _, op := range []string{"renew", "release", "checkin"} {
+		for _, arg := range []string{"a.txt", res.Leases[0].ID} {
+			_, errs, code := r.lg(op, arg, "--as", "dave")
+			if code != 3 || !strings.Contains(errs, "OWNER_MISMATCH") || !strings.Contains(errs, "carol") {
+				t.Errorf("leasegate %s %s --as dave: exit %d, want 3 OWNER_MISMATCH naming carol\nstderr: %s", op, arg, code, errs)
+			}
+		}
+	}
+}
+
 // TestAcquireHeldLeaseIsIdempotent: acquiring what you already hold
 // answers with the same lease, exit 0.
 func TestAcquireHeldLeaseIsIdempotent(t *testing.T) {

@@ -49,13 +49,26 @@ func findLease(ctx context.Context, cl *api.Client, ws *workspace.Workspace, arg
 			mine = append(mine, l)
 		}
 	}
-	switch len(mine) {
-	case 0:
+	switch {
+	case len(mine) == 0 && len(ls) > 0:
+		// Held, by someone else: the wrong owner, as for a lease id.
+		return gate.Lease{}, &gate.DeniedError{Reason: gate.ReasonOwnerMismatch,
+			Message: fmt.Sprintf("no active lease%s covers %s: it is held by %s", ownerSuffix(owner), rel, holders(ls))}
+	case len(mine) == 0:
 		return gate.Lease{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no active lease%s covers %s", ownerSuffix(owner), rel)}
-	case 1:
+	case len(mine) == 1:
 		return mine[0], nil
 	}
 	return gate.Lease{}, usagef("%d leases%s cover %s; give a lease id", len(mine), ownerSuffix(owner), rel)
+}
+
+// holders names the owners of leases and their ids: "alice (lease 01J...)".
+func holders(ls []gate.Lease) string {
+	names := make([]string, len(ls))
+	for i, l := range ls {
+		names[i] = fmt.Sprintf("%s (lease %s)", l.Owner.Name, l.ID)
+	}
+	return strings.Join(names, ", ")
 }
 
 func ownerSuffix(owner string) string {

@@ -214,19 +214,7 @@ func findLease(ctx context.Context, cl Coordinator, ref leaseRef, owner string) 
 	if err != nil {
 		return gate.Lease{}, err
 	}
-	var mine []gate.Lease
-	for _, l := range ls {
-		if l.HeldBy(owner) {
-			mine = append(mine, l)
-		}
-	}
-	switch len(mine) {
-	case 0:
-		return gate.Lease{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: fmt.Sprintf("no active lease of %s covers %s", owner, ref.path)}
-	case 1:
-		return mine[0], nil
-	}
-	return gate.Lease{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: fmt.Sprintf("%d leases of %s cover %s: give a lease id", len(mine), owner, ref.path)}
+	return gate.HeldLease(ls, owner, ref.path)
 }
 
 func (s *Server) leaseAnswer(me, done string, ls []gate.Lease) (*sdk.CallToolResult, LeaseOutput, error) {

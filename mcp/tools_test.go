@@ -274,6 +274,24 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestAnothersLeaseByPath: renewing, releasing or checking in a path
+// another session holds is OWNER_MISMATCH naming the holder, as for its
+// lease id, not LEASE_NOT_FOUND; and the lease stays.
+func TestAnothersLeaseByPath(t *testing.T) {
+	w := newWorld(t)
+	bob := w.session(t, "bob", nil)
+	mustCall(t, bob, "lease_acquire", map[string]any{"paths": []string{"a.go"}}, nil)
+	alice := w.session(t, "alice", nil)
+	for _, tool := range []string{"lease_renew", "lease_release", "lease_checkin"} {
+		if code, msg := toolError(t, alice, tool, map[string]any{"lease": "a.go"}); code != gate.ReasonOwnerMismatch || !strings.Contains(msg, "bob") {
+			t.Errorf("%s of bob's a.go by alice = %s %q, want OWNER_MISMATCH naming bob", tool, code, msg)
+		}
+	}
+	if ls, err := w.client.Leases(w.ctx, "a.go"); err != nil || len(ls) != 1 || ls[0].Owner.Name != "bob" {
+		t.Errorf("leases of a.go after alice's attempts = %+v, %v; want bob's, still", ls, err)
+	}
+}
+
 // TestCoordinatorDown: with no coordinator, and after it stops
 // mid-session, every tool says so, never "free".
 func TestCoordinatorDown(t *testing.T) {

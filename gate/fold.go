@@ -64,6 +64,11 @@ func (f Folding) form(s string) string {
 	if f&FoldNormalization == 0 {
 		return s
 	}
+	return composed(s)
+}
+
+// composed is s in NFC, s itself when it is ASCII.
+func composed(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return norm.NFC.String(s)
@@ -227,6 +232,14 @@ func (f Folding) appendKey(dst []byte, s string) []byte {
 
 // hash is the hash of name s under f.
 func (f Folding) hash(s string) uint32 {
+	if f == ExactCase {
+		return segHash(s)
+	}
+	return f.foldedHash(s)
+}
+
+// foldedHash is hash where f folds something.
+func (f Folding) foldedHash(s string) uint32 {
 	s = f.form(s)
 	if f.foldsCase() {
 		return foldHash(s)

@@ -2,10 +2,7 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -49,20 +46,12 @@ func (e codexTrustEntry) segments() []string {
 func codexTrustKey(hooksFile string) string { return "codex-trust:" + hooksFile }
 
 func readCodexTrustRecord(hooksFile string) (codexTrustRecord, bool) {
-	r := codexTrustRecord{Path: codexTrustKey(hooksFile)}
-	f, err := recordFile(r.Path)
-	if err != nil {
-		return r, false
+	key := codexTrustKey(hooksFile)
+	var r codexTrustRecord
+	if !loadRecord(key, &r) || r.Path != key {
+		return codexTrustRecord{Path: key}, false
 	}
-	data, err := os.ReadFile(f)
-	if err != nil {
-		return r, false
-	}
-	var got codexTrustRecord
-	if json.Unmarshal(data, &got) != nil || got.Path != r.Path {
-		return r, false
-	}
-	return got, true
+	return r, true
 }
 
 // noteCodexTrust adds e, written to configFile, to the record of
@@ -78,18 +67,7 @@ func noteCodexTrust(hooksFile, configFile string, e codexTrustEntry) error {
 		}
 	}
 	r.Entries = append(r.Entries, e)
-	f, err := recordFile(r.Path)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
-		return err
-	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(f, data, 0o600)
+	return saveRecord(r.Path, r)
 }
 
 // LeftoverCodexTrust says what `install codex --trust` wrote to Codex's

@@ -49,15 +49,35 @@ func digest(data []byte) string {
 // readRecord returns the record of path, if there is one for it.
 func readRecord(path string) (installRecord, bool) {
 	var r installRecord
-	f, err := recordFile(path)
+	ok := loadRecord(path, &r) && r.Path == path
+	return r, ok
+}
+
+// loadRecord decodes the record kept under key into v, reporting whether
+// there is one that decodes.
+func loadRecord(key string, v any) bool {
+	f, err := recordFile(key)
 	if err != nil {
-		return r, false
+		return false
 	}
 	data, err := os.ReadFile(f)
-	if err != nil || json.Unmarshal(data, &r) != nil || r.Path != path {
-		return r, false
+	return err == nil && json.Unmarshal(data, v) == nil
+}
+
+// saveRecord keeps v as the record under key.
+func saveRecord(key string, v any) error {
+	f, err := recordFile(key)
+	if err != nil {
+		return err
 	}
-	return r, true
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(f, data, 0o600)
 }
 
 // keepRecord records that install turned before (existed: the file was
@@ -70,18 +90,7 @@ func keepRecord(path string, existed bool, before, after []byte, created []strin
 	}
 	r.CreatedDirs = append(r.CreatedDirs, created...)
 	r.After = digest(after)
-	f, err := recordFile(path)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
-		return err
-	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(f, data, 0o600)
+	return saveRecord(path, r)
 }
 
 // dropRecord forgets the record of path.

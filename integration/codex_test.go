@@ -156,16 +156,7 @@ func TestCodexRealHooksTrust(t *testing.T) {
 	env := codexEnv(t, r, codex, m)
 	lg := func(args ...string) (string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = r.dir, env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("leasegate %v: %v", args, err)
-		}
-		return string(out), code
+		return lgIn(t, r.dir, env, args...)
 	}
 
 	out, code := lg("install", "codex")

@@ -42,18 +42,10 @@ func TestCodexUninstallRemovesTrust(t *testing.T) {
 			before := readFile(t, cfgFile)
 			lg := func(extra string, args ...string) (string, int) {
 				t.Helper()
-				cmd := exec.Command(bin, args...)
-				cmd.Dir, cmd.Env = r.dir, env
 				if extra != "" {
-					cmd.Env = append(append([]string(nil), env...), extra)
+					return lgIn(t, r.dir, append(append([]string(nil), env...), extra), args...)
 				}
-				out, err := cmd.CombinedOutput()
-				if ee, ok := err.(*exec.ExitError); ok {
-					return string(out), ee.ExitCode()
-				} else if err != nil {
-					t.Fatalf("leasegate %v: %v", args, err)
-				}
-				return string(out), 0
+				return lgIn(t, r.dir, env, args...)
 			}
 
 			out, code := lg("", "install", "codex", "--trust")
@@ -110,6 +102,21 @@ func TestCodexUninstallRemovesTrust(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lgIn runs the CLI in dir with the environment env and returns its
+// output, stdout and stderr together, and its exit code.
+func lgIn(t *testing.T, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("leasegate %v: %v", args, err)
+	}
+	return string(out), 0
 }
 
 func envValue(env []string, name string) string {

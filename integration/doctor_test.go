@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,15 +15,7 @@ func TestDoctorAnswering(t *testing.T) {
 	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir())
 	lg := func(args ...string) (string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = r.dir, env
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return string(out), ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("leasegate %v: %v", args, err)
-		}
-		return string(out), 0
+		return lgIn(t, r.dir, env, args...)
 	}
 	if out, code := lg("doctor"); code != 1 || !strings.Contains(out, "claude-code: not installed") {
 		t.Fatalf("doctor with nothing installed: exit %d:\n%s", code, out)
@@ -50,15 +41,7 @@ func TestDoctorMCP(t *testing.T) {
 	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir())
 	lg := func(args ...string) (string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = r.dir, env
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return string(out), ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("leasegate %v: %v", args, err)
-		}
-		return string(out), 0
+		return lgIn(t, r.dir, env, args...)
 	}
 	lg("install", "claude-code")
 	out, code := lg("doctor")

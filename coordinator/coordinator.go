@@ -87,6 +87,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if err := cfg.Ledger.Replay(ctx, 0, c.replay); err != nil {
 		return nil, fmt.Errorf("replay ledger: %w", err)
 	}
+	c.adoptOpenBlockers()
 	sched, err := scheduler.New(scheduler.Config{
 		Clock: cfg.Clock, SweepEvery: scheduler.DefaultSweepEvery, RemindBefore: scheduler.DefaultRemindBefore,
 		Logger: cfg.Logger,

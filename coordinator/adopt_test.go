@@ -1,0 +1,78 @@
+package coordinator_test
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// blockedThenRestarted has carol blocked on alice's src/a.go, then
+// restarts the coordinator, and returns the open blocker's id.
+func blockedThenRestarted(t *testing.T, e *env) string {
+	t.Helper()
+	con := contendAsCarol(t, e)
+	e.advanceTo(retryAt)
+	r, err := e.c.WaitContention(e.ctx, con.ID)
+	if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
+		t.Fatalf("WaitContention = %s, %v; want blocked", r.Outcome, err)
+	}
+	e.reopen()
+	return r.Blocker.ID
+}
+
+// TestOpenBlockerHeldAcrossRestart: a blocker left open by a coordinator
+// that stopped still holds its mutation for the operator in the next one:
+// the halted worker's sidecar waits on it rather than being told there is
+// no held mutation (which had it ask for its write again from the start),
+// and the operator's answer reaches that wait.
+func TestOpenBlockerHeldAcrossRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		id := blockedThenRestarted(t, e)
+		type answer struct {
+			r   leasegate.Result
+			err error
+		}
+		waited := make(chan answer, 1)
+		go func() {
+			r, err := e.c.WaitBlocker(e.ctx, id)
+			waited <- answer{r, err}
+		}()
+		synctest.Wait()
+		select {
+		case a := <-waited:
+			t.Fatalf("WaitBlocker after the restart = %s, %v; want it to wait for the operator", a.r.Outcome, a.err)
+		default:
+		}
+		res, err := e.c.Resolve(e.ctx, id, blocker.ActionDeny, "operator", "")
+		if err != nil || res.Outcome != leasegate.Denied || strings.Contains(res.Message, "no held mutation") {
+			t.Fatalf("Resolve(deny) after the restart = %s %q, %v; want the held write denied", res.Outcome, res.Message, err)
+		}
+		if a := <-waited; a.err != nil || a.r.Outcome != leasegate.Denied {
+			t.Fatalf("WaitBlocker answered %s, %v; want denied", a.r.Outcome, a.err)
+		}
+	})
+}
+
+// TestOpenBlockerOfGoneRequesterClosedAfterRestart: a requester that died
+// while its blocker was open across a restart has the blocker closed as
+// aborted by liveness with the evidence, as without the restart; it had
+// stayed open in the book with nobody behind it.
+func TestOpenBlockerOfGoneRequesterClosedAfterRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		id := blockedThenRestarted(t, e)
+		e.live.set("carol", gate.Dead, carolGone)
+		e.advanceTo(retryAt + time.Second)
+		rep, ok := blockerOf(e.c, id)
+		if !ok || rep.Status == blocker.StatusOpen || rep.Resolution == nil ||
+			rep.Resolution.Action != blocker.ActionAbort || rep.Resolution.By != "liveness" || !strings.Contains(rep.Resolution.Note, carolGone) {
+			t.Fatalf("blocker %s after carol died: %s %+v, want aborted by liveness with %q", id, rep.Status, rep.Resolution, carolGone)
+		}
+	})
+}

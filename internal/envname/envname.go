@@ -46,6 +46,9 @@ const (
 	// gate. Each is removed before the worker starts.
 	SpawnHelper = "LEASEGATE_SPAWN_HELPER"
 	SpawnReaper = "LEASEGATE_SPAWN_REAPER"
+	// FuseRoot tells the FUSE gate's helper which directory to mount its
+	// view over; it is removed before the worker starts.
+	FuseRoot = "LEASEGATE_FUSE_ROOT"
 	// TestEtcd names the etcd binary the tests use; set, a missing etcd
 	// fails the tests instead of skipping them.
 	TestEtcd = "LEASEGATE_TEST_ETCD"

@@ -1,0 +1,87 @@
+package fuse
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/spawn"
+)
+
+// DefaultKillPoll is how often a held request whose caller was interrupted
+// is checked for a pending SIGKILL. The kernel sends one FUSE interrupt per
+// request, on the first signal; a SIGKILL that follows a handled signal
+// brings no second one, and the killed thread waits for the answer in the
+// kernel until it gets one. Shorter means a killed worker's write is
+// given up sooner; each check reads /proc/TID/status once.
+const DefaultKillPoll = 200 * time.Millisecond
+
+// Config describes the worker to run under the gate.
+type Config struct {
+	// Command is the worker: its argv, environment, streams, whether a
+	// reaper is put between it and the supervisor (Reap), the binary
+	// re-executed as the helper (Self) and the handshake's timeout.
+	spawn.Command
+	// Root is the directory the view is mounted over, as an absolute path
+	// with its symlinks resolved: the workspace root. Mutations report
+	// their paths under it. Required.
+	Root string
+	// Decider answers each mutation. Required.
+	Decider intercept.Decider
+	// Logger receives the supervisor's logs; nil means
+	// hclog.Default().Named("fuse").
+	Logger hclog.Logger
+	// KillPoll is the interval of the SIGKILL check of an interrupted
+	// request. Default DefaultKillPoll (200 ms).
+	KillPoll time.Duration
+	// EntryTimeout and AttrTimeout are how long the kernel may keep a
+	// name's lookup and a file's attributes without asking the server
+	// again. Zero (the default) asks every time: the files beneath also
+	// change through other workers' mounts and outside any mount, and a
+	// kept answer would show a stale size or a removed name meanwhile.
+	EntryTimeout, AttrTimeout time.Duration
+}
+
+// DefaultConfig returns a Config with every default filled in; the caller
+// adds Argv, Root and Decider.
+func DefaultConfig() Config {
+	return Config{
+		Command:  spawn.Command{Self: spawn.DefaultSelf, HandshakeTimeout: spawn.DefaultHandshakeTimeout},
+		Logger:   hclog.Default().Named("fuse"),
+		KillPoll: DefaultKillPoll,
+	}
+}
+
+// Validate reports what is wrong with c, wrapping ErrInvalidConfig.
+func (c Config) Validate() error {
+	if err := c.Command.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrInvalidConfig)
+	}
+	switch {
+	case c.Root == "" || !filepath.IsAbs(c.Root) || filepath.Clean(c.Root) != c.Root:
+		return fmt.Errorf("root %q not a clean absolute path: %w", c.Root, ErrInvalidConfig)
+	case c.Root == "/":
+		return fmt.Errorf("root %q: the view cannot be mounted over /: %w", c.Root, ErrInvalidConfig)
+	case c.Decider == nil:
+		return fmt.Errorf("no decider: %w", ErrInvalidConfig)
+	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0:
+		return fmt.Errorf("negative interval: %w", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// withDefaults returns c with zero fields replaced by their defaults.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	c.Command = c.Command.WithDefaults()
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+	if c.KillPoll == 0 {
+		c.KillPoll = d.KillPoll
+	}
+	return c
+}

@@ -1,0 +1,105 @@
+//go:build linux
+
+package fuse_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/leasegate/leasegate/intercept"
+)
+
+// TestEachOpAsks: every kind of mutation a shell makes asks once with its
+// Op and its host paths, before it is done; reads ask nothing.
+func TestEachOpAsks(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  string // run before, ungated
+		script string
+		op     intercept.Op
+		paths  []string
+	}{
+		{name: "create", script: "echo x > new", op: intercept.OpCreate, paths: []string{"new"}},
+		{name: "append", setup: "f", script: "echo x >> f", op: intercept.OpOpenWrite, paths: []string{"f"}},
+		{name: "truncating open", setup: "f", script: ": > f", op: intercept.OpTruncate, paths: []string{"f"}},
+		{name: "truncate", setup: "f", script: "truncate -s 0 f", op: intercept.OpTruncate, paths: []string{"f"}},
+		{name: "chmod", setup: "f", script: "chmod 600 f", op: intercept.OpChmod, paths: []string{"f"}},
+		{name: "chown", setup: "f", script: "chown 1:1 f", op: intercept.OpChown, paths: []string{"f"}},
+		{name: "utimes", setup: "f", script: "touch -m -d @0 f", op: intercept.OpUtimes, paths: []string{"f"}},
+		{name: "unlink", setup: "f", script: "rm f", op: intercept.OpUnlink, paths: []string{"f"}},
+		{name: "mkdir", script: "mkdir d", op: intercept.OpMkdir, paths: []string{"d"}},
+		{name: "rmdir", setup: "d/", script: "rmdir d", op: intercept.OpRmdir, paths: []string{"d"}},
+		{name: "rename", setup: "f", script: "mv f g", op: intercept.OpRename, paths: []string{"f", "g"}},
+		{name: "exchange", setup: "f", script: "mkdir d && FUSE_TEST_WORKER=" + exchangeArg0 + " /proc/$PPID/exe f d", op: intercept.OpRename, paths: []string{"f", "d"}},
+		{name: "link", setup: "f", script: "ln f l", op: intercept.OpLink, paths: []string{"l", "f"}},
+		{name: "symlink", script: "ln -s t s", op: intercept.OpSymlink, paths: []string{"s", "t"}},
+		{name: "mkfifo", script: "mkfifo p", op: intercept.OpMknod, paths: []string{"p"}},
+		{name: "read", setup: "f", script: "cat f; ls -la; stat f >/dev/null"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := workspace(t)
+			switch {
+			case strings.HasSuffix(tc.setup, "/"):
+				os.Mkdir(filepath.Join(root, tc.setup), 0o755)
+			case tc.setup != "":
+				os.WriteFile(filepath.Join(root, tc.setup), []byte("old\n"), 0o644)
+			}
+			rec := &recorder{}
+			if code, out := run(t, root, rec, tc.script); code != 0 {
+				t.Fatalf("%q exited %d: %s", tc.script, code, out)
+			}
+			got := rec.all()
+			if tc.op == "" {
+				if len(got) != 0 {
+					t.Fatalf("reads asked: %s", format(got))
+				}
+				return
+			}
+			i := slices.IndexFunc(got, func(m intercept.Mutation) bool { return m.Op == tc.op })
+			if i < 0 {
+				t.Fatalf("%q asked %s, want a %s", tc.script, format(got), tc.op)
+			}
+			m := got[i]
+			if tc.paths != nil {
+				var want []string
+				for _, p := range tc.paths {
+					want = append(want, filepath.Join(root, p))
+				}
+				if !slices.Equal(m.Paths, want) {
+					t.Errorf("%s paths = %q, want %q", tc.op, m.Paths, want)
+				}
+			}
+			if m.PID <= 0 || m.TID <= 0 || !strings.HasPrefix(m.Syscall, "fuse-") {
+				t.Errorf("mutation %+v: want a caller and a fuse- request name", m)
+			}
+		})
+	}
+}
+
+func format(ms []intercept.Mutation) string {
+	var b strings.Builder
+	for _, m := range ms {
+		fmt.Fprintf(&b, "[%s %s %q] ", m.Op, m.Syscall, m.Paths)
+	}
+	return b.String()
+}
+
+// TestDeniedCreateLeavesNothing: a refused create fails with the errno
+// the Decider gave, and no file is left behind.
+func TestDeniedCreateLeavesNothing(t *testing.T) {
+	root := workspace(t)
+	rec := &recorder{decide: deny(intercept.OpCreate, syscall.EBUSY)}
+	code, out := run(t, root, rec, "echo x > new")
+	if code == 0 || !strings.Contains(out, "busy") {
+		t.Fatalf("denied create exited %d: %q; want a failure with EBUSY", code, out)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "new")); !os.IsNotExist(err) {
+		t.Fatalf("denied create left a file: %v", err)
+	}
+}

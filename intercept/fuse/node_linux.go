@@ -1,0 +1,259 @@
+package fuse
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
+)
+
+// Node is a gated loopback node: every request that changes the tree is
+// asked about first, and done by the embedded LoopbackNode only when the
+// answer lets it; reads go straight to the LoopbackNode.
+type Node struct {
+	*fs.LoopbackNode
+	asker *asker
+}
+
+// newRoot is the root Node of a view of dir.
+func newRoot(dir string, a *asker) (*Node, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return nil, err
+	}
+	data := &fs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
+	n := &Node{LoopbackNode: &fs.LoopbackNode{RootData: data}, asker: a}
+	data.RootNode = n
+	return n, nil
+}
+
+var _ = (fs.NodeWrapChilder)((*Node)(nil))
+
+// WrapChild makes every node of the tree a gated one.
+func (n *Node) WrapChild(ctx context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	return &Node{LoopbackNode: ops.(*fs.LoopbackNode), asker: n.asker}
+}
+
+// path is the host path of this node.
+func (n *Node) path() string {
+	return filepath.Join(n.asker.root, n.Path(nil))
+}
+
+// child is the host path of name in this directory.
+func (n *Node) child(name string) string {
+	return n.asker.under(n.Path(nil), name)
+}
+
+var _ = (fs.NodeCreater)((*Node)(nil))
+
+// Create asks before an O_CREAT open of a name the kernel found missing.
+func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if errno := n.asker.ask(ctx, intercept.OpCreate, "create", n.child(name)); errno != 0 {
+		return nil, nil, 0, errno
+	}
+	return n.LoopbackNode.Create(ctx, name, flags, mode, out)
+}
+
+var _ = (fs.NodeOpener)((*Node)(nil))
+
+// Open asks before an open for writing or with O_TRUNC; a read-only open
+// is not asked about.
+func (n *Node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if op, ok := openOp(flags); ok {
+		if errno := n.asker.ask(ctx, op, "open", n.path()); errno != 0 {
+			return nil, 0, errno
+		}
+	}
+	return n.LoopbackNode.Open(ctx, flags)
+}
+
+// openOp is the mutation an open with flags makes, if any.
+func openOp(flags uint32) (intercept.Op, bool) {
+	switch {
+	case flags&syscall.O_TRUNC != 0:
+		return intercept.OpTruncate, true
+	case flags&syscall.O_ACCMODE != syscall.O_RDONLY:
+		return intercept.OpOpenWrite, true
+	}
+	return "", false
+}
+
+var _ = (fs.NodeSetattrer)((*Node)(nil))
+
+// Setattr asks before a truncate, chmod, chown or utimes, by path or by
+// an open file.
+func (n *Node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if op, ok := setattrOp(in); ok {
+		if errno := n.asker.ask(ctx, op, "setattr", n.path()); errno != 0 {
+			return errno
+		}
+	}
+	return n.LoopbackNode.Setattr(ctx, f, in, out)
+}
+
+// setattrOp is the mutation a SETATTR makes: the first of a size, a mode,
+// an owner or a time it changes. One answer covers them all, since a lease
+// is on the file, whatever is done to it.
+func setattrOp(in *fuse.SetAttrIn) (intercept.Op, bool) {
+	if _, ok := in.GetSize(); ok {
+		return intercept.OpTruncate, true
+	}
+	if _, ok := in.GetMode(); ok {
+		return intercept.OpChmod, true
+	}
+	_, uok := in.GetUID()
+	_, gok := in.GetGID()
+	if uok || gok {
+		return intercept.OpChown, true
+	}
+	_, aok := in.GetATime()
+	_, mok := in.GetMTime()
+	if aok || mok {
+		return intercept.OpUtimes, true
+	}
+	return "", false
+}
+
+var _ = (fs.NodeUnlinker)((*Node)(nil))
+
+// Unlink asks before a name is removed.
+func (n *Node) Unlink(ctx context.Context, name string) syscall.Errno {
+	if errno := n.asker.ask(ctx, intercept.OpUnlink, "unlink", n.child(name)); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Unlink(ctx, name)
+}
+
+var _ = (fs.NodeRmdirer)((*Node)(nil))
+
+// Rmdir asks before a directory is removed.
+func (n *Node) Rmdir(ctx context.Context, name string) syscall.Errno {
+	if errno := n.asker.ask(ctx, intercept.OpRmdir, "rmdir", n.child(name)); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Rmdir(ctx, name)
+}
+
+var _ = (fs.NodeMkdirer)((*Node)(nil))
+
+// Mkdir asks before a directory is made.
+func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if errno := n.asker.ask(ctx, intercept.OpMkdir, "mkdir", n.child(name)); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Mkdir(ctx, name, mode, out)
+}
+
+var _ = (fs.NodeMknoder)((*Node)(nil))
+
+// Mknod asks before a device, fifo or socket node is made.
+func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if errno := n.asker.ask(ctx, intercept.OpMknod, "mknod", n.child(name)); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+}
+
+var _ = (fs.NodeRenamer)((*Node)(nil))
+
+// Rename asks before a rename, with both names (RENAME_EXCHANGE swaps
+// them: both change).
+func (n *Node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	to := n.asker.under(newParent.EmbeddedInode().Path(nil), newName)
+	if errno := n.asker.ask(ctx, intercept.OpRename, "rename", n.child(name), to); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+}
+
+var _ = (fs.NodeLinker)((*Node)(nil))
+
+// Link asks before a hard link, with the new name and the existing file.
+func (n *Node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	paths := []string{n.child(name)}
+	if _, parent := target.EmbeddedInode().Parent(); parent != nil {
+		paths = append(paths, filepath.Join(n.asker.root, target.EmbeddedInode().Path(nil)))
+	}
+	if errno := n.asker.ask(ctx, intercept.OpLink, "link", paths...); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Link(ctx, target, name, out)
+}
+
+var _ = (fs.NodeSymlinker)((*Node)(nil))
+
+// Symlink asks before a symlink is made, with the link and the file it
+// names: its target made absolute against the link's directory, as the
+// kernel will resolve it (in the worker's view the workspace is at the
+// same path as on the host).
+func (n *Node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	dir := n.path()
+	named := target
+	if !filepath.IsAbs(named) {
+		named = filepath.Join(dir, named)
+	}
+	if errno := n.asker.ask(ctx, intercept.OpSymlink, "symlink", filepath.Join(dir, name), filepath.Clean(named)); errno != 0 {
+		return nil, errno
+	}
+	return n.LoopbackNode.Symlink(ctx, target, name, out)
+}
+
+var _ = (fs.NodeSetxattrer)((*Node)(nil))
+
+// Setxattr asks before an extended attribute is set.
+func (n *Node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
+	if errno := n.asker.ask(ctx, intercept.OpXattr, "setxattr", n.path()); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Setxattr(ctx, attr, data, flags)
+}
+
+var _ = (fs.NodeRemovexattrer)((*Node)(nil))
+
+// Removexattr asks before an extended attribute is removed.
+func (n *Node) Removexattr(ctx context.Context, attr string) syscall.Errno {
+	if errno := n.asker.ask(ctx, intercept.OpXattr, "removexattr", n.path()); errno != 0 {
+		return errno
+	}
+	return n.LoopbackNode.Removexattr(ctx, attr)
+}
+
+var _ = (fs.NodeIoctler)((*Node)(nil))
+
+// Ioctl asks before an ioctl that sets a file's attributes (chattr's
+// FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR) and passes every ioctl to the open
+// file, as the loopback does.
+func (n *Node) Ioctl(ctx context.Context, f fs.FileHandle, cmd uint32, arg uint64, input, output []byte) (int32, syscall.Errno) {
+	if setsAttributes(cmd) {
+		if errno := n.asker.ask(ctx, intercept.OpSetFlags, "ioctl", n.path()); errno != 0 {
+			return 0, errno
+		}
+	}
+	fi, ok := f.(fs.FileIoctler)
+	if !ok {
+		return 0, syscall.ENOTTY
+	}
+	return fi.Ioctl(ctx, cmd, arg, input, output)
+}
+
+// The attribute-setting ioctls x/sys/unix does not name:
+// FS_IOC_FSSETXATTR is _IOW('X', 32, struct fsxattr), FS_IOC32_SETFLAGS
+// is _IOW('f', 2, int), the 32-bit form of FS_IOC_SETFLAGS.
+const (
+	fsIocFssetxattr = 0x401c5820
+	fsIoc32Setflags = 0x40046602
+)
+
+// setsAttributes reports whether an ioctl sets a file's attributes.
+func setsAttributes(cmd uint32) bool {
+	switch cmd {
+	case unix.FS_IOC_SETFLAGS, fsIoc32Setflags, fsIocFssetxattr:
+		return true
+	}
+	return false
+}

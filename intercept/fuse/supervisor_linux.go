@@ -1,0 +1,163 @@
+package fuse
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/spawn"
+	"github.com/leasegate/leasegate/internal/envname"
+)
+
+// Supervisor runs one worker under the gate and serves its view.
+//
+// It serves until the view is gone: the kernel unmounts it when the last
+// process of the worker's mount namespace has ended. Close stops
+// answering: held requests are refused and every later mutation is
+// refused with EACCES (the gate fails closed), while reads are still
+// served until the namespace ends.
+type Supervisor struct {
+	cfg    Config
+	log    hclog.Logger
+	proc   *spawn.Process
+	asker  *asker
+	server *fuse.Server
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the server's loop has ended
+}
+
+// Available reports whether this machine can open /dev/fuse, without
+// starting anything: nil, or an error wrapping ErrNoFuse. Whether the
+// mount is allowed is only known when the helper tries it (Start then
+// returns ErrMountRefused).
+func Available() error {
+	fd, err := unix.Open("/dev/fuse", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open /dev/fuse: %v: %w", err, ErrNoFuse)
+	}
+	unix.Close(fd)
+	return nil
+}
+
+// Start runs cfg.Argv under the gate: it re-executes cfg.Self as the
+// helper, which mounts the view over cfg.Root in a mount namespace of its
+// own and hands over the fd; Start serves it, and lets the helper exec the
+// worker. The worker leads its own process group.
+//
+// Ending ctx stops answering (like Close); it does not kill the worker.
+func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	cmd := cfg.Command
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env[:len(env):len(env)], envname.FuseRoot+"="+cfg.Root)
+	proc, fd, err := spawn.Start(ctx, gate, cmd)
+	if err != nil {
+		return nil, err
+	}
+	s, err := serve(ctx, cfg, proc, fd)
+	if err == nil {
+		err = proc.Go()
+	}
+	if err != nil {
+		proc.Abandon()
+		if s != nil {
+			s.Close()
+		}
+		return nil, err
+	}
+	s.log.Debug("worker gated", "pid", proc.Pid(), "root", cfg.Root, "argv", cfg.Argv)
+	return s, nil
+}
+
+// serve starts serving the view on fd.
+func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Supervisor, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, ctx: ctx}
+	a.instant, _ = cfg.Decider.(intercept.InstantDecider)
+	root, err := newRoot(cfg.Root, a)
+	if err != nil {
+		cancel()
+		unix.Close(fd)
+		return nil, err
+	}
+	entry, attr := cfg.EntryTimeout, cfg.AttrTimeout
+	opts := &fs.Options{EntryTimeout: &entry, AttrTimeout: &attr, NegativeTimeout: &entry}
+	opts.FsName, opts.Name = "leasegate", "leasegate"
+	opts.AllowOther = true
+	// The magic mount point: serve the fd the helper mounted, which the
+	// server's process cannot see at any path.
+	server, err := fuse.NewServer(fs.NewNodeFS(root, opts), "/dev/fd/"+strconv.Itoa(fd), &opts.MountOptions)
+	if err != nil {
+		cancel()
+		unix.Close(fd)
+		return nil, fmt.Errorf("serve the FUSE view: %w", err)
+	}
+	s := &Supervisor{cfg: cfg, log: cfg.Logger, proc: proc, asker: a, server: server, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		server.Serve()
+	}()
+	return s, nil
+}
+
+// Pid is the worker's process id, which is also its process group id: the
+// caller can stop, continue or kill the whole group with -Pid().
+func (s *Supervisor) Pid() int { return s.proc.Pid() }
+
+// KillTree sends SIGKILL to the worker's whole tree (see spawn.Process).
+func (s *Supervisor) KillTree() { s.proc.KillTree() }
+
+// Wait waits for the worker to exit (with Config.Reap, its whole tree) and
+// returns its state; err is only set when waiting failed.
+func (s *Supervisor) Wait() (*os.ProcessState, error) { return s.proc.Wait() }
+
+// Exited is closed once the worker has exited (with Config.Reap, its whole
+// tree) and Wait will not block.
+func (s *Supervisor) Exited() <-chan struct{} { return s.proc.Exited() }
+
+// Done is closed when the view is gone: every process of the worker's
+// mount namespace has ended, and the kernel unmounted it.
+func (s *Supervisor) Done() <-chan struct{} { return s.done }
+
+// closeWait bounds how long Close waits for the view to go once the
+// worker has exited: the kernel unmounts it when the namespace's last
+// process is reaped, which takes moments.
+const closeWait = 5 * time.Second
+
+// Close stops answering: pending Decide calls see their context
+// cancelled and every later mutation is refused with EACCES; it returns
+// once every Decide call has returned and, if the worker has exited, the
+// view is gone (or closeWait has passed). It does not kill or wait for the
+// worker. Close is idempotent.
+func (s *Supervisor) Close() error {
+	s.asker.close(s.cancel)
+	select {
+	case <-s.proc.Exited():
+	default:
+		return nil
+	}
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-s.done:
+	case <-t.C:
+	}
+	return nil
+}

@@ -14,7 +14,7 @@ func TestDependencies(t *testing.T) {
 	deps := deptest.NonStandardDeps(t, pkg)
 	deptest.Require(t, pkg, deps, "github.com/leasegate/leasegate/gate")
 	deptest.Only(t, pkg, deps,
-		"github.com/leasegate/leasegate/gate", "github.com/leasegate/leasegate/blocker")
+		deptest.WithDeps(t, "github.com/leasegate/leasegate/gate", "github.com/leasegate/leasegate/blocker")...)
 	deptest.Forbid(t, pkg, deptest.Imports(t, pkg),
 		"os", "net", "syscall", "io/fs", "path/filepath", "os/exec", "log", "log/slog")
 }

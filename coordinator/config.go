@@ -46,11 +46,14 @@ type Config struct {
 	// PairRules pair source and test files. Default gate.DefaultPairRules.
 	PairRules []gate.PairRule
 	// Folding is how the workspace's volume compares names: gate.FoldCase
-	// where names that differ only in case are one file, so that two
-	// spellings of a path not yet created are one lease (serve takes it
-	// from the workspace: Windows, macOS unless the volume is
-	// case-sensitive). Every table the coordinator replays, clones or
-	// rebuilds takes it. Default gate.ExactCase, as on Linux.
+	// where names that differ only in case are one file,
+	// gate.FoldNormalization where names that differ only in Unicode
+	// normalization are, so that two spellings of a path not yet created
+	// are one lease (serve takes it from the workspace: case on Windows
+	// and on macOS unless the volume is case-sensitive, normalization on
+	// macOS). Every table the coordinator replays, clones or rebuilds
+	// takes it, and pair rules match under it. Default gate.ExactCase, as
+	// on Linux.
 	Folding gate.Folding
 	// Windows are the retry and stop-idle windows of owners that name
 	// none (serve's --retry-after and --idle-after). Default the

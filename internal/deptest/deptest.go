@@ -75,5 +75,21 @@ func Only(t testing.TB, pkg string, deps []string, allowed ...string) {
 	}
 }
 
+// WithDeps returns pkgs and every package beyond the standard library
+// they reach, for Only: a package allowed gate is allowed what gate's
+// own test lets gate reach (Unicode normalization), and no more.
+func WithDeps(t testing.TB, pkgs ...string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range pkgs {
+		for _, d := range NonStandardDeps(t, p) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
 // Under reports whether path is root or a package below it.
 func Under(path, root string) bool { return path == root || strings.HasPrefix(path, root+"/") }

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -112,5 +114,28 @@ func TestMarkdownNamesTheHeldName(t *testing.T) {
 	r.Holder.SameFileAs = "src/original.go"
 	if md := r.Markdown(); !strings.Contains(md, "| Same file as | `src/original.go` (held under that name) |") {
 		t.Fatalf("Markdown() lacks the holder's name of the file:\n%s", md)
+	}
+}
+
+// TestMarkdownCheckoutHolder: a report on a file a check-out holds says
+// how the check-out ends (release, check-in, eviction or its expiry), not
+// only the holder's liveness and stop-idle window, which end no check-out:
+// "judged by heartbeat, no heartbeat recorded" and "Holder stop-idle 30s"
+// read as if the lease would go by itself.
+func TestMarkdownCheckoutHolder(t *testing.T) {
+	in := input()
+	in.Holder.Kind, in.Holder.ExpiresAt = gate.KindCheckout, acquired.Add(72*time.Hour)
+	in.HolderLiveness = gate.Liveness{Status: gate.Unknown, CheckedAt: retried, Evidence: []string{"owner has no pid: judged by heartbeat", "no heartbeat recorded"}}
+	md := blocker.New(in).Markdown()
+	for _, want := range []string{
+		"- check-out lease: no process, heartbeat or stop-idle ends it; it ends by release, check-in, eviction or its expiry at 2025-03-04T11:50:30Z\n",
+		"--retry  # after the holder releases or checks in its check-out (a commit does not end it)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report of a check-out holder lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Holder stop-idle") {
+		t.Errorf("the report of a check-out holder shows a stop-idle window, which ends no check-out:\n%s", md)
 	}
 }

@@ -151,7 +151,7 @@ func New(in Input) Report {
 	if r.RetryInterval == 0 && !r.RetryAt.IsZero() && !r.FirstDeniedAt.IsZero() {
 		r.RetryInterval = r.RetryAt.Sub(r.FirstDeniedAt)
 	}
-	r.HowToResolve = howToResolve(r.ID, r.Holder.LeaseID)
+	r.HowToResolve = howToResolve(r.ID, r.Holder.LeaseID, r.Holder.Kind)
 	return r
 }
 
@@ -164,15 +164,34 @@ func holderInfo(in Input) HolderInfo {
 	lv := in.HolderLiveness
 	lv.CheckedAt = utc(lv.CheckedAt)
 	lv.Evidence = slices.Clone(lv.Evidence)
+	idle := in.HolderIdle
+	if l.Kind == gate.KindCheckout {
+		// A check-out belongs to its name and its TTL, never to a process:
+		// the holder's liveness ("judged by heartbeat", "no heartbeat
+		// recorded") and stop-idle window would suggest an end that never
+		// comes. Say how it does end.
+		lv.Evidence = append([]string{checkoutEnds(l)}, lv.Evidence...)
+		idle = gate.Window{}
+	}
 	h := HolderInfo{
 		Owner: l.Owner, LeaseID: l.ID, FencingToken: l.FencingToken, Kind: l.Kind,
-		AcquiredAt: utc(l.AcquiredAt), Liveness: lv, IdleAfter: in.HolderIdle.After, IdleFrom: in.HolderIdle.From,
+		AcquiredAt: utc(l.AcquiredAt), Liveness: lv, IdleAfter: idle.After, IdleFrom: idle.From,
 		SameFileAs: in.SameFileAs,
 	}
 	if !at.IsZero() && !l.AcquiredAt.IsZero() {
 		h.HeldFor = at.Sub(l.AcquiredAt)
 	}
 	return h
+}
+
+// checkoutEnds says how a check-out lease ends: not by its owner's
+// liveness or idleness.
+func checkoutEnds(l gate.Lease) string {
+	expiry := "its expiry"
+	if !l.ExpiresAt.IsZero() {
+		expiry += " at " + utc(l.ExpiresAt).Format(time.RFC3339)
+	}
+	return "check-out lease: no process, heartbeat or stop-idle ends it; it ends by release, check-in, eviction or " + expiry
 }
 
 func clonePaths(paths []string, path string) []string {

@@ -53,6 +53,7 @@ type repo struct {
 	client *api.Client
 	log    *bytes.Buffer
 	host   string // when set, every process of the checkout runs with this hostname (its own machine)
+	gate   string // when set, workers run with --gate gate
 }
 
 // windows are the shortened protocol windows most tests run with.
@@ -244,7 +245,11 @@ func (r *repo) worker(name, script string) *worker {
 // workerEnv starts a worker with env added to the repo's.
 func (r *repo) workerEnv(name, script string, env ...string) *worker {
 	r.t.Helper()
-	return r.startEnv(env, "run", "--as", name, "--", "sh", "-c", script)
+	args := []string{"run", "--as", name}
+	if r.gate != "" {
+		args = append(args, "--gate", r.gate)
+	}
+	return r.startEnv(env, append(args, "--", "sh", "-c", script)...)
 }
 
 // start starts the CLI with args in the background, as a worker.

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -35,8 +36,26 @@ type Coordinator interface {
 
 var _ Coordinator = (leasegate.Service)(nil)
 
+// Gate names how the sidecar intercepts its worker's mutations.
+type Gate string
+
+// The gates `leasegate run --gate` offers.
+const (
+	// GateSeccomp holds each write-like syscall in the kernel (seccomp
+	// user notification): unprivileged, the default.
+	GateSeccomp Gate = "seccomp"
+	// GateFuse mounts a gated FUSE view over the workspace in the
+	// worker's own mount namespace: every mutation, io_uring's included,
+	// is made by the sidecar after it is granted. Needs root and
+	// /dev/fuse.
+	GateFuse Gate = "fuse"
+)
+
 // Config configures one wrapped worker.
 type Config struct {
+	// Gate is how the worker's mutations are intercepted. Default
+	// GateSeccomp.
+	Gate Gate
 	// Name is the owner name (`--as`). Required.
 	Name string
 	// Argv is the worker's command line. Required.
@@ -102,11 +121,17 @@ func (c *Config) Validate() error {
 	if c.Workspace == nil || c.Client == nil {
 		errs = append(errs, errors.New("workspace and client are required"))
 	}
+	if c.Gate != "" && c.Gate != GateSeccomp && c.Gate != GateFuse {
+		errs = append(errs, fmt.Errorf("gate %q: want %s or %s", c.Gate, GateSeccomp, GateFuse))
+	}
 	errs = append(errs, c.Windows.Validate())
 	return errors.Join(errs...)
 }
 
 func (c *Config) setDefaults() {
+	if c.Gate == "" {
+		c.Gate = GateSeccomp
+	}
 	if c.HeartbeatEvery == 0 {
 		c.HeartbeatEvery = liveness.DefaultHeartbeatInterval
 	}

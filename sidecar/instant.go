@@ -19,7 +19,8 @@ var _ intercept.InstantDecider = (*Sidecar)(nil)
 // as written) and a hard link (its new name may lie outside the workspace).
 //
 // Paths are compared lexically. The seccomp gate reports them with the
-// symlinks of their directories resolved, and the workspace's root and
+// symlinks of their directories resolved, the FUSE gate as the root (the
+// resolved workspace root) joined with the names its view looked up, and the workspace's root and
 // state directory are resolved too, so Workspace.Rel's second try (an
 // lstat of every directory of a path that is not lexically inside) could
 // not change the answer and is not paid for on every syscall.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
-	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept/spawn"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/workspace"
@@ -33,7 +33,7 @@ type Sidecar struct {
 	ruleBroken bool
 	owner      gate.Owner
 	sess       *api.Session // the owner's session with the coordinator, from register on
-	sup        *seccomp.Supervisor
+	sup        supervisor
 
 	regMu sync.Mutex // one registerAgain at a time
 
@@ -101,17 +101,16 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	}
 	env = append(env[:len(env):len(env)], envname.As+"="+s.cfg.Name, envname.Workspace+"="+s.cfg.Workspace.Root,
 		envname.Sidecar+"="+strconv.Itoa(os.Getpid()))
-	sc := seccomp.DefaultConfig()
-	sc.Argv, sc.Env, sc.Dir, sc.Decider, sc.Logger = s.cfg.Argv, env, s.cfg.Dir, s, s.cfg.Logger
-	sc.Stdin, sc.Stdout, sc.Stderr = s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr
+	cmd := spawn.Command{Argv: s.cfg.Argv, Env: env, Dir: s.cfg.Dir, Stdin: s.cfg.Stdin, Stdout: s.cfg.Stdout, Stderr: s.cfg.Stderr}
 	// A worker whose sidecar dies could not write anyway (its gated
-	// syscalls fail with ENOSYS once the listener is gone): its whole tree
-	// ends with the sidecar, even one killed with SIGKILL, through the
-	// reaper between them.
-	sc.Reap = true
+	// syscalls fail with ENOSYS once the listener is gone, its view with
+	// ENOTCONN once no server reads it): its whole tree ends with the
+	// sidecar, even one killed with SIGKILL, through the reaper between
+	// them.
+	cmd.Reap = true
 	// The gate outlives ctx: a cancelled run (SIGINT, SIGTERM) forwards the
 	// signal and keeps gating until the worker has gone.
-	sup, err := seccomp.Start(context.WithoutCancel(ctx), sc)
+	sup, err := s.startGate(context.WithoutCancel(ctx), cmd)
 	if err != nil {
 		return 0, fmt.Errorf("run: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/intercept/fuse"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -64,6 +65,9 @@ func classify(err error) (int, string) {
 		return exitUsage, reasonUsage
 	case errors.As(err, &lm):
 		return exitUsage, reasonLedgerMismatch
+	case errors.Is(err, fuse.ErrNoFuse) || errors.Is(err, fuse.ErrMountRefused):
+		// run --gate fuse where the kernel refused the view's mount.
+		return exitUsage, reasonRunUnsupported
 	case errors.Is(err, api.ErrUnavailable):
 		return exitUnavailable, string(api.CodeUnavailable)
 	case errors.Is(err, errBlocked):

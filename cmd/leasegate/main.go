@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leasegate/leasegate/intercept/fuse"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -54,6 +55,7 @@ func commands() []command {
 
 func main() {
 	seccomp.MaybeRunChild()
+	fuse.MaybeRunChild()
 	undumpable()
 	time.Local = time.UTC // persisted and printed times are UTC
 	os.Exit(run(os.Args[1:]))

@@ -44,7 +44,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f.register(fs, true)
 	fs.StringVar(&as, "as", os.Getenv(envname.As), "owner name of this worker (env "+envname.As+"); required")
-	fs.StringVar(&gateKind, "gate", "seccomp", "how mutations are intercepted: seccomp (the only one in this build)")
+	fs.StringVar(&gateKind, "gate", string(sidecar.GateSeccomp), "how mutations are intercepted: seccomp (unprivileged), or fuse (a gated FUSE view of the workspace per worker, in its own mount namespace; needs root and /dev/fuse)")
 	fs.StringVar(&notices, "notices", envOr(envname.Notices, noticesAuto),
 		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env "+envname.Notices+")")
 	if err := parse(fs, args); err != nil {
@@ -62,8 +62,13 @@ func cmdRun(ctx context.Context, args []string) error {
 		return usagef("run: --as NAME is required")
 	case len(argv) == 0:
 		return usagef("run: give the worker command after --, e.g. leasegate run --as alice -- claude")
-	case gateKind != "seccomp":
-		return usagef("run: --gate %q is not available; use seccomp, or agent hooks (leasegate install claude-code)", gateKind)
+	case gateKind != string(sidecar.GateSeccomp) && gateKind != string(sidecar.GateFuse):
+		return usagef("run: --gate %q is not available; use seccomp or fuse, or agent hooks (leasegate install claude-code)", gateKind)
+	}
+	if sidecar.Gate(gateKind) == sidecar.GateFuse {
+		if err := fuseGate(); err != nil {
+			return err
+		}
 	}
 	if err := findWorker(argv[0]); err != nil {
 		return err
@@ -82,7 +87,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	defer closeNotices()
 	cfg := sidecar.Config{
-		Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
+		Gate: sidecar.Gate(gateKind), Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
 		Countdown: isatty.IsTerminal(os.Stderr.Fd()),
 		Workspace: ws, Client: namedLedgerClient{Client: cl, ws: ws}, Windows: f.windows, Logger: f.logger("leasegate"),
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/leasegate/leasegate/intercept/fuse"
 	"github.com/leasegate/leasegate/internal/envname"
 )
 
@@ -30,5 +31,21 @@ func refuseNestedRun() error {
 	reportError(fmt.Errorf("run: this process already runs under leasegate run (sidecar pid %s), which gates its writes as that run's owner; "+
 		"a process has one seccomp supervisor, so a run inside a run cannot gate: start the command directly, or start this run outside the worker",
 		os.Getenv(envname.Sidecar)), exitUsage, reasonRunUnsupported)
+	return &exitStatus{code: exitUsage}
+}
+
+// fuseGate refuses `run --gate fuse` before anything starts where the FUSE
+// gate cannot run: no /dev/fuse, or not root (the private mount namespace
+// and the mount need CAP_SYS_ADMIN); exit 2. A mount the kernel refuses
+// anyway is said when the worker starts, with the same exit status.
+func fuseGate() error {
+	err := fuse.Available()
+	if err == nil && os.Geteuid() != 0 {
+		err = fuse.ErrMountRefused
+	}
+	if err == nil {
+		return nil
+	}
+	reportError(fmt.Errorf("run --gate fuse: %w; use --gate seccomp, which needs neither", err), exitUsage, reasonRunUnsupported)
 	return &exitStatus{code: exitUsage}
 }

@@ -3,6 +3,7 @@ package fuse
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -29,6 +30,12 @@ type Config struct {
 	// with its symlinks resolved: the workspace root. Mutations report
 	// their paths under it. Required.
 	Root string
+	// ReadOnly are directories under Root that the worker sees as they
+	// are, read-only, instead of through the view: the state directory,
+	// whose unix socket a FUSE inode cannot stand for (a connect needs the
+	// socket's own inode, and a read-only mount still lets it connect).
+	// Each must exist when the worker starts.
+	ReadOnly []string
 	// Decider answers each mutation. Required.
 	Decider intercept.Decider
 	// Logger receives the supervisor's logs; nil means
@@ -67,6 +74,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("root %q: the view cannot be mounted over /: %w", c.Root, ErrInvalidConfig)
 	case c.Decider == nil:
 		return fmt.Errorf("no decider: %w", ErrInvalidConfig)
+	case !underAll(c.Root, c.ReadOnly):
+		return fmt.Errorf("read-only directories %q not all clean absolute paths under %s: %w", c.ReadOnly, c.Root, ErrInvalidConfig)
 	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0:
 		return fmt.Errorf("negative interval: %w", ErrInvalidConfig)
 	}
@@ -84,4 +93,15 @@ func (c Config) withDefaults() Config {
 		c.KillPoll = d.KillPoll
 	}
 	return c
+}
+
+// underAll reports whether every dir is a clean absolute path strictly
+// under root.
+func underAll(root string, dirs []string) bool {
+	for _, d := range dirs {
+		if filepath.Clean(d) != d || !strings.HasPrefix(d, root+"/") {
+			return false
+		}
+	}
+	return true
 }

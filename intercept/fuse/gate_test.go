@@ -4,6 +4,7 @@ package fuse_test
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,37 @@ func TestDeniedCreateLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "new")); !os.IsNotExist(err) {
 		t.Fatalf("denied create left a file: %v", err)
+	}
+}
+
+// TestReadOnlyDirShowsTheSocket: a directory given as ReadOnly is the one
+// beneath the view: a worker connects to a unix socket in it (a FUSE
+// inode cannot stand for one) and cannot write there.
+func TestReadOnlyDirShowsTheSocket(t *testing.T) {
+	root := workspace(t)
+	state := filepath.Join(root, "state")
+	os.Mkdir(state, 0o755)
+	l, err := net.Listen("unix", filepath.Join(state, "s.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	rec := &recorder{}
+	var out buffer
+	s := start(t, root, rec, &out, "FUSE_TEST_WORKER="+connectArg0+" /proc/$PPID/exe state/s.sock && ! touch state/x", state)
+	if st, _ := s.Wait(); st.ExitCode() != 0 {
+		t.Fatalf("connect in the read-only directory, then a write there: exit %d: %s", st.ExitCode(), out.String())
+	}
+	if _, err := os.Lstat(filepath.Join(state, "x")); !os.IsNotExist(err) {
+		t.Fatalf("a write in the read-only directory was made: %v", err)
 	}
 }

@@ -91,10 +91,11 @@ func workspace(t *testing.T) string {
 
 // start runs sh -c script in root under the gate and makes sure it is
 // gone, and the supervisor closed, when the test ends.
-func start(t *testing.T, root string, d intercept.Decider, out *buffer, script string) *fuse.Supervisor {
+func start(t *testing.T, root string, d intercept.Decider, out *buffer, script string, readOnly ...string) *fuse.Supervisor {
 	t.Helper()
 	needFuse(t)
 	cfg := fuse.DefaultConfig()
+	cfg.ReadOnly = readOnly
 	cfg.Argv = []string{"sh", "-c", script}
 	cfg.Dir, cfg.Root, cfg.Decider, cfg.Reap = root, root, d, true
 	cfg.Stdout, cfg.Stderr = out, out

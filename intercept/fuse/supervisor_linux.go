@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -66,7 +67,11 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = append(env[:len(env):len(env)], envname.FuseRoot+"="+cfg.Root)
+	readOnly, err := json.Marshal(cfg.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(env[:len(env):len(env)], envname.FuseRoot+"="+cfg.Root, envname.FuseReadOnly+"="+string(readOnly))
 	proc, fd, err := spawn.Start(ctx, gate, cmd)
 	if err != nil {
 		return nil, err

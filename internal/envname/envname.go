@@ -49,6 +49,10 @@ const (
 	// FuseRoot tells the FUSE gate's helper which directory to mount its
 	// view over; it is removed before the worker starts.
 	FuseRoot = "LEASEGATE_FUSE_ROOT"
+	// FuseReadOnly lists (a JSON array) the directories the FUSE gate's
+	// helper shows read-only and as they are beneath its view; it is
+	// removed before the worker starts.
+	FuseReadOnly = "LEASEGATE_FUSE_READONLY"
 	// TestEtcd names the etcd binary the tests use; set, a missing etcd
 	// fails the tests instead of skipping them.
 	TestEtcd = "LEASEGATE_TEST_ETCD"

@@ -1,0 +1,250 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// geminiProgram is the real Gemini CLI: the path in LEASEGATE_TEST_GEMINI
+// (which .ci/run sets after installing the pinned npm package), else
+// gemini on PATH.
+func geminiProgram(t *testing.T) string {
+	return realProgram(t, "LEASEGATE_TEST_GEMINI", "gemini", "Gemini CLI")
+}
+
+// geminiModel is the model the runs ask for by name: with none, Gemini
+// CLI first asks a routing model to classify the prompt.
+const geminiModel = "gemini-2.5-flash"
+
+// generateMock is a loopback stand-in for the Gemini API: a streamed
+// generateContent request that carries n function responses is answered
+// with the script's call n, when the request offers its tool; anything
+// else with a short text. It keeps the tools offered and the function
+// responses Gemini CLI sends back, and calls onResult, if set, before it
+// answers a request that brings a new response (while the session lives).
+type generateMock struct {
+	srv      *httptest.Server
+	script   []toolCall
+	onResult func()
+	mu       sync.Mutex
+	tools    [][]string
+	results  []string
+}
+
+func newGenerateMock(t *testing.T, script ...toolCall) *generateMock {
+	m := &generateMock{script: script}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// generateRequest is what the mock reads of a request.
+type generateRequest struct {
+	Tools []struct {
+		FunctionDeclarations []struct {
+			Name string `json:"name"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+	Contents []struct {
+		Parts []struct {
+			FunctionResponse *struct {
+				Name     string          `json:"name"`
+				Response json.RawMessage `json:"response"`
+			} `json:"functionResponse"`
+		} `json:"parts"`
+	} `json:"contents"`
+}
+
+func (m *generateMock) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req generateRequest
+	_ = json.Unmarshal(body, &req)
+	part := `{"text":"done"}`
+	if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+		call, fresh, ok := m.note(req)
+		if fresh && m.onResult != nil {
+			m.onResult()
+		}
+		if ok {
+			part = fmt.Sprintf(`{"functionCall":{"name":%q,"args":%s}}`, call.tool, call.input)
+		}
+	}
+	answer := `{"candidates":[{"content":{"role":"model","parts":[` + part + `]},"finishReason":"STOP","index":0}],` +
+		`"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2}}`
+	if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\r\n\r\n", answer)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, answer)
+}
+
+// note records a request's tools and function responses, and returns the
+// call of the script that comes next, whether the request brought a
+// response not seen before, and whether the request offers the call's
+// tool.
+func (m *generateMock) note(req generateRequest) (toolCall, bool, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for _, tl := range req.Tools {
+		for _, fd := range tl.FunctionDeclarations {
+			names = append(names, fd.Name)
+		}
+	}
+	m.tools = append(m.tools, names)
+	answered, fresh := 0, false
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionResponse == nil {
+				continue
+			}
+			if answered++; answered > len(m.results) {
+				m.results, fresh = append(m.results, string(p.FunctionResponse.Response)), true
+			}
+		}
+	}
+	if answered >= len(m.script) || !slices.Contains(names, m.script[answered].tool) {
+		return toolCall{}, fresh, false
+	}
+	return m.script[answered], fresh, true
+}
+
+func (m *generateMock) seen() (tools [][]string, results []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]string(nil), m.tools...), append([]string(nil), m.results...)
+}
+
+// geminiRun is a Gemini CLI in the repo with its own home, its model the
+// mock, signed in with an API key.
+type geminiRun struct {
+	program string
+	r       *repo
+	env     []string
+}
+
+func newGeminiRun(t *testing.T, r *repo, m *generateMock) *geminiRun {
+	t.Helper()
+	home := t.TempDir()
+	user := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},` +
+		`"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false}}`
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &geminiRun{program: geminiProgram(t), r: r, env: append(append([]string(nil), r.env...), "HOME="+home,
+		"GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL="+m.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")}
+}
+
+// install runs `leasegate install gemini` for the run's user.
+func (g *geminiRun) install(t *testing.T) string {
+	t.Helper()
+	out, code := lgIn(t, g.r.dir, g.env, "install", "gemini")
+	if code != 0 {
+		t.Fatalf("install gemini: exit %d\n%s", code, out)
+	}
+	return out
+}
+
+// geminiResult is what `gemini -p --output-format json` prints last.
+type geminiResult struct {
+	SessionID string `json:"session_id"`
+	Response  string `json:"response"`
+}
+
+// run runs `gemini -p prompt` with every tool call approved and returns
+// its result and output.
+func (g *geminiRun) run(t *testing.T, prompt string) (geminiResult, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.program, "-m", geminiModel, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json")
+	cmd.Dir, cmd.Env = g.r.dir, g.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	log := stdout.String() + stderr.String()
+	if err != nil {
+		t.Fatalf("gemini -p: %v\n%s", err, log)
+	}
+	var res geminiResult
+	if i := strings.Index(stdout.String(), "{"); i < 0 || json.Unmarshal(stdout.Bytes()[i:], &res) != nil {
+		t.Fatalf("gemini -p printed no JSON result:\n%s", log)
+	}
+	return res, log
+}
+
+// TestGeminiHooksWrite drives the real Gemini CLI through a mock model:
+// after `install gemini` (BeforeTool timeout in milliseconds, above the
+// 180 s retry), its write_file of a free file takes the lease for the
+// session's owner, gemini-<session>, and the session's end releases it.
+func TestGeminiHooksWrite(t *testing.T) {
+	r := newRepo(t, nil)
+	m := newGenerateMock(t, toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "free.txt"))})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	checkGeminiTimeouts(t, r)
+	var during map[string]string
+	m.onResult = func() { during = r.holders() }
+	res, log := g.run(t, "write free.txt")
+	if got := r.read("free.txt"); got != "new\n" {
+		t.Fatalf("free.txt = %q, want Gemini CLI's write\n%s", got, log)
+	}
+	if want := "gemini-" + res.SessionID; during["free.txt"] != want {
+		t.Errorf("free.txt held by %q while the session ran, want %q\n%s", during["free.txt"], want, log)
+	}
+	evs := r.history("free.txt")
+	if !hasEvent(evs, "lease.granted") || !hasEvent(evs, "lease.released") {
+		t.Errorf("free.txt history = %v, want granted then released at the session's end", evs)
+	}
+	if h := r.holders(); h["free.txt"] != "" {
+		t.Errorf("free.txt still held by %s after the session", h["free.txt"])
+	}
+}
+
+// checkGeminiTimeouts checks that every hook install wrote for Gemini CLI
+// waits longer than the 180 s retry: Gemini counts in milliseconds and
+// kills a hook after 60000 by default, and a hook it kills allows the
+// call.
+func checkGeminiTimeouts(t *testing.T, r *repo) {
+	t.Helper()
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string  `json:"command"`
+				Timeout float64 `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	mustJSON(t, r.read(".gemini/settings.json"), &doc)
+	n := 0
+	for event, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if n++; h.Timeout <= 180000 {
+					t.Errorf("%s hook %q: timeout %v ms, want above the 180 s retry", event, h.Command, h.Timeout)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no hooks in .gemini/settings.json:\n%s", r.read(".gemini/settings.json"))
+	}
+}

@@ -130,7 +130,7 @@ func TestHookFailsClosedWithoutCoordinator(t *testing.T) {
 			"hookSpecificOutput": map[string]string{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason},
 			"continue":           false, "stopReason": stop}},
 		{hooks.Codex, "pretooluse-apply-patch.json", nil},
-		{hooks.Gemini, "beforetool-write-file.json", map[string]any{"decision": "deny", "reason": reason, "continue": false, "stopReason": stop}},
+		{hooks.Gemini, "beforetool-write-file.json", map[string]any{"decision": "deny", "reason": reason, "continue": false, "systemMessage": stop}},
 		{hooks.Cursor, "pretooluse-write.json", map[string]any{"permission": "deny", "user_message": stop, "agent_message": reason}},
 	}
 	for _, tt := range tests {

@@ -72,9 +72,17 @@ func denyJSON(ev Event, d Decision) hookOutput {
 	default:
 		o.Specific = &specificOutput{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: d.Reason}
 	}
-	// Codex fails open on continue:false in PreToolUse: its hard stop is
-	// the refusal of the next prompt and turn end instead.
-	if d.Halt && ev.Agent != Codex {
+	switch {
+	case !d.Halt:
+	case ev.Agent == Codex:
+		// Codex fails open on continue:false in PreToolUse: its hard stop
+		// is the refusal of the next prompt and turn end instead.
+	case ev.Agent == Gemini:
+		// Gemini CLI hands the model stopReason in place of reason when it
+		// stops the loop, so the operator's words go to the user as a
+		// system message and the model keeps the reason written for it.
+		o.Continue, o.SystemMsg = continueFalse, d.StopReason
+	default:
 		o.Continue, o.StopReason = continueFalse, d.StopReason
 	}
 	return o

@@ -35,7 +35,7 @@ func TestRender(t *testing.T) {
 			Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"R <held>"}}` + "\n",
 			Stderr: "R <held>\n", Code: 2}},
 		{"gemini deny and halt", hooks.Event{Agent: hooks.Gemini, Name: "BeforeTool", Kind: hooks.KindWrite}, halt, hooks.Output{
-			Stdout: `{"decision":"deny","reason":"R <held>","continue":false,"stopReason":"S"}` + "\n",
+			Stdout: `{"decision":"deny","reason":"R <held>","continue":false,"systemMessage":"S"}` + "\n",
 			Stderr: "R <held>\n", Code: 2}},
 		{"cursor deny", hooks.Event{Agent: hooks.Cursor, Name: "preToolUse", Kind: hooks.KindWrite}, halt, hooks.Output{
 			Stdout: `{"permission":"deny","user_message":"S","agent_message":"R <held>"}` + "\n",

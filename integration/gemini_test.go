@@ -169,13 +169,14 @@ type geminiResult struct {
 	Response  string `json:"response"`
 }
 
-// run runs `gemini -p prompt` with every tool call approved and returns
-// its result and output.
-func (g *geminiRun) run(t *testing.T, prompt string) (geminiResult, string) {
+// run runs `gemini -p prompt` with every tool call approved, and more
+// arguments, and returns its result and output.
+func (g *geminiRun) run(t *testing.T, prompt string, args ...string) (geminiResult, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, g.program, "-m", geminiModel, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json")
+	args = append([]string{"-m", geminiModel, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json"}, args...)
+	cmd := exec.CommandContext(ctx, g.program, args...)
 	cmd.Dir, cmd.Env = g.r.dir, g.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -216,6 +217,56 @@ func TestGeminiHooksWrite(t *testing.T) {
 	}
 	if h := r.holders(); h["free.txt"] != "" {
 		t.Errorf("free.txt still held by %s after the session", h["free.txt"])
+	}
+}
+
+// TestGeminiHooksDenyHeld: the real Gemini CLI's write_file of a file
+// another owner holds waits for the one retry and is refused with the
+// session halted (continue:false): the file is unchanged, a blocker names
+// the holder, the model is not asked again and the user is told how to
+// resolve it. When the session is resumed, the model's next request
+// carries the refused call's result, which names the holder and says not
+// to write the file by other means.
+func TestGeminiHooksDenyHeld(t *testing.T) {
+	r := newRepo(t, map[string]string{"held.txt": "old\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "held.txt")
+	m := newGenerateMock(t, toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "held.txt"))})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	_, log := g.run(t, "write held.txt")
+	if got := r.read("held.txt"); got != "old\n" {
+		t.Fatalf("held.txt = %q, want it unchanged\n%s", got, log)
+	}
+	bs, err := r.client.Blockers(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
+		t.Fatalf("blockers = %+v, want one against bob\n%s", bs, log)
+	}
+	if tools, results := m.seen(); len(tools) != 1 || len(results) != 0 {
+		t.Errorf("the model was asked %d times (results %q): the session was not halted\n%s", len(tools), results, log)
+	}
+	if !strings.Contains(log, "leasegate resolve "+bs[0].ID) {
+		t.Errorf("Gemini CLI did not show the user how to resolve blocker %s:\n%s", bs[0].ID, log)
+	}
+
+	// The blocker of a session that ended is closed by liveness; the
+	// resumed session's prompt then goes through.
+	eventually(t, 10*time.Second, "the ended session's blocker to close", func() bool { return len(r.openBlockers()) == 0 })
+	_, log = g.run(t, "go on", "--resume", "latest")
+	_, results := m.seen()
+	if len(results) != 1 {
+		t.Fatalf("the resumed session sent the model %d tool results, want the refused write's\n%s", len(results), log)
+	}
+	for _, want := range []string{"held.txt is leased by bob", "Do not write held.txt by any other means"} {
+		if !strings.Contains(results[0], want) {
+			t.Errorf("the refused write's result lacks %q: %s", want, results[0])
+		}
+	}
+	if got := r.read("held.txt"); got != "old\n" {
+		t.Errorf("held.txt = %q after the resumed session, want it unchanged", got)
 	}
 }
 

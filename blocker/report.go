@@ -151,7 +151,7 @@ func New(in Input) Report {
 	if r.RetryInterval == 0 && !r.RetryAt.IsZero() && !r.FirstDeniedAt.IsZero() {
 		r.RetryInterval = r.RetryAt.Sub(r.FirstDeniedAt)
 	}
-	r.HowToResolve = howToResolve(r.ID, r.Holder.LeaseID, r.Holder.Kind)
+	r.HowToResolve = howToResolve(r.ID, r.Holder)
 	return r
 }
 

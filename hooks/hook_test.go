@@ -11,16 +11,23 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/hooks"
 )
 
 // wantBlocked is the exact output of a Claude Code write denied after its
-// retry, for the blocker report rep.
+// retry, for the blocker report rep. A commit does not end a check-out, so
+// for a file a check-out holds the operator is told to retry once its
+// holder releases or checks it in.
 func wantBlocked(rep blocker.Report) result {
 	reason := fmt.Sprintf("leasegate: %s is leased by %s (lease %s, held for %s). The write was retried once after %s and the file is still held, so blocker %s is open and this session is halted. Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
 		rep.Path, rep.Holder.Owner.Name, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, rep.Path, rep.ID)
-	stop := fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s commits or releases the file), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
-		rep.ID, rep.Path, rep.Holder.Owner.Name, rep.ID, rep.Holder.Owner.Name, rep.ID)
+	letsGo := "commits or releases the file"
+	if rep.Holder.Kind == gate.KindCheckout {
+		letsGo = "releases or checks in its check-out (a commit does not end it)"
+	}
+	stop := fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s %s), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
+		rep.ID, rep.Path, rep.Holder.Owner.Name, rep.ID, rep.Holder.Owner.Name, letsGo, rep.ID)
 	out, _ := json.Marshal(map[string]any{
 		"hookSpecificOutput": map[string]string{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason},
 		"continue":           false, "stopReason": stop,

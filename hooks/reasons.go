@@ -51,8 +51,8 @@ func blocked(rep blocker.Report) Decision {
 // blockerStop tells the operator what holds a session and how to resolve it.
 func blockerStop(rep blocker.Report) string {
 	holder := rep.Holder.Owner.Name
-	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s commits or releases the file), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
-		rep.ID, rep.Path, holder, rep.ID, holder, rep.ID)
+	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
+		rep.ID, rep.Path, holder, rep.ID, rep.Holder.LetsGo(holder), rep.ID)
 }
 
 // refusal tells the user which blockers halt the session and how to go on.

@@ -61,7 +61,12 @@ func eventLine(e gate.Event) string {
 	}
 	line := fmt.Sprintf("%6d  %s  %-20s %s", e.Seq, e.At.UTC().Format(time.RFC3339), string(e.Type), subject)
 	if e.Actor != "" {
-		line += "  by " + e.Actor
+		// A notice's actor is the owner it is for, not one who acted.
+		rel := "by"
+		if e.Type == gate.EventNotice {
+			rel = "to"
+		}
+		line += "  " + rel + " " + e.Actor
 	}
 	if e.By != nil {
 		line += " [operator " + e.By.String() + "]"

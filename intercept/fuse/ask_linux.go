@@ -36,8 +36,12 @@ func (a *asker) ask(ctx context.Context, op intercept.Op, request string, paths 
 	if caller, ok := fuse.FromContext(ctx); ok {
 		m.TID = int(caller.Pid)
 		m.PID = m.TID
-		if pid, err := procfs.Tgid(m.TID); err == nil {
-			m.PID = pid
+		// Most callers are their process's main thread: one syscall says
+		// so, where /proc costs a file read.
+		if !procfs.InProcess(m.TID, m.TID) {
+			if pid, err := procfs.Tgid(m.TID); err == nil {
+				m.PID = pid
+			}
 		}
 	}
 	if !a.enter() {

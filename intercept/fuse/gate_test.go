@@ -55,7 +55,7 @@ func TestEachOpAsks(t *testing.T) {
 			if code, out := run(t, root, rec, tc.script); code != 0 {
 				t.Fatalf("%q exited %d: %s", tc.script, code, out)
 			}
-			got := rec.all()
+			got := rec.All()
 			if tc.op == "" {
 				if len(got) != 0 {
 					t.Fatalf("reads asked: %s", format(got))
@@ -95,7 +95,7 @@ func format(ms []intercept.Mutation) string {
 // the Decider gave, and no file is left behind.
 func TestDeniedCreateLeavesNothing(t *testing.T) {
 	root := workspace(t)
-	rec := &recorder{decide: deny(intercept.OpCreate, syscall.EBUSY)}
+	rec := &recorder{Answer: deny(intercept.OpCreate, syscall.EBUSY)}
 	code, out := run(t, root, rec, "echo x > new")
 	if code == 0 || !strings.Contains(out, "busy") {
 		t.Fatalf("denied create exited %d: %q; want a failure with EBUSY", code, out)

@@ -7,8 +7,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/intercept/fuse"
+	"github.com/leasegate/leasegate/intercept/intercepttest"
 )
 
 // needFuse skips a test on a machine that cannot mount the gate's view,
@@ -36,47 +35,12 @@ func needFuse(t *testing.T) {
 	t.Skipf("no FUSE gate here: %v", err)
 }
 
-// recorder is a Decider that records every mutation and answers with
-// decide (nil: allow).
-type recorder struct {
-	mu     sync.Mutex
-	got    []intercept.Mutation
-	decide func(ctx context.Context, m intercept.Mutation) error
-}
-
-func (r *recorder) Decide(ctx context.Context, m intercept.Mutation) error {
-	r.mu.Lock()
-	r.got = append(r.got, m)
-	r.mu.Unlock()
-	if r.decide != nil {
-		return r.decide(ctx, m)
-	}
-	return nil
-}
-
-func (r *recorder) all() []intercept.Mutation {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got)
-}
-
-// buffer is a bytes.Buffer safe for the worker's two output streams.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// recorder and buffer are the adapters' shared test Decider and output
+// buffer.
+type (
+	recorder = intercepttest.Recorder
+	buffer   = intercepttest.Buffer
+)
 
 // workspace is a fresh directory to mount the view over, symlinks
 // resolved.
@@ -154,4 +118,13 @@ func deny(op intercept.Op, errno syscall.Errno) func(context.Context, intercept.
 		}
 		return nil
 	}
+}
+
+// testBinary is the running test binary, which runs the test's workers.
+func testBinary(tb testing.TB) string {
+	self, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return self
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
@@ -17,10 +19,12 @@ import (
 // The test binary run as a worker (FUSE_TEST_WORKER names what it does):
 // exchangeArg0 swaps the two names it is given with
 // renameat2(RENAME_EXCHANGE), connectArg0 connects to the unix socket it
-// is given; no shell tool here can.
+// is given; no shell tool here can. openLoopArg0 opens the file it is
+// given for writing N times and prints the nanoseconds that took.
 const (
 	exchangeArg0 = "fuse-test-exchange"
 	connectArg0  = "fuse-test-connect"
+	openLoopArg0 = "fuse-test-open-loop"
 )
 
 // TestMain first lets the test binary act as the gate's helper (Start
@@ -45,6 +49,8 @@ func runWorker(name string, args []string) int {
 		if c, err = net.Dial("unix", args[0]); err == nil {
 			c.Close()
 		}
+	case openLoopArg0:
+		err = openLoop(args[0], args[1])
 	default:
 		err = fmt.Errorf("no worker %q", name)
 	}
@@ -53,4 +59,23 @@ func runWorker(name string, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// openLoop opens path with O_WRONLY|O_CREAT n times, closing it each time,
+// and prints how long that took in nanoseconds.
+func openLoop(path, n string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	for range count {
+		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			return err
+		}
+		unix.Close(fd)
+	}
+	fmt.Println(time.Since(start).Nanoseconds())
+	return nil
 }

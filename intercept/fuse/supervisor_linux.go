@@ -26,13 +26,13 @@ import (
 // refused with EACCES (the gate fails closed), while reads are still
 // served until the namespace ends.
 type Supervisor struct {
-	cfg    Config
-	log    hclog.Logger
-	proc   *spawn.Process
-	asker  *asker
-	server *fuse.Server
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the server's loop has ended
+	*spawn.Process // the worker: Pid, KillTree, Wait, Exited
+	cfg            Config
+	log            hclog.Logger
+	asker          *asker
+	server         *fuse.Server
+	cancel         context.CancelFunc
+	done           chan struct{} // closed when the server's loop has ended
 }
 
 // Available reports whether this machine can open /dev/fuse, without
@@ -72,22 +72,22 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 		return nil, err
 	}
 	cmd.Env = append(env[:len(env):len(env)], envname.FuseRoot+"="+cfg.Root, envname.FuseReadOnly+"="+string(readOnly))
-	proc, fd, err := spawn.Start(ctx, gate, cmd)
+	h, fd, err := spawn.Start(ctx, gate, cmd)
 	if err != nil {
 		return nil, err
 	}
-	s, err := serve(ctx, cfg, proc, fd)
+	s, err := serve(ctx, cfg, h.Process(), fd)
 	if err == nil {
-		err = proc.Go()
+		err = h.Go()
 	}
 	if err != nil {
-		proc.Abandon()
+		h.Abandon()
 		if s != nil {
 			s.Close()
 		}
 		return nil, err
 	}
-	s.log.Debug("worker gated", "pid", proc.Pid(), "root", cfg.Root, "argv", cfg.Argv)
+	s.log.Debug("worker gated", "pid", s.Pid(), "root", cfg.Root, "argv", cfg.Argv)
 	return s, nil
 }
 
@@ -114,28 +114,13 @@ func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Super
 		unix.Close(fd)
 		return nil, fmt.Errorf("serve the FUSE view: %w", err)
 	}
-	s := &Supervisor{cfg: cfg, log: cfg.Logger, proc: proc, asker: a, server: server, cancel: cancel, done: make(chan struct{})}
+	s := &Supervisor{Process: proc, cfg: cfg, log: cfg.Logger, asker: a, server: server, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		server.Serve()
 	}()
 	return s, nil
 }
-
-// Pid is the worker's process id, which is also its process group id: the
-// caller can stop, continue or kill the whole group with -Pid().
-func (s *Supervisor) Pid() int { return s.proc.Pid() }
-
-// KillTree sends SIGKILL to the worker's whole tree (see spawn.Process).
-func (s *Supervisor) KillTree() { s.proc.KillTree() }
-
-// Wait waits for the worker to exit (with Config.Reap, its whole tree) and
-// returns its state; err is only set when waiting failed.
-func (s *Supervisor) Wait() (*os.ProcessState, error) { return s.proc.Wait() }
-
-// Exited is closed once the worker has exited (with Config.Reap, its whole
-// tree) and Wait will not block.
-func (s *Supervisor) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Done is closed when the view is gone: every process of the worker's
 // mount namespace has ended, and the kernel unmounted it.
@@ -154,7 +139,7 @@ const closeWait = 5 * time.Second
 func (s *Supervisor) Close() error {
 	s.asker.close(s.cancel)
 	select {
-	case <-s.proc.Exited():
+	case <-s.Exited():
 	default:
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Tgid is the process (thread group id) of thread tid: the Tgid line of
@@ -23,4 +25,14 @@ func Tgid(tid int) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no tgid in %s", path)
+}
+
+// InProcess reports whether thread tid is part of process tgid right now.
+// tgkill with signal 0 sends nothing: it looks the thread up in that
+// process (ESRCH if it is not there) and then checks the permission to
+// signal it, so EPERM also means that it belongs. It costs one syscall,
+// where Tgid reads and parses a /proc file.
+func InProcess(tid, tgid int) bool {
+	err := unix.Tgkill(tgid, tid, 0)
+	return err == nil || err == unix.EPERM
 }

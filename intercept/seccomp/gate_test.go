@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/intercepttest"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
@@ -38,7 +39,7 @@ func TestReadsAreNotGated(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("%q exited %d: %s", tt.argv, res.code, res.output)
 			}
-			if got := rec.all(); len(got) != 0 {
+			if got := rec.All(); len(got) != 0 {
 				t.Errorf("%q made Decide calls:%s", tt.argv, format(got))
 			}
 		})
@@ -63,7 +64,7 @@ func TestGitStatusIsNotGated(t *testing.T) {
 	}
 	// git opens /dev/null read-write, which is reported: only the tree
 	// must stay untouched.
-	if got := rec.under(dir); len(got) != 0 {
+	if got := rec.Under(dir); len(got) != 0 {
 		t.Errorf("git status made Decide calls:%s", format(got))
 	}
 }
@@ -84,7 +85,7 @@ func TestDenyLeavesFilesUnchanged(t *testing.T) {
 			dir := tempDir(t)
 			mustWrite(t, dir, map[string]string{"f": "orig", "g": "other", "e/": ""})
 			before := mustStat(t, filepath.Join(dir, "f"))
-			rec := &recorder{decide: denyUnder(dir, syscall.EBUSY)}
+			rec := &recorder{Answer: denyUnder(dir, syscall.EBUSY)}
 			res := sh(t, dir, rec, script)
 			if res.code == 0 {
 				t.Errorf("%q exited 0 under denial; output: %s", script, res.output)
@@ -103,7 +104,7 @@ func TestDenyLeavesFilesUnchanged(t *testing.T) {
 func TestHoldThenAllow(t *testing.T) {
 	const hold = 700 * time.Millisecond
 	dir := tempDir(t)
-	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
+	rec := &recorder{Answer: func(ctx context.Context, m intercept.Mutation) error {
 		select {
 		case <-time.After(hold):
 			return nil
@@ -130,7 +131,7 @@ func TestHoldThenAllow(t *testing.T) {
 func TestKillEndsDecide(t *testing.T) {
 	dir := tempDir(t)
 	held, cancelled := make(chan int, 1), make(chan time.Time, 1)
-	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
+	rec := &recorder{Answer: func(ctx context.Context, m intercept.Mutation) error {
 		held <- m.PID
 		<-ctx.Done()
 		cancelled <- time.Now()
@@ -168,7 +169,7 @@ func TestKillEndsDecide(t *testing.T) {
 func TestHandledSignalDoesNotRestart(t *testing.T) {
 	dir := tempDir(t)
 	entered := make(chan struct{}, 8)
-	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
+	rec := &recorder{Answer: func(ctx context.Context, m intercept.Mutation) error {
 		entered <- struct{}{}
 		time.Sleep(600 * time.Millisecond)
 		return nil
@@ -188,7 +189,7 @@ func TestHandledSignalDoesNotRestart(t *testing.T) {
 	if state.ExitCode() != 0 || !strings.Contains(out.String(), "usr1\ndone") {
 		t.Errorf("worker exited %v with output %q, want 0 and the trap's output", state, out.String())
 	}
-	if got := rec.under(dir); len(got) != 1 {
+	if got := rec.Under(dir); len(got) != 1 {
 		t.Errorf("got %d Decide calls for one write, want 1:%s", len(got), format(got))
 	}
 }
@@ -199,7 +200,7 @@ func TestThreadsAreHeldSeparately(t *testing.T) {
 	dir := tempDir(t)
 	var fast atomic.Int32
 	released := make(chan struct{})
-	rec := &recorder{decide: func(ctx context.Context, m intercept.Mutation) error {
+	rec := &recorder{Answer: func(ctx context.Context, m intercept.Mutation) error {
 		if filepath.Base(m.Paths[0]) != "slow" {
 			if fast.Add(1) == 3 {
 				close(released)
@@ -217,7 +218,7 @@ func TestThreadsAreHeldSeparately(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("write-threads exited %d: %s", res.code, res.output)
 	}
-	got := rec.under(dir)
+	got := rec.Under(dir)
 	threads := map[int]bool{}
 	for _, m := range got {
 		threads[m.TID] = true
@@ -266,7 +267,7 @@ func (d *pairDecider) Decide(context.Context, intercept.Mutation) error { return
 
 func (d *pairDecider) DecideNow(m intercept.Mutation) (bool, error) {
 	switch {
-	case !within(m.Paths[0], []string{d.dir}):
+	case !intercepttest.Within(m.Paths[0], []string{d.dir}):
 	case d.first.CompareAndSwap(false, true):
 		select {
 		case <-d.second:
@@ -294,7 +295,7 @@ func TestOrphanStaysGated(t *testing.T) {
 	if state, err := s.Wait(); err != nil || state.ExitCode() != 0 {
 		t.Fatalf("Wait() = %v, %v; output %q", state, err, out.String())
 	}
-	if got := rec.under(dir); len(got) != 0 {
+	if got := rec.Under(dir); len(got) != 0 {
 		t.Fatalf("mutations before the orphan wrote:%s", format(got))
 	}
 	select {
@@ -303,7 +304,7 @@ func TestOrphanStaysGated(t *testing.T) {
 	default:
 	}
 	mustDone(t, s, 10*time.Second)
-	got := rec.under(dir)
+	got := rec.Under(dir)
 	if len(got) != 1 || got[0].Op != intercept.OpCreate {
 		t.Errorf("orphan's write: got%s\nwant one create of late", format(got))
 	}
@@ -324,7 +325,7 @@ func TestCloseFailsClosed(t *testing.T) {
 		t.Errorf("worker exited 0 after Close; output %q", out.String())
 	}
 	assertMissing(t, filepath.Join(dir, "f"))
-	if got := rec.all(); len(got) != 0 {
+	if got := rec.All(); len(got) != 0 {
 		t.Errorf("Decide calls after Close:%s", format(got))
 	}
 }

@@ -3,7 +3,6 @@
 package seccomp_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,78 +17,22 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/intercepttest"
 	"github.com/leasegate/leasegate/intercept/seccomp"
 )
 
-// recorder is a Decider that records every mutation and answers with
-// decide (nil: allow).
-type recorder struct {
-	mu     sync.Mutex
-	got    []intercept.Mutation
-	decide func(ctx context.Context, m intercept.Mutation) error
-}
-
-func (r *recorder) Decide(ctx context.Context, m intercept.Mutation) error {
-	r.mu.Lock()
-	r.got = append(r.got, m)
-	r.mu.Unlock()
-	if r.decide != nil {
-		return r.decide(ctx, m)
-	}
-	return nil
-}
-
-// all returns the mutations recorded so far.
-func (r *recorder) all() []intercept.Mutation {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got)
-}
-
-// under returns the recorded mutations that touch a path under one of
-// dirs.
-func (r *recorder) under(dirs ...string) []intercept.Mutation {
-	var out []intercept.Mutation
-	for _, m := range r.all() {
-		if slices.ContainsFunc(m.Paths, func(p string) bool { return within(p, dirs) }) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func within(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
-}
+// recorder and buffer are the adapters' shared test Decider and output
+// buffer.
+type (
+	recorder = intercepttest.Recorder
+	buffer   = intercepttest.Buffer
+)
 
 // result is how a gated run ended.
 type result struct {
 	code   int
 	state  string // e.g. "exit status 1", "signal: killed"
 	output string
-}
-
-// buffer is a bytes.Buffer safe for the worker's two output streams.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // config is the test default: worker in dir, output into out, logs to t.
@@ -207,7 +149,7 @@ func killGroup(pgid int) error { return syscall.Kill(-pgid, syscall.SIGKILL) }
 // denyUnder answers errno for mutations under dir and allows the rest.
 func denyUnder(dir string, errno syscall.Errno) func(context.Context, intercept.Mutation) error {
 	return func(_ context.Context, m intercept.Mutation) error {
-		if within(m.Paths[0], []string{dir}) {
+		if intercepttest.Within(m.Paths[0], []string{dir}) {
 			return errno
 		}
 		return nil

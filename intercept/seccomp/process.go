@@ -48,7 +48,7 @@ func (s *Supervisor) checkProcess(t *tracee, p processTarget) error {
 			return err
 		}
 	}
-	if s.proc.InTree(pid) {
+	if s.InTree(pid) {
 		return errNoMutation
 	}
 	return errOutsideTree
@@ -107,7 +107,7 @@ func (s *Supervisor) guardMemory(m intercept.Mutation) error {
 		if err != nil {
 			continue // /proc/sys, /proc/sysrq-trigger...: not a process
 		}
-		if !s.proc.InTree(pid) {
+		if !s.InTree(pid) {
 			return errForeignMemory
 		}
 	}

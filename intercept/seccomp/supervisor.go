@@ -4,7 +4,6 @@ package seccomp
 
 import (
 	"context"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -23,16 +22,16 @@ import (
 // every gated syscall of surviving processes with ENOSYS: the gate fails
 // closed.
 type Supervisor struct {
-	cfg      Config
-	log      hclog.Logger
-	proc     *spawn.Process // the worker
-	changes                 // sticky: a worker process changed its umask or credentials
-	umask    uint32         // the supervisor's own umask, which its emulated creates get
-	listener int
-	waker    *waker
-	tgids    tgidCache
-	lookups  lookups
-	instant  intercept.InstantDecider // cfg.Decider if it is one, else nil
+	cfg            Config
+	log            hclog.Logger
+	*spawn.Process        // the worker: Pid, KillTree, Wait, Exited
+	changes               // sticky: a worker process changed its umask or credentials
+	umask          uint32 // the supervisor's own umask, which its emulated creates get
+	listener       int
+	waker          *waker
+	tgids          tgidCache
+	lookups        lookups
+	instant        intercept.InstantDecider // cfg.Decider if it is one, else nil
 
 	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx
 	cancel  context.CancelFunc
@@ -87,23 +86,23 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	proc, listener, err := spawn.Start(ctx, gate, cfg.Command)
+	h, listener, err := spawn.Start(ctx, gate, cfg.Command)
 	if err != nil {
 		return nil, err
 	}
 	unix.CloseOnExec(listener)
-	s, err := newSupervisor(ctx, cfg, proc, listener)
+	s, err := newSupervisor(ctx, cfg, h.Process(), listener)
 	if err == nil {
-		err = proc.Go()
+		err = h.Go()
 	}
 	if err != nil {
-		proc.Abandon()
+		h.Abandon()
 		if s != nil {
 			s.Close()
 		}
 		return nil, err
 	}
-	s.log.Debug("worker gated", "pid", proc.Pid(), "argv", cfg.Argv)
+	s.log.Debug("worker gated", "pid", s.Pid(), "argv", cfg.Argv)
 	return s, nil
 }
 
@@ -118,7 +117,7 @@ func newSupervisor(ctx context.Context, cfg Config, proc *spawn.Process, listene
 		cfg.Logger.Debug("synchronous wake-up unavailable", "error", err)
 	}
 	s := &Supervisor{
-		cfg: cfg, log: cfg.Logger, proc: proc, listener: listener, waker: w,
+		cfg: cfg, log: cfg.Logger, Process: proc, listener: listener, waker: w,
 		done: make(chan struct{}), ended: make(chan struct{}),
 	}
 	s.instant, _ = cfg.Decider.(intercept.InstantDecider)
@@ -131,28 +130,6 @@ func newSupervisor(ctx context.Context, cfg Config, proc *spawn.Process, listene
 	go s.serve()
 	return s, nil
 }
-
-// Pid is the worker's process id, which is also its process group id: the
-// caller can stop, continue or kill the whole group with -Pid().
-func (s *Supervisor) Pid() int { return s.proc.Pid() }
-
-// KillTree sends SIGKILL to the worker's whole tree: with Config.Reap,
-// every process below the reaper (descendants that left the worker's
-// process group or session included); without it, the worker's process
-// group.
-func (s *Supervisor) KillTree() { s.proc.KillTree() }
-
-// Wait waits for the worker itself to exit and returns its state; with
-// Config.Reap, for its whole tree to end, and the state is the worker's
-// as the reaper reports it by ending the same way. err is only set when
-// waiting failed (or copying a non-file stream did); a non-zero exit is in
-// the state. Without Reap, descendants may still run and be gated: see
-// Done.
-func (s *Supervisor) Wait() (*os.ProcessState, error) { return s.proc.Wait() }
-
-// Exited is closed once the worker itself has exited (with Config.Reap,
-// its whole tree) and Wait will not block.
-func (s *Supervisor) Exited() <-chan struct{} { return s.proc.Exited() }
 
 // Done is closed when serving has stopped: every gated process is gone,
 // or Close was called, or Start's context ended.

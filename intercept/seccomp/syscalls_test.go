@@ -317,7 +317,7 @@ func TestSyscalls(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("%s: %s", tc.name, res.output)
 			}
-			got := rec.all()
+			got := rec.All()
 			switch {
 			case tc.want == nil && len(got) != 0:
 				t.Errorf("%s: got%s\nwant no mutation", tc.name, format(got))

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/leasegate/leasegate/intercept/procfs"
 )
 
@@ -45,10 +43,10 @@ func (c *tgidCache) lookup(tid int) (int, error) {
 	switch {
 	case ok && now-e.at < lookupTTL:
 		return e.v, nil
-	case ok && belongs(tid, e.v):
+	case ok && procfs.InProcess(tid, e.v):
 		c.remember(tid, e.v, now)
 		return e.v, nil
-	case belongs(tid, tid):
+	case procfs.InProcess(tid, tid):
 		c.remember(tid, tid, now)
 		return tid, nil
 	}
@@ -68,13 +66,4 @@ func (c *tgidCache) remember(tid, tgid int, now time.Duration) {
 		c.m = make(map[int]remembered[int])
 	}
 	c.m[tid] = remembered[int]{v: tgid, at: now}
-}
-
-// belongs reports whether thread tid is part of process tgid right now.
-// tgkill with signal 0 sends nothing: it looks the thread up in that
-// process (ESRCH if it is not there) and then checks the permission to
-// signal it, so EPERM also means that it belongs.
-func belongs(tid, tgid int) bool {
-	err := unix.Tgkill(tgid, tid, 0)
-	return err == nil || err == unix.EPERM
 }

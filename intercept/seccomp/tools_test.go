@@ -101,7 +101,7 @@ func TestTools(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("%q exited %d: %s", tt.script, res.code, res.output)
 			}
-			got := rec.under(dir, out)
+			got := rec.Under(dir, out)
 			for _, w := range tt.want {
 				if !slices.ContainsFunc(got, w.matcher(dir, out)) {
 					t.Errorf("%q: no %s %q among:%s", tt.script, w.op, w.paths, format(got))
@@ -122,7 +122,7 @@ func TestPython(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("python3 exited %d: %s", res.code, res.output)
 	}
-	got := rec.under(dir)
+	got := rec.Under(dir)
 	for _, w := range []want{{intercept.OpCreate, []string{"p.txt"}}, {intercept.OpRename, []string{"a", "b"}}} {
 		if !slices.ContainsFunc(got, w.matcher(dir, "")) {
 			t.Errorf("python3: no %s %q among:%s", w.op, w.paths, format(got))
@@ -141,7 +141,7 @@ func TestTmpfileLink(t *testing.T) {
 			if res.code != 0 {
 				t.Fatalf("tmpfile-link exited %d: %s", res.code, res.output)
 			}
-			got := rec.under(dir)
+			got := rec.Under(dir)
 			w := want{intercept.OpLink, []string{"named"}}
 			if len(got) != 1 || !w.matcher(dir, "")(got[0]) {
 				t.Errorf("tmpfile-link %s: got%s\nwant exactly %s %q", how, format(got), w.op, w.paths)

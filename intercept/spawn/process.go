@@ -17,14 +17,22 @@ import (
 )
 
 // Process is a worker started under a gate, as its supervisor sees it.
+// Each adapter's Supervisor embeds it: Pid, KillTree, Wait and Exited are
+// the same whatever the gate.
 type Process struct {
 	reap    bool
 	cmd     *exec.Cmd // the helper (the worker after its exec), or the reaper
-	conn    *net.UnixConn
-	worker  int // the worker's pid, as the kernel gave it in the handshake
+	worker  int       // the worker's pid, as the kernel gave it in the handshake
 	exited  chan struct{}
 	state   *os.ProcessState
 	waitErr error
+}
+
+// Handoff is a helper that has handed over its gate's fd and waits for the
+// supervisor to serve it.
+type Handoff struct {
+	proc *Process
+	conn *net.UnixConn
 }
 
 // Start runs c.Argv under gate g: it re-executes c.Self as g's helper
@@ -32,7 +40,7 @@ type Process struct {
 // over the gate's fd. The caller serves fd and then calls Go, which lets
 // the helper exec the worker; if it cannot, Abandon ends the helper. The
 // worker leads its own process group.
-func Start(ctx context.Context, g Gate, c Command) (p *Process, fd int, err error) {
+func Start(ctx context.Context, g Gate, c Command) (h *Handoff, fd int, err error) {
 	if err := c.Validate(); err != nil {
 		return nil, -1, err
 	}
@@ -42,18 +50,18 @@ func Start(ctx context.Context, g Gate, c Command) (p *Process, fd int, err erro
 		return nil, -1, err
 	}
 	defer parent.Close()
-	p = &Process{reap: c.Reap, cmd: helperCommand(g, c, child), exited: make(chan struct{})}
-	waited, err := startLocked(p.cmd)
+	h = &Handoff{proc: &Process{reap: c.Reap, cmd: helperCommand(g, c, child), exited: make(chan struct{})}}
+	waited, err := startLocked(h.proc.cmd)
 	child.Close()
 	if err != nil {
 		return nil, -1, fmt.Errorf("start %s helper %s: %w", g.Name, c.Self, err)
 	}
-	go p.reapWorker(waited)
-	if fd, err = p.handshake(ctx, g, c, parent); err != nil {
-		p.Abandon()
+	go h.proc.reapWorker(waited)
+	if fd, err = h.handshake(ctx, g, c, parent); err != nil {
+		h.Abandon()
 		return nil, -1, err
 	}
-	return p, fd, nil
+	return h, fd, nil
 }
 
 // startLocked starts cmd from a thread that stays locked to its goroutine
@@ -113,38 +121,40 @@ func helperCommand(g Gate, c Command, sock *os.File) *exec.Cmd {
 
 // handshake receives the gate's fd and the worker's pid, and keeps the
 // connection for Go.
-func (p *Process) handshake(ctx context.Context, g Gate, c Command, sock *os.File) (int, error) {
+func (h *Handoff) handshake(ctx context.Context, g Gate, c Command, sock *os.File) (int, error) {
 	fc, err := net.FileConn(sock)
 	if err != nil {
 		return -1, fmt.Errorf("helper socket: %w", err)
 	}
-	p.conn = fc.(*net.UnixConn)
-	fd, worker, err := receiveFD(ctx, g, p.conn, c.HandshakeTimeout, c.Argv[0])
+	h.conn = fc.(*net.UnixConn)
+	fd, worker, err := receiveFD(ctx, g, h.conn, c.HandshakeTimeout, c.Argv[0])
 	if err != nil {
-		p.conn.Close()
 		return -1, err
 	}
-	p.worker = worker
+	h.proc.worker = worker
 	return fd, nil
 }
 
+// Process is the worker the helper becomes.
+func (h *Handoff) Process() *Process { return h.proc }
+
 // Go tells the helper that its gate is served: it goes on (Gate.Setup
 // returns) and execs the worker.
-func (p *Process) Go() error {
-	defer p.conn.Close()
-	if _, err := p.conn.Write([]byte(ackMessage)); err != nil {
+func (h *Handoff) Go() error {
+	defer h.conn.Close()
+	if _, err := h.conn.Write([]byte(ackMessage)); err != nil {
 		return fmt.Errorf("send go-ahead: %v: %w", err, ErrHandshake)
 	}
 	return nil
 }
 
 // Abandon kills a helper that is not to start its worker and waits for it.
-func (p *Process) Abandon() {
-	if p.conn != nil {
-		p.conn.Close()
+func (h *Handoff) Abandon() {
+	if h.conn != nil {
+		h.conn.Close()
 	}
-	_ = p.cmd.Process.Kill()
-	<-p.exited
+	_ = h.proc.cmd.Process.Kill()
+	<-h.proc.exited
 }
 
 // reapWorker waits for the worker (the helper, after its exec) to exit.

@@ -71,6 +71,9 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	if a == Codex {
 		d.diagnoseCodex(ctx, cfg)
 	}
+	if a == Gemini {
+		d.Problems = append(d.Problems, GeminiProblems(cfg.Root, cfg.File, cfg.home())...)
+	}
 	if n := openOnFailure(a, cfg.File); n > 0 {
 		val, _ := marshal(s.failClosed.val)
 		d.Problems = append(d.Problems, fmt.Sprintf("%d of leasegate's %s hooks lack %q: %s (an older install), so a hook that cannot run "+
@@ -119,16 +122,22 @@ func (d *Diagnosis) diagnoseCodex(ctx context.Context, cfg DoctorConfig) {
 	d.Notes = append(d.Notes, t.Verdict())
 }
 
+// home is cfg.Home, or else the user's home directory.
+func (cfg DoctorConfig) home() string {
+	if cfg.Home != "" {
+		return cfg.Home
+	}
+	home, _ := os.UserHomeDir()
+	return home
+}
+
 // claudeHooksOff returns the Claude Code settings file whose
 // "disableAllHooks" turns off every hook, or "". Claude Code reads the
 // user's file, the project's shared file, then its local one, each
 // overriding the ones before, and takes any value but false or null
 // (the string "false" included) as true.
 func claudeHooksOff(cfg DoctorConfig) string {
-	home := cfg.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	home := cfg.home()
 	files := []string{SettingsPath(ClaudeCode, cfg.Root)}
 	if home != "" {
 		files = append([]string{SettingsPath(ClaudeCode, home)}, files...)

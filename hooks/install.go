@@ -81,10 +81,14 @@ func SettingsPath(a Agent, base string) string {
 
 // UserSettingsPath is the file install edits for agent a with --user:
 // under the home directory, except Codex's, which Codex reads beside its
-// config.toml in $CODEX_HOME when that is set.
+// config.toml in $CODEX_HOME when that is set, and Gemini CLI's, under
+// $GEMINI_CLI_HOME when that is set.
 func UserSettingsPath(a Agent, home string) string {
 	if dir, ok := codexHome(); a == Codex && ok {
 		return filepath.Join(dir, settingsOf[a].file)
+	}
+	if a == Gemini {
+		home = geminiHome(home)
 	}
 	return SettingsPath(a, home)
 }

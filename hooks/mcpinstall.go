@@ -26,7 +26,8 @@ var mcpFiles = map[Agent]struct{ project, user string }{
 
 // MCPPath is the file install registers the MCP server in for agent a:
 // under the project root base, or the home directory with user. Codex's
-// user file is in $CODEX_HOME when that is set.
+// user file is in $CODEX_HOME when that is set, Gemini CLI's under
+// $GEMINI_CLI_HOME.
 func MCPPath(a Agent, base string, user bool) string {
 	f := mcpFiles[a]
 	if !user {
@@ -34,6 +35,9 @@ func MCPPath(a Agent, base string, user bool) string {
 	}
 	if dir, ok := codexHome(); a == Codex && ok {
 		return filepath.Join(dir, "config.toml")
+	}
+	if a == Gemini {
+		base = geminiHome(base)
 	}
 	return filepath.Join(base, f.user)
 }

@@ -154,3 +154,21 @@ func TestUserFilesFollowCodexHome(t *testing.T) {
 		t.Errorf("UserSettingsPath(codex) without CODEX_HOME = %s, want %s", got, want)
 	}
 }
+
+// TestUserFilesFollowGeminiHome: with GEMINI_CLI_HOME set, Gemini CLI
+// reads the user's .gemini/settings.json under it, and a user-wide
+// install edits that file for the hooks and the MCP server alike.
+func TestUserFilesFollowGeminiHome(t *testing.T) {
+	home, geminiHome := t.TempDir(), t.TempDir()
+	t.Setenv("GEMINI_CLI_HOME", geminiHome)
+	want := filepath.Join(geminiHome, ".gemini", "settings.json")
+	if got := hooks.UserSettingsPath(hooks.Gemini, home); got != want {
+		t.Errorf("UserSettingsPath(gemini) = %s, want %s", got, want)
+	}
+	if got := hooks.MCPPath(hooks.Gemini, home, true); got != want {
+		t.Errorf("MCPPath(gemini, user) = %s, want %s", got, want)
+	}
+	if got, want := hooks.MCPPath(hooks.Gemini, home, false), filepath.Join(home, ".gemini", "settings.json"); got != want {
+		t.Errorf("MCPPath(gemini, project) = %s, want %s", got, want)
+	}
+}

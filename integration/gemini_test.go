@@ -38,8 +38,8 @@ const geminiModel = "gemini-2.5-flash"
 type generateMock struct {
 	srv      *httptest.Server
 	script   []toolCall
-	onResult func()
 	mu       sync.Mutex
+	onResult func() // set and called with mu held
 	tools    [][]string
 	results  []string
 }
@@ -75,9 +75,11 @@ func (m *generateMock) serve(w http.ResponseWriter, r *http.Request) {
 	part := `{"text":"done"}`
 	if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
 		call, fresh, ok := m.note(req)
+		m.mu.Lock()
 		if fresh && m.onResult != nil {
 			m.onResult()
 		}
+		m.mu.Unlock()
 		if ok {
 			part = fmt.Sprintf(`{"functionCall":{"name":%q,"args":%s}}`, call.tool, call.input)
 		}
@@ -202,9 +204,13 @@ func TestGeminiHooksWrite(t *testing.T) {
 	g := newGeminiRun(t, r, m)
 	g.install(t)
 	checkGeminiTimeouts(t, r)
-	var during map[string]string
+	var during map[string]string // written and read under m.mu
+	m.mu.Lock()
 	m.onResult = func() { during = r.holders() }
+	m.mu.Unlock()
 	res, log := g.run(t, "write free.txt")
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if got := r.read("free.txt"); got != "new\n" {
 		t.Fatalf("free.txt = %q, want Gemini CLI's write\n%s", got, log)
 	}
@@ -297,5 +303,85 @@ func checkGeminiTimeouts(t *testing.T, r *repo) {
 	}
 	if n == 0 {
 		t.Fatalf("no hooks in .gemini/settings.json:\n%s", r.read(".gemini/settings.json"))
+	}
+}
+
+// TestGeminiMCPCheck drives the real Gemini CLI through a mock model:
+// after `install gemini`, Gemini CLI starts `leasegate mcp` from
+// .gemini/settings.json and offers its tools to the model, and a
+// leases_check call on a file another owner holds returns the holder,
+// alive, for the session the installed hooks registered.
+func TestGeminiMCPCheck(t *testing.T) {
+	r := newRepo(t, map[string]string{"b.go": "package b\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "b.go")
+	m := newGenerateMock(t, toolCall{"mcp_leasegate_leases_check", `{"paths":["b.go"]}`})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	res, log := g.run(t, "is b.go free?")
+	tools, results := m.seen()
+	if len(tools) == 0 || len(results) != 1 {
+		t.Fatalf("tools offered %v; tool results %q\n%s", tools, results, log)
+	}
+	var offered []string
+	for _, name := range tools[0] {
+		if tool, ok := strings.CutPrefix(name, "mcp_leasegate_"); ok {
+			offered = append(offered, tool)
+		}
+	}
+	slices.Sort(offered)
+	if want := "blocker_show blockers_list history lease_acquire lease_checkin lease_release lease_renew leases_check leases_status"; strings.Join(offered, " ") != want {
+		t.Errorf("leasegate tools offered to the model: %v, want %s", offered, want)
+	}
+	// Gemini CLI hands the model the tool's text content.
+	for _, want := range []string{"acting as gemini-" + res.SessionID, "b.go: held by other", "by bob", "holder alive"} {
+		if !strings.Contains(results[0], want) {
+			t.Errorf("leases_check result lacks %q:\n%s", want, results[0])
+		}
+	}
+}
+
+// TestGeminiFolderTrust: Gemini CLI loads a project's .gemini/settings.json,
+// and so runs the installed hooks, only in a folder it trusts. Before the
+// folder is trusted, install and doctor say so (doctor exit 1) and
+// `gemini -p` refuses to start; once trustedFolders.json trusts it (as
+// Gemini CLI's own trust dialog records), doctor finds the hooks
+// installed and answering and the MCP server answering, and the real
+// CLI's write goes through the hooks.
+func TestGeminiFolderTrust(t *testing.T) {
+	r := newRepo(t, nil)
+	m := newGenerateMock(t, toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "free.txt"))})
+	g := newGeminiRun(t, r, m)
+	g.env = slices.DeleteFunc(g.env, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_TRUST_WORKSPACE=") })
+	if out := g.install(t); !strings.Contains(out, "NOT ACTIVE YET") || !strings.Contains(out, "has not been told to trust "+r.dir) {
+		t.Fatalf("install gemini in an untrusted folder: want a word on the trust it lacks:\n%s", out)
+	}
+	out, code := lgIn(t, r.dir, g.env, "doctor")
+	if code != 1 || !strings.Contains(out, "gemini: NOT GATING") || !strings.Contains(out, "Gemini CLI ignores .gemini/settings.json in a folder it does not trust") {
+		t.Fatalf("doctor before trust: exit %d, want exit 1 naming the untrusted folder:\n%s", code, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.program, "-m", geminiModel, "-p", "write free.txt", "--approval-mode", "yolo")
+	cmd.Dir, cmd.Env = r.dir, g.env
+	if log, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(log), "not running in a trusted directory") {
+		t.Fatalf("gemini -p in an untrusted folder: %v, want it refused\n%s", err, log)
+	}
+
+	trusted := fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, r.dir)
+	if err := os.WriteFile(filepath.Join(envValue(g.env, "HOME"), ".gemini", "trustedFolders.json"), []byte(trusted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code = lgIn(t, r.dir, g.env, "doctor")
+	if code != 0 || !strings.Contains(out, "gemini: ok: 6 hooks") || !strings.Contains(out, "the installed command answers") || !strings.Contains(out, "gemini: mcp: ok") {
+		t.Fatalf("doctor after trust: exit %d, want gemini's hooks and MCP server ok:\n%s", code, out)
+	}
+	res, log := g.run(t, "write free.txt")
+	if got := r.read("free.txt"); got != "new\n" {
+		t.Fatalf("free.txt = %q, want Gemini CLI's write\n%s", got, log)
+	}
+	evs := r.history("free.txt")
+	if len(evs) == 0 || evs[0].Type != "lease.granted" || evs[0].Actor != "gemini-"+res.SessionID {
+		t.Errorf("free.txt history = %v, want the lease granted to gemini-%s through the hooks", evs, res.SessionID)
 	}
 }

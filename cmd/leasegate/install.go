@@ -50,6 +50,8 @@ func install(ctx context.Context, name string, args []string) error {
 		fmt.Println(l)
 	}
 	switch {
+	case err == nil && name == "install" && pos[0] == string(hooks.Gemini):
+		return f.geminiActive(user)
 	case err != nil || pos[0] != string(hooks.Codex):
 		return err
 	case name == "uninstall":
@@ -58,10 +60,27 @@ func install(ctx context.Context, name string, args []string) error {
 	return f.codexTrust(ctx, user, trust)
 }
 
+// geminiActive says, after `install gemini`, what keeps Gemini CLI from
+// running the hooks (an untrusted folder, hooks turned off), if anything.
+func (f *hookFlags) geminiActive(user bool) error {
+	ws, file, err := f.hooksFile(hooks.Gemini, user)
+	if err != nil {
+		return err
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return err
+	}
+	for _, p := range hooks.GeminiProblems(ws.Root, file, home) {
+		fmt.Println("NOT ACTIVE YET: " + p)
+	}
+	return nil
+}
+
 // codexUntrust removes, after `uninstall codex`, the trust entries
 // `install codex --trust` wrote to Codex's config, saying which.
 func (f *hookFlags) codexUntrust(ctx context.Context, user bool) error {
-	ws, file, err := f.codexHooksFile(user)
+	ws, file, err := f.hooksFile(hooks.Codex, user)
 	if err != nil {
 		return err
 	}
@@ -75,9 +94,9 @@ func (f *hookFlags) codexUntrust(ctx context.Context, user bool) error {
 	return nil
 }
 
-// codexHooksFile is the workspace and the Codex hooks file install and
-// uninstall write: the project's, or with user the user's.
-func (f *hookFlags) codexHooksFile(user bool) (*workspace.Workspace, string, error) {
+// hooksFile is the workspace and the hooks file of agent a that install
+// and uninstall write: the project's, or with user the user's.
+func (f *hookFlags) hooksFile(a hooks.Agent, user bool) (*workspace.Workspace, string, error) {
 	ws, err := f.workspace()
 	if err != nil {
 		return nil, "", err
@@ -87,9 +106,9 @@ func (f *hookFlags) codexHooksFile(user bool) (*workspace.Workspace, string, err
 		return nil, "", err
 	}
 	if user {
-		return ws, hooks.UserSettingsPath(hooks.Codex, base), nil
+		return ws, hooks.UserSettingsPath(a, base), nil
 	}
-	return ws, hooks.SettingsPath(hooks.Codex, base), nil
+	return ws, hooks.SettingsPath(a, base), nil
 }
 
 func (f *hookFlags) install(ctx context.Context, name, agentName string, to target) ([]string, error) {
@@ -218,7 +237,7 @@ func (f *hookFlags) settingsBase(user bool) (string, error) {
 // hooks and what remains if not; with trust it first records the user's
 // trust through Codex, saying what it wrote.
 func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
-	ws, file, err := f.codexHooksFile(user)
+	ws, file, err := f.hooksFile(hooks.Codex, user)
 	if err != nil {
 		return err
 	}

@@ -385,3 +385,40 @@ func TestGeminiFolderTrust(t *testing.T) {
 		t.Errorf("free.txt history = %v, want the lease granted to gemini-%s through the hooks", evs, res.SessionID)
 	}
 }
+
+// TestGeminiHooksReplaceAndShell: the real Gemini CLI's replace of a free
+// file takes the lease for the session like write_file, and a
+// run_shell_command that writes a file another owner holds (which no
+// hook can gate) is told to the model with the tool's result, naming the
+// holder, and reported as an ungated write.
+func TestGeminiHooksReplaceAndShell(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "old\n", "held.txt": "old\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "held.txt")
+	m := newGenerateMock(t,
+		toolCall{"replace", fmt.Sprintf(`{"file_path":%q,"old_string":"old","new_string":"new","instruction":"change it"}`, filepath.Join(r.dir, "a.txt"))},
+		toolCall{"run_shell_command", `{"command":"echo more >> held.txt","description":"append"}`})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	res, log := g.run(t, "change a.txt, then append to held.txt")
+	_, results := m.seen()
+	if len(results) != 2 {
+		t.Fatalf("tool results %q, want replace's and the shell's\n%s", results, log)
+	}
+	if got := r.read("a.txt"); got != "new\n" {
+		t.Errorf("a.txt = %q, want Gemini CLI's replace\n%s", got, log)
+	}
+	if evs := r.history("a.txt"); len(evs) == 0 || evs[0].Type != "lease.granted" || evs[0].Actor != "gemini-"+res.SessionID {
+		t.Errorf("a.txt history = %v, want the lease granted to gemini-%s", evs, res.SessionID)
+	}
+	// Gemini CLI appends the AfterTool hook's additionalContext to the
+	// result.
+	for _, want := range []string{"<hook_context>leasegate: the shell command changed files that other owners hold", "held.txt (leased by bob)"} {
+		if !strings.Contains(results[1], want) {
+			t.Errorf("the shell command's result lacks %q: %s", want, results[1])
+		}
+	}
+	if u, ok := r.ungatedWrites()["held.txt"]; !ok || !heldBy(u, "bob") {
+		t.Errorf("held.txt not reported as an ungated write into bob's lease: %+v", r.ungatedWrites())
+	}
+}

@@ -174,13 +174,21 @@ func stateDirRefused(t *testing.T, gate string) {
 	}
 }
 
-// TestGateRefusals: an unknown --gate is a usage error, and --gate fuse
+// TestGateRefusals: an unknown --gate, and a --fuse-cache that is negative
+// or given without --gate fuse, are usage errors; --gate fuse
 // where the view cannot be mounted (here: not root) is refused at once,
 // exit 2 RUN_UNSUPPORTED naming the cause, with nothing started.
 func TestGateRefusals(t *testing.T) {
 	r := newCheckout(t, nil)
-	if _, errs, code := r.lg("run", "--gate", "bogus", "--as", "w", "--", "touch", "ran"); code != 2 || !strings.Contains(errs, `--gate "bogus"`) {
-		t.Fatalf("--gate bogus: exit %d, %q; want 2 naming it", code, errs)
+	for _, tc := range []struct{ args, want string }{
+		{"--gate bogus", `--gate "bogus"`},
+		{"--fuse-cache 1s", "--fuse-cache 1s: want zero or more, with --gate fuse"},
+		{"--gate fuse --fuse-cache -1s", "--fuse-cache -1s"},
+	} {
+		args := append(append([]string{"run"}, strings.Fields(tc.args)...), "--as", "w", "--", "touch", "ran")
+		if _, errs, code := r.lg(args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Fatalf("run %s: exit %d, %q; want 2 saying %q", tc.args, code, errs, tc.want)
+		}
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("the non-root refusal is checked as root, running the CLI as nobody")

@@ -56,6 +56,14 @@ type Config struct {
 	// Gate is how the worker's mutations are intercepted. Default
 	// GateSeccomp.
 	Gate Gate
+	// FuseCache is, under GateFuse, how long the kernel keeps the names
+	// and attributes it looked up through the worker's view before asking
+	// the sidecar again (fuse.Config's EntryTimeout and AttrTimeout).
+	// Default 0: always ask, so a change made outside the view (another
+	// worker, the host) is seen at once; longer spares the metadata round
+	// trips that dominate a clone or a `git status`, and a change made
+	// outside can be seen that much later.
+	FuseCache time.Duration
 	// Name is the owner name (`--as`). Required.
 	Name string
 	// Argv is the worker's command line. Required.
@@ -120,6 +128,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Workspace == nil || c.Client == nil {
 		errs = append(errs, errors.New("workspace and client are required"))
+	}
+	if c.FuseCache < 0 || (c.FuseCache > 0 && c.Gate != GateFuse) {
+		errs = append(errs, fmt.Errorf("fuse cache %s: want zero or more, with the fuse gate", c.FuseCache))
 	}
 	if c.Gate != "" && c.Gate != GateSeccomp && c.Gate != GateFuse {
 		errs = append(errs, fmt.Errorf("gate %q: want %s or %s", c.Gate, GateSeccomp, GateFuse))

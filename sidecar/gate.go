@@ -32,6 +32,7 @@ func (s *Sidecar) startGate(ctx context.Context, cmd spawn.Command) (supervisor,
 		fc := fuse.DefaultConfig()
 		fc.Command, fc.Root, fc.Decider, fc.Logger = cmd, s.cfg.Workspace.Root, s, s.cfg.Logger
 		fc.ReadOnly = s.shownAsIs()
+		fc.EntryTimeout, fc.AttrTimeout = s.cfg.FuseCache, s.cfg.FuseCache
 		sup, err := fuse.Start(ctx, fc)
 		if err != nil {
 			return nil, err

@@ -45,6 +45,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	f.register(fs, true)
 	fs.StringVar(&as, "as", os.Getenv(envname.As), "owner name of this worker (env "+envname.As+"); required")
 	fs.StringVar(&gateKind, "gate", string(sidecar.GateSeccomp), "how mutations are intercepted: seccomp (unprivileged), or fuse (a gated FUSE view of the workspace per worker, in its own mount namespace; needs root and /dev/fuse)")
+	fuseCache := fs.Duration("fuse-cache", 0, "with --gate fuse: how long the kernel keeps names and attributes looked up through the view (0: ask every time, coherent with writes made outside it)")
 	fs.StringVar(&notices, "notices", envOr(envname.Notices, noticesAuto),
 		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env "+envname.Notices+")")
 	if err := parse(fs, args); err != nil {
@@ -64,6 +65,9 @@ func cmdRun(ctx context.Context, args []string) error {
 		return usagef("run: give the worker command after --, e.g. leasegate run --as alice -- claude")
 	case gateKind != string(sidecar.GateSeccomp) && gateKind != string(sidecar.GateFuse):
 		return usagef("run: --gate %q is not available; use seccomp or fuse, or agent hooks (leasegate install claude-code)", gateKind)
+	}
+	if *fuseCache < 0 || (*fuseCache > 0 && sidecar.Gate(gateKind) != sidecar.GateFuse) {
+		return usagef("run: --fuse-cache %s: want zero or more, with --gate fuse", *fuseCache)
 	}
 	if sidecar.Gate(gateKind) == sidecar.GateFuse {
 		if err := fuseGate(); err != nil {
@@ -87,7 +91,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	defer closeNotices()
 	cfg := sidecar.Config{
-		Gate: sidecar.Gate(gateKind), Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
+		Gate: sidecar.Gate(gateKind), FuseCache: *fuseCache, Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
 		Countdown: isatty.IsTerminal(os.Stderr.Fd()),
 		Workspace: ws, Client: namedLedgerClient{Client: cl, ws: ws}, Windows: f.windows, Logger: f.logger("leasegate"),
 	}

@@ -422,3 +422,33 @@ func TestGeminiHooksReplaceAndShell(t *testing.T) {
 		t.Errorf("held.txt not reported as an ungated write into bob's lease: %+v", r.ungatedWrites())
 	}
 }
+
+// TestGeminiUnderRunStrippedEnv: in GitHub Actions (GITHUB_SHA set)
+// Gemini CLI hands its hooks none of leasegate's variables; under
+// `leasegate run --as carol` the hooks still act as carol, from the
+// variables of Gemini CLI's own process, so the write is granted to carol
+// at once and no session of the hooks' own takes a lease that the
+// worker's write then waits on (as it did for the 180 s retry).
+func TestGeminiUnderRunStrippedEnv(t *testing.T) {
+	r := newRepo(t, nil)
+	m := newGenerateMock(t, toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "g.txt"))})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	r.mustLG("status") // the coordinator is up before the worker
+	env := append(slices.Clone(g.env[len(r.env):]), "GITHUB_SHA=0123abc", "LEASEGATE_RETRY_AFTER=1m")
+	w := r.startEnv(env, "run", "--as", "carol", "--", g.program, "-m", geminiModel, "-p", "write g.txt", "--approval-mode", "yolo")
+	if code := w.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("run gemini: exit %d\n%s", code, w.out)
+	}
+	if got := r.read("g.txt"); got != "new\n" {
+		t.Fatalf("g.txt = %q, want Gemini CLI's write\n%s", got, w.out)
+	}
+	for _, e := range r.history("") {
+		if strings.HasPrefix(e.Actor, "gemini-") {
+			t.Errorf("the hooks acted as a session of their own under run: %v\n%s", e, w.out)
+		}
+	}
+	if strings.Contains(w.out.String(), "refused") {
+		t.Errorf("the hooks touched the state directory under run:\n%s", w.out)
+	}
+}

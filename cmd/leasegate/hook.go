@@ -53,6 +53,11 @@ func cmdHook(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("hook: unknown agent %q: want one of %s", pos[0], hookTargets)
 	}
+	if hooks.InheritAgentEnv(agent) {
+		// The flags' defaults come from the environment: read them again
+		// with the variables the agent withheld (set now, so once).
+		return cmdHook(ctx, args)
+	}
 	log := f.log()
 	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as, UnderSidecar: hooks.UnderSidecar(),
 		Windows: f.windows, Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})

@@ -55,7 +55,7 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 		}
 		res, evs, pre = r, grants, rd
 	case blocker.ActionDeny:
-		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
+		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "an operator denied the write"}
 	case blocker.ActionAbort:
 		res = leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
 	default:

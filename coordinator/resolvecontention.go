@@ -56,7 +56,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 		c.fillIDs(d.Events, now)
 		res, evs, pre = leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried the write: granted"}, d.Events, rd
 	case blocker.ActionDeny:
-		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "operator denied the write: EBUSY"}
+		res = leasegate.Result{Outcome: leasegate.Denied, Reason: gate.ReasonHeldByOther, Message: "an operator denied the write"}
 	case blocker.ActionAbort:
 		res = leasegate.Result{Outcome: leasegate.Aborted, Reason: gate.ReasonHeldByOther, Message: "operator aborted the worker"}
 	default:

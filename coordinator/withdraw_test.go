@@ -53,7 +53,7 @@ func TestResolveContentionBeforeRetry(t *testing.T) {
 			t.Fatalf("Resolve(contention, deny) = %+v, %v; want denied", res, err)
 		}
 		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != leasegate.Denied || r.Message != `operator denied the write: EBUSY; the operator's note: "use b.go"` {
+		if err != nil || r.Outcome != leasegate.Denied || r.Message != `an operator denied the write; the operator's note: "use b.go"` {
 			t.Fatalf("the waiter got %s %q, %v; want denied with the note", r.Outcome, r.Message, err)
 		}
 		e.advanceTo(retryAt + time.Minute)

@@ -303,7 +303,10 @@ func TestResolveContention(t *testing.T) {
 	if code := w.wait(t, 20*time.Second); code != 0 {
 		t.Fatalf("writer exit %d:\n%s", code, w.out)
 	}
-	if out := w.out.String(); !strings.Contains(out, "Device or resource busy") || !strings.Contains(out, "use b.txt instead") {
+	// The worker is told once that it is EBUSY, and why: "failed with
+	// EBUSY: operator denied the write: EBUSY" said it twice.
+	if out := w.out.String(); !strings.Contains(out, "Device or resource busy") || !strings.Contains(out, "use b.txt instead") ||
+		!strings.Contains(out, "failed with EBUSY: an operator denied the write;") {
 		t.Fatalf("the writer did not get EBUSY with the operator's note:\n%s", out)
 	}
 	var resolved *gate.Event

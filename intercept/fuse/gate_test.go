@@ -136,3 +136,28 @@ func TestReadOnlyDirShowsTheSocket(t *testing.T) {
 		t.Fatalf("a write in the read-only directory was made: %v", err)
 	}
 }
+
+// TestOutsideChangeSeenAtOnce: with the default timeouts a change made
+// beneath the view by another process (another worker's view, the host)
+// is what the worker reads next, name and content.
+func TestOutsideChangeSeenAtOnce(t *testing.T) {
+	root := workspace(t)
+	os.WriteFile(filepath.Join(root, "f"), []byte("before\n"), 0o644)
+	fifo := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out buffer
+	look := "stat -c %s f; test -e new && echo new || echo no-new; "
+	s := start(t, root, &recorder{}, &out, look+"read x < "+fifo+"; "+look+"cat f")
+	waitFor(t, "the first look", func() bool { return strings.Contains(out.String(), "no-new") })
+	os.WriteFile(filepath.Join(root, "f"), []byte("after, longer\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "new"), nil, 0o644)
+	os.WriteFile(fifo, []byte("go\n"), 0o600)
+	if st, _ := s.Wait(); st.ExitCode() != 0 {
+		t.Fatalf("worker exit %d: %s", st.ExitCode(), out.String())
+	}
+	if got := out.String(); got != "7\nno-new\n14\nnew\nafter, longer\n" {
+		t.Fatalf("worker read %q; want the change made outside the view at once", got)
+	}
+}

@@ -43,6 +43,7 @@ func TestExitCodesAsDocumented(t *testing.T) {
 		{[]string{"acquire", "a.txt", "--as", "carol", "--ttl", "0s"}, 2, "--ttl 0s"},
 		{[]string{"resolve", "01JD0000000000000000000000", "--retry"}, 2, "no blocker"},
 		{[]string{"release", "a.txt", "--as", "nobody"}, 2, "no active lease"},
+		{[]string{"history", "no-such-name"}, 2, `"no-such-name" is no lease id, blocker id or file of this workspace, and no event names it`},
 		{[]string{"status", "--workspace", filepath.Join(r.dir, "missing")}, 2, "missing"},
 		{[]string{"status", "--log-level", "loud"}, 2, "loud"},
 		{[]string{"run", "--as", "w", "--", "no-such-command-here"}, 127, "no-such-command-here: command not found"},

@@ -48,7 +48,7 @@ func cmdHistory(ctx context.Context, args []string) error {
 	}
 	if len(evs) == 0 && path != "" && !exists(ws, path) {
 		return &gate.DeniedError{Reason: gate.ReasonNotFound,
-			Message: fmt.Sprintf("history: no lease, blocker or path %q has any: the ledger names none and the workspace holds no such file", pos[0])}
+			Message: fmt.Sprintf("history: %q is no lease id, blocker id or file of this workspace, and no event names it", pos[0])}
 	}
 	if f.jsonOut {
 		return printJSON(evs)

@@ -15,6 +15,10 @@ func (r *Rule) Describe() string {
 	}
 	fmt.Fprintf(&b, "workspace: %s (%s)\n", w.Root, kind)
 	fmt.Fprintf(&b, "state: %s (workers may never write it)\n", w.StateDir)
+	if sup, ok := w.Superproject(); ok {
+		fmt.Fprintf(&b, "nested: a submodule of %s, whose rule gates these files too: a coordinator there knows nothing of this one's leases, "+
+			"so start every worker of the tree from there (leasegate --workspace %s ...)\n", sup, sup)
+	}
 	switch {
 	case w.GitDir == "":
 		b.WriteString("gated: every path under the root\n")

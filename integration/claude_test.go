@@ -31,17 +31,49 @@ func claudeProgram(t *testing.T) string {
 // script's call n, when the request offers its tool; anything else with a
 // short text. It keeps the tool results Claude Code sends back.
 type messagesMock struct {
-	srv     *httptest.Server
-	script  []toolCall
-	mu      sync.Mutex
-	tools   [][]string // the tool names each request offered
-	results []string   // the tool_result contents sent back
+	srv *httptest.Server
+	modelScript
 }
 
 // toolCall is a tool call the mock model makes.
 type toolCall struct {
 	tool  string
 	input string // JSON
+}
+
+// modelScript is what a scripted mock model keeps, whatever the API it
+// speaks: the calls to make in turn, each once the previous one's result
+// is back, and what the agent sent, the tool names each request offered
+// and the tool results.
+type modelScript struct {
+	script  []toolCall
+	mu      sync.Mutex
+	tools   [][]string
+	results []string
+}
+
+// next records a request that offered names and carried results (all of
+// the conversation's, in order), and returns the call of the script that
+// comes next and its index, whether the request brought a result not seen
+// before, and whether it offers the call's tool.
+func (s *modelScript) next(names, results []string) (call toolCall, n int, fresh, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tools = append(s.tools, names)
+	n = len(results)
+	if fresh = n > len(s.results); fresh {
+		s.results = append(s.results, results[len(s.results):]...)
+	}
+	if n >= len(s.script) || !slices.Contains(names, s.script[n].tool) {
+		return toolCall{}, n, fresh, false
+	}
+	return s.script[n], n, fresh, true
+}
+
+func (s *modelScript) seen() (tools [][]string, results []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]string(nil), s.tools...), append([]string(nil), s.results...)
 }
 
 // newMessagesMock is a mock model that calls tool with input once.
@@ -52,7 +84,7 @@ func newMessagesMock(t *testing.T, tool, input string) *messagesMock {
 // newScriptedMock is a mock model that makes the calls of script in turn,
 // each once the previous one's result is back.
 func newScriptedMock(t *testing.T, script ...toolCall) *messagesMock {
-	m := &messagesMock{script: script}
+	m := &messagesMock{modelScript: modelScript{script: script}}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -107,14 +139,10 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 // of the script that comes next and its index, if the request offers its
 // tool.
 func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var names []string
+	var names, results []string
 	for _, tl := range req.Tools {
 		names = append(names, tl.Name)
 	}
-	m.tools = append(m.tools, names)
-	answered := 0
 	for _, msg := range req.Messages {
 		var blocks []struct {
 			Type    string          `json:"type"`
@@ -125,23 +153,12 @@ func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool) {
 		}
 		for _, b := range blocks {
 			if b.Type == "tool_result" {
-				answered++
-				if answered > len(m.results) {
-					m.results = append(m.results, string(b.Content))
-				}
+				results = append(results, string(b.Content))
 			}
 		}
 	}
-	if answered >= len(m.script) || !slices.Contains(names, m.script[answered].tool) {
-		return toolCall{}, answered, false
-	}
-	return m.script[answered], answered, true
-}
-
-func (m *messagesMock) seen() (tools [][]string, results []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]string(nil), m.tools...), append([]string(nil), m.results...)
+	call, n, _, ok := m.next(names, results)
+	return call, n, ok
 }
 
 // claudeRun is a Claude Code session in the repo, with its own home,
@@ -312,12 +329,19 @@ func TestClaudeCodeHooksWrite(t *testing.T) {
 	if got := r.read("free.txt"); got != "new\n" {
 		t.Fatalf("free.txt = %q, want Claude Code's write", got)
 	}
-	evs := r.history("free.txt")
+	checkLeaseEnded(t, r, "free.txt")
+}
+
+// checkLeaseEnded checks that an agent session's write of path took its
+// lease and that the session's end released it.
+func checkLeaseEnded(t *testing.T, r *repo, path string) {
+	t.Helper()
+	evs := r.history(path)
 	if !hasEvent(evs, "lease.granted") || !hasEvent(evs, "lease.released") {
-		t.Errorf("free.txt history = %v, want granted then released at SessionEnd", evs)
+		t.Errorf("%s history = %v, want granted then released at the session's end", path, evs)
 	}
-	if h := r.holders(); h["free.txt"] != "" {
-		t.Errorf("free.txt still held by %s after the session", h["free.txt"])
+	if h := r.holders(); h[path] != "" {
+		t.Errorf("%s still held by %s after the session", path, h[path])
 	}
 }
 
@@ -336,17 +360,27 @@ func TestClaudeCodeHooksDenyHeld(t *testing.T) {
 	if got := r.read("held.txt"); got != "old\n" {
 		t.Fatalf("held.txt = %q, want it unchanged\n%s", got, out)
 	}
+	blockedBy(t, r, "bob")
+	if _, results := m.seen(); len(results) != 0 {
+		t.Errorf("the model was asked again after the deny (results %q): the session was not stopped\n%s", results, out)
+	}
+}
+
+// blockedBy returns the one blocker an agent session's halted write
+// opened, which must name holder. Once the agent has exited its session is
+// a gone requester, so the blocker may already be closed by liveness as
+// aborted: the one outcome besides open.
+func blockedBy(t *testing.T, r *repo, holder string) blocker.Report {
+	t.Helper()
 	bs, err := r.client.Blockers(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
-		t.Fatalf("blockers = %+v, want one against bob", bs)
+	if len(bs) != 1 || bs[0].Holder.Owner.Name != holder {
+		t.Fatalf("blockers = %+v, want one against %s", bs, holder)
 	}
 	if res := bs[0].Resolution; res != nil && (res.Action != blocker.ActionAbort || res.By != "liveness") {
-		t.Errorf("blocker resolved %+v, want open, or aborted by liveness once Claude Code was gone", *res)
+		t.Errorf("blocker resolved %+v, want open, or aborted by liveness once the agent was gone", *res)
 	}
-	if _, results := m.seen(); len(results) != 0 {
-		t.Errorf("the model was asked again after the deny (results %q): the session was not stopped\n%s", results, out)
-	}
+	return bs[0]
 }

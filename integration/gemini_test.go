@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -36,16 +35,13 @@ const geminiModel = "gemini-2.5-flash"
 // responses Gemini CLI sends back, and calls onResult, if set, before it
 // answers a request that brings a new response (while the session lives).
 type generateMock struct {
-	srv      *httptest.Server
-	script   []toolCall
-	mu       sync.Mutex
+	srv *httptest.Server
+	modelScript
 	onResult func() // set and called with mu held
-	tools    [][]string
-	results  []string
 }
 
 func newGenerateMock(t *testing.T, script ...toolCall) *generateMock {
-	m := &generateMock{script: script}
+	m := &generateMock{modelScript: modelScript{script: script}}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -100,36 +96,21 @@ func (m *generateMock) serve(w http.ResponseWriter, r *http.Request) {
 // response not seen before, and whether the request offers the call's
 // tool.
 func (m *generateMock) note(req generateRequest) (toolCall, bool, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var names []string
+	var names, results []string
 	for _, tl := range req.Tools {
 		for _, fd := range tl.FunctionDeclarations {
 			names = append(names, fd.Name)
 		}
 	}
-	m.tools = append(m.tools, names)
-	answered, fresh := 0, false
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {
-			if p.FunctionResponse == nil {
-				continue
-			}
-			if answered++; answered > len(m.results) {
-				m.results, fresh = append(m.results, string(p.FunctionResponse.Response)), true
+			if p.FunctionResponse != nil {
+				results = append(results, string(p.FunctionResponse.Response))
 			}
 		}
 	}
-	if answered >= len(m.script) || !slices.Contains(names, m.script[answered].tool) {
-		return toolCall{}, fresh, false
-	}
-	return m.script[answered], fresh, true
-}
-
-func (m *generateMock) seen() (tools [][]string, results []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]string(nil), m.tools...), append([]string(nil), m.results...)
+	call, _, fresh, ok := m.next(names, results)
+	return call, fresh, ok
 }
 
 // geminiRun is a Gemini CLI in the repo with its own home, its model the
@@ -217,13 +198,7 @@ func TestGeminiHooksWrite(t *testing.T) {
 	if want := "gemini-" + res.SessionID; during["free.txt"] != want {
 		t.Errorf("free.txt held by %q while the session ran, want %q\n%s", during["free.txt"], want, log)
 	}
-	evs := r.history("free.txt")
-	if !hasEvent(evs, "lease.granted") || !hasEvent(evs, "lease.released") {
-		t.Errorf("free.txt history = %v, want granted then released at the session's end", evs)
-	}
-	if h := r.holders(); h["free.txt"] != "" {
-		t.Errorf("free.txt still held by %s after the session", h["free.txt"])
-	}
+	checkLeaseEnded(t, r, "free.txt")
 }
 
 // TestGeminiHooksDenyHeld: the real Gemini CLI's write_file of a file
@@ -244,18 +219,12 @@ func TestGeminiHooksDenyHeld(t *testing.T) {
 	if got := r.read("held.txt"); got != "old\n" {
 		t.Fatalf("held.txt = %q, want it unchanged\n%s", got, log)
 	}
-	bs, err := r.client.Blockers(context.Background(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bs) != 1 || bs[0].Holder.Owner.Name != "bob" {
-		t.Fatalf("blockers = %+v, want one against bob\n%s", bs, log)
-	}
+	b := blockedBy(t, r, "bob")
 	if tools, results := m.seen(); len(tools) != 1 || len(results) != 0 {
 		t.Errorf("the model was asked %d times (results %q): the session was not halted\n%s", len(tools), results, log)
 	}
-	if !strings.Contains(log, "leasegate resolve "+bs[0].ID) {
-		t.Errorf("Gemini CLI did not show the user how to resolve blocker %s:\n%s", bs[0].ID, log)
+	if !strings.Contains(log, "leasegate resolve "+b.ID) {
+		t.Errorf("Gemini CLI did not show the user how to resolve blocker %s:\n%s", b.ID, log)
 	}
 
 	// The blocker of a session that ended is closed by liveness; the

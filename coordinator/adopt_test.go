@@ -15,14 +15,9 @@ import (
 // restarts the coordinator, and returns the open blocker's id.
 func blockedThenRestarted(t *testing.T, e *env) string {
 	t.Helper()
-	con := contendAsCarol(t, e)
-	e.advanceTo(retryAt)
-	r, err := e.c.WaitContention(e.ctx, con.ID)
-	if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
-		t.Fatalf("WaitContention = %s, %v; want blocked", r.Outcome, err)
-	}
+	id := blockCarol(t, e)
 	e.reopen()
-	return r.Blocker.ID
+	return id
 }
 
 // TestOpenBlockerHeldAcrossRestart: a blocker left open by a coordinator
@@ -69,10 +64,6 @@ func TestOpenBlockerOfGoneRequesterClosedAfterRestart(t *testing.T) {
 		id := blockedThenRestarted(t, e)
 		e.live.set("carol", gate.Dead, carolGone)
 		e.advanceTo(retryAt + time.Second)
-		rep, ok := blockerOf(e.c, id)
-		if !ok || rep.Status == blocker.StatusOpen || rep.Resolution == nil ||
-			rep.Resolution.Action != blocker.ActionAbort || rep.Resolution.By != "liveness" || !strings.Contains(rep.Resolution.Note, carolGone) {
-			t.Fatalf("blocker %s after carol died: %s %+v, want aborted by liveness with %q", id, rep.Status, rep.Resolution, carolGone)
-		}
+		mustAbortedByLiveness(t, e, id, carolGone)
 	})
 }

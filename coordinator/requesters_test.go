@@ -29,6 +29,19 @@ func contendAsCarol(t *testing.T, e *env) leasegate.ContentionView {
 	return *r.Contention
 }
 
+// blockCarol has carol blocked on alice's src/a.go after her one retry
+// and returns the open blocker's id.
+func blockCarol(t *testing.T, e *env) string {
+	t.Helper()
+	con := contendAsCarol(t, e)
+	e.advanceTo(retryAt)
+	r, err := e.c.WaitContention(e.ctx, con.ID)
+	if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
+		t.Fatalf("WaitContention = %s, %v; want blocked", r.Outcome, err)
+	}
+	return r.Blocker.ID
+}
+
 // TestDeadRequesterClosesItsBlocker: a blocked requester that dies is
 // recorded gone with the evidence, its blocker is resolved as aborted by
 // liveness with that evidence, and once the live owners end nothing keeps the
@@ -36,24 +49,14 @@ func contendAsCarol(t *testing.T, e *env) leasegate.ContentionView {
 func TestDeadRequesterClosesItsBlocker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
-		con := contendAsCarol(t, e)
-		e.advanceTo(retryAt)
-		r, err := e.c.WaitContention(e.ctx, con.ID)
-		if err != nil || r.Outcome != leasegate.Blocked || r.Blocker == nil {
-			t.Fatalf("WaitContention = %s, %v; want blocked", r.Outcome, err)
-		}
-		id := r.Blocker.ID
+		id := blockCarol(t, e)
 		e.live.set("carol", gate.Dead, carolGone)
 		e.advanceTo(retryAt + time.Second)
 		gone := e.events(gate.EventOwnerGone)
 		if len(gone) != 1 || gone[0].Actor != "carol" || !strings.Contains(gone[0].Reason, carolGone) {
 			t.Fatalf("owner.gone events %+v, want carol's with %q", gone, carolGone)
 		}
-		rep, ok := blockerOf(e.c, id)
-		if !ok || rep.Status == blocker.StatusOpen || rep.Resolution == nil ||
-			rep.Resolution.Action != blocker.ActionAbort || rep.Resolution.By != "liveness" || !strings.Contains(rep.Resolution.Note, carolGone) {
-			t.Fatalf("blocker %s after carol died: %s %+v, want aborted by liveness with %q", id, rep.Status, rep.Resolution, carolGone)
-		}
+		mustAbortedByLiveness(t, e, id, carolGone)
 		if w, _ := e.c.WaitBlocker(cancelled(), id); w.Outcome != leasegate.Aborted {
 			t.Fatalf("WaitBlocker after carol died = %s, want aborted", w.Outcome)
 		}
@@ -67,6 +70,17 @@ func TestDeadRequesterClosesItsBlocker(t *testing.T) {
 			t.Fatalf("Busy() with the holder ended and the requester dead, want idle: %+v", mustStatus(e.t, e.c))
 		}
 	})
+}
+
+// mustAbortedByLiveness fails t unless blocker id is resolved as aborted
+// by liveness, with evidence in its note.
+func mustAbortedByLiveness(t *testing.T, e *env, id, evidence string) {
+	t.Helper()
+	rep, ok := blockerOf(e.c, id)
+	if !ok || rep.Status == blocker.StatusOpen || rep.Resolution == nil ||
+		rep.Resolution.Action != blocker.ActionAbort || rep.Resolution.By != "liveness" || !strings.Contains(rep.Resolution.Note, evidence) {
+		t.Fatalf("blocker %s after its requester died: %s %+v, want aborted by liveness with %q", id, rep.Status, rep.Resolution, evidence)
+	}
 }
 
 // TestDeadRequesterEndsItsContention: a requester that dies while waiting

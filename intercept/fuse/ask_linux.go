@@ -21,7 +21,9 @@ type asker struct {
 	decider  intercept.Decider
 	instant  intercept.InstantDecider // decider if it is one, else nil
 	killPoll time.Duration
-	ctx      context.Context // cancelled by Close; parent of every Decide ctx
+	// dirTimeout is Config.DirTimeout.
+	dirTimeout time.Duration
+	ctx        context.Context // cancelled by Close; parent of every Decide ctx
 
 	mu     sync.Mutex
 	closed bool           // Close was called: refuse every mutation

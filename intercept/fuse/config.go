@@ -20,6 +20,11 @@ import (
 // given up sooner; each check reads /proc/TID/status once.
 const DefaultKillPoll = 200 * time.Millisecond
 
+// DefaultDirTimeout is how long the kernel keeps a directory's name and
+// attributes by default: a second (see Config.DirTimeout for what that
+// buys and costs).
+const DefaultDirTimeout = time.Second
+
 // Config describes the worker to run under the gate.
 type Config struct {
 	// Command is the worker: its argv, environment, streams, whether a
@@ -50,15 +55,27 @@ type Config struct {
 	// change through other workers' mounts and outside any mount, and a
 	// kept answer would show a stale size or a removed name meanwhile.
 	EntryTimeout, AttrTimeout time.Duration
+	// DirTimeout is how long the kernel may keep a directory's name and
+	// attributes when EntryTimeout and AttrTimeout are shorter. Every path
+	// the worker uses is walked directory by directory, each looked up
+	// again and (default_permissions) its attributes asked for when they
+	// are not kept: without it, nine in ten of a clone's requests.
+	// What it costs: a directory created, removed or renamed outside the
+	// view, or its mode changed, is seen that much later (a name removed
+	// outside still resolves meanwhile, and what is done through it fails
+	// with ENOENT); files, and names that were missing, are not kept by
+	// it. Default DefaultDirTimeout (1 s); zero asks every time.
+	DirTimeout time.Duration
 }
 
 // DefaultConfig returns a Config with every default filled in; the caller
 // adds Argv, Root and Decider.
 func DefaultConfig() Config {
 	return Config{
-		Command:  spawn.Command{Self: spawn.DefaultSelf, HandshakeTimeout: spawn.DefaultHandshakeTimeout},
-		Logger:   hclog.Default().Named("fuse"),
-		KillPoll: DefaultKillPoll,
+		Command:    spawn.Command{Self: spawn.DefaultSelf, HandshakeTimeout: spawn.DefaultHandshakeTimeout},
+		Logger:     hclog.Default().Named("fuse"),
+		KillPoll:   DefaultKillPoll,
+		DirTimeout: DefaultDirTimeout,
 	}
 }
 
@@ -76,7 +93,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no decider: %w", ErrInvalidConfig)
 	case !underAll(c.Root, c.ReadOnly):
 		return fmt.Errorf("read-only directories %q not all clean absolute paths under %s: %w", c.ReadOnly, c.Root, ErrInvalidConfig)
-	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0:
+	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0 || c.DirTimeout < 0:
 		return fmt.Errorf("negative interval: %w", ErrInvalidConfig)
 	}
 	return nil

@@ -257,3 +257,32 @@ func setsAttributes(cmd uint32) bool {
 	}
 	return false
 }
+
+var _ = (fs.NodeLookuper)((*Node)(nil))
+
+// Lookup is the loopback's, with a directory's name and attributes kept
+// for Config.DirTimeout (see there).
+func (n *Node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	ch, errno := n.LoopbackNode.Lookup(ctx, name, out)
+	if errno == 0 && out.Attr.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		if out.AttrTimeout() == 0 {
+			out.SetAttrTimeout(n.asker.dirTimeout)
+		}
+		if out.EntryTimeout() == 0 {
+			out.SetEntryTimeout(n.asker.dirTimeout)
+		}
+	}
+	return ch, errno
+}
+
+var _ = (fs.NodeGetattrer)((*Node)(nil))
+
+// Getattr is the loopback's, with a directory's attributes kept for
+// Config.DirTimeout.
+func (n *Node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	errno := n.LoopbackNode.Getattr(ctx, f, out)
+	if errno == 0 && out.Mode&syscall.S_IFMT == syscall.S_IFDIR && out.Timeout() == 0 {
+		out.SetTimeout(n.asker.dirTimeout)
+	}
+	return errno
+}

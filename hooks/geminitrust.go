@@ -30,9 +30,10 @@ type geminiSettings struct {
 	} `json:"hooksConfig"`
 }
 
-// GeminiProblems says what keeps Gemini CLI from running the hooks
-// leasegate installed in file for the workspace root, each with its fix;
-// none means Gemini CLI runs them. home is the user's home directory
+// GeminiProblems says what keeps the hooks leasegate installed in file
+// for the workspace root from gating Gemini CLI's writes, each with its
+// fix: Gemini CLI would not run them, or would kill them before the
+// retry; none means they gate. home is the user's home directory
 // (GEMINI_CLI_HOME, where Gemini CLI reads it from, takes its place).
 // Gemini CLI ignores a project's .gemini/settings.json, hooks and MCP
 // server alike, in a folder it does not trust, saying so only in its
@@ -51,7 +52,11 @@ func GeminiProblems(root, file, home string) []string {
 		layers = append(layers, file)
 	}
 	layers = append(layers, geminiSystemSettingsPath())
-	return append(ps, geminiHooksOff(layers, file)...)
+	ps = append(ps, geminiHooksOff(layers, file)...)
+	if p := geminiShortTimeout(file); p != "" {
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // geminiHome is where Gemini CLI keeps the user's .gemini directory.

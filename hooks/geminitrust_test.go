@@ -73,3 +73,33 @@ func TestGeminiProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiShortTimeout: a BeforeTool hook of leasegate's whose timeout
+// Gemini CLI reads as too short to wait out the retry (seconds written
+// where it counts milliseconds, or none: 60000) is a problem; install's
+// 240000 is not.
+func TestGeminiShortTimeout(t *testing.T) {
+	for _, tt := range []struct{ name, timeout, want string }{
+		{"installed", `"timeout": 240000`, ""},
+		{"seconds", `"timeout": 240`, "2 of leasegate's BeforeTool hooks may run only 240ms"},
+		{"none", `"name": "leasegate"`, "may run only 1m0s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			t.Setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+			root := t.TempDir()
+			file := hooks.SettingsPath(hooks.Gemini, root)
+			if _, err := hooks.Install(hooks.Gemini, file, "/opt/lg/leasegate"); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, file, strings.ReplaceAll(readFile(t, file), `"timeout": 240000`, tt.timeout), 0o644)
+			ps := hooks.GeminiProblems(root, file, t.TempDir())
+			switch {
+			case tt.want == "" && len(ps) != 0:
+				t.Errorf("GeminiProblems = %q, want none", ps)
+			case tt.want != "" && (len(ps) != 1 || !strings.Contains(ps[0], tt.want)):
+				t.Errorf("GeminiProblems = %q, want one saying %q", ps, tt.want)
+			}
+		})
+	}
+}

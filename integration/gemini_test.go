@@ -421,3 +421,32 @@ func TestGeminiUnderRunStrippedEnv(t *testing.T) {
 		t.Errorf("the hooks touched the state directory under run:\n%s", w.out)
 	}
 }
+
+// TestGeminiHookTimeoutUnit: Gemini CLI counts a hook's timeout in
+// milliseconds and lets the tool run when it kills a hook. With the
+// timeout written as seconds (240), the real CLI kills the BeforeTool
+// hook while the write of a held file waits for its retry, and the write
+// goes through; doctor says so, and `install gemini` again puts back the
+// 240000 that gates.
+func TestGeminiHookTimeoutUnit(t *testing.T) {
+	r := newRepo(t, map[string]string{"held.txt": "old\n"})
+	registerSleeper(t, r, "bob")
+	r.mustLG("acquire", "--as", "bob", "held.txt")
+	m := newGenerateMock(t, toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "held.txt"))})
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	r.write(".gemini/settings.json", strings.ReplaceAll(r.read(".gemini/settings.json"), `"timeout": 240000`, `"timeout": 240`))
+	out, code := lgIn(t, r.dir, g.env, "doctor")
+	if code != 1 || !strings.Contains(out, "2 of leasegate's BeforeTool hooks may run only 240ms") {
+		t.Fatalf("doctor with timeouts in seconds: exit %d, want 1 naming the short timeout:\n%s", code, out)
+	}
+	_, log := g.run(t, "write held.txt")
+	if got := r.read("held.txt"); got != "new\n" {
+		t.Fatalf("held.txt = %q: Gemini CLI did not kill the hook after 240 ms and let the write through\n%s", got, log)
+	}
+	g.install(t)
+	if out, code := lgIn(t, r.dir, g.env, "doctor"); code != 0 || !strings.Contains(out, "gemini: ok") {
+		t.Fatalf("doctor after install again: exit %d, want gemini ok:\n%s", code, out)
+	}
+	checkGeminiTimeouts(t, r)
+}

@@ -10,8 +10,8 @@ import (
 // InheritAgentEnv sets in this process each leasegate variable
 // (LEASEGATE_*) that agent a's own process has and this one lacks, and
 // reports whether it set any. Gemini CLI hands its hooks only a short
-// list of variables when it runs in GitHub Actions (GITHUB_SHA set) or
-// with environment redaction on: a hook under `leasegate run` then knows
+// list of variables when it runs in GitHub Actions (GITHUB_SHA set, or
+// SURFACE=Github): a hook under `leasegate run` then knows
 // neither its owner (LEASEGATE_AS) nor its sidecar (LEASEGATE_SIDECAR),
 // and would take leases as a session of its own that the worker's own
 // writes then wait on. The other agents pass their environment on, so

@@ -16,7 +16,7 @@ func cmdEvict(ctx context.Context, args []string) error {
 	f.register(fs)
 	fs.StringVar(&f.reason, "reason", "", "why (required; recorded and sent to the owner)")
 	// The lease's owner is whoever holds it; --as names the operator.
-	fs.Lookup("as").Usage = "the operator's name, for the record (env " + envname.As + "; default $USER, else admin)"
+	fs.Lookup("as").Usage = "the operator's name, for the record (env " + envname.As + "; default: the user running it)"
 	pos, err := parseMixed(fs, args)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func cmdEvict(ctx context.Context, args []string) error {
 	}
 	who := f.as
 	if who == "" {
-		who = envOr("USER", "admin")
+		who = operatorName()
 	}
 	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpEvict, Owner: gate.Owner{Name: who}, LeaseID: l.ID, Reason: f.reason, Admin: who})
 	if err != nil {

@@ -34,7 +34,7 @@ var helpTexts = map[string]helpText{
 		[]string{"leasegate blockers", "leasegate blockers 01JD3... --markdown"}},
 	"resolve": {"leasegate resolve ID --retry|--deny|--abort [--note TEXT] [--by NAME]",
 		"ID: a blocker report's id (`leasegate blockers`), or the id of a write still waiting for its retry (`leasegate status`, CONTENTION). " +
-			"--by names who resolved it in the record (default $USER); the operator's process is recorded as well.",
+			"--by names who resolved it in the record (default: the user running it, as the console records it); the operator's process is recorded as well.",
 		[]string{"leasegate resolve 01JD3... --retry", "leasegate resolve 01JD3... --deny --note 'bob owns the schema this week'"}},
 	"acquire": {"leasegate acquire PATH|GLOB... --as NAME [--scope file|sparse|full] [--ttl D]",
 		"PATH|GLOB: files or globs, relative to the current directory, inside the workspace. " +

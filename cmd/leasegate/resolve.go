@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
@@ -19,7 +18,7 @@ func cmdResolve(ctx context.Context, args []string) error {
 	fs.BoolVar(&retry, "retry", false, "decide again: the held write proceeds if the path is free now")
 	fs.BoolVar(&deny, "deny", false, "fail the held write with EBUSY and let the worker continue")
 	fs.BoolVar(&abort, "abort", false, "end the blocked worker")
-	fs.StringVar(&by, "by", os.Getenv("USER"), "who resolves, for the record")
+	fs.StringVar(&by, "by", operatorName(), "who resolves, for the record")
 	fs.StringVar(&note, "note", "", "a note for the record")
 	pos, err := parseMixed(fs, args)
 	if err != nil {

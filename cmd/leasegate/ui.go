@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -245,18 +244,6 @@ func closeAll(lns []*uiListener) {
 	for _, ln := range lns {
 		_ = ln.Close()
 	}
-}
-
-// operatorName is who resolutions from the page are recorded as: the
-// user running `leasegate ui`.
-func operatorName() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	if n := os.Getenv("USER"); n != "" {
-		return n
-	}
-	return fmt.Sprintf("uid %d", os.Getuid())
 }
 
 // openBrowser starts xdg-open on url and says so when it cannot; the URL

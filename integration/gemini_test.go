@@ -199,6 +199,15 @@ func TestGeminiHooksWrite(t *testing.T) {
 		t.Errorf("free.txt held by %q while the session ran, want %q\n%s", during["free.txt"], want, log)
 	}
 	checkLeaseEnded(t, r, "free.txt")
+	// AfterAgent stopped the owner and SessionEnd ended it.
+	var stopped, gone bool
+	for _, e := range r.history("") {
+		stopped = stopped || e.Type == "owner.stopped" && e.Actor == "gemini-"+res.SessionID && e.Reason == "gemini AfterAgent"
+		gone = gone || e.Type == "owner.gone" && e.Actor == "gemini-"+res.SessionID && e.Reason == "gemini session ended"
+	}
+	if !stopped || !gone {
+		t.Errorf("owner gemini-%s stopped %v, gone %v: want both, from AfterAgent and SessionEnd; history %v", res.SessionID, stopped, gone, r.history(""))
+	}
 }
 
 // TestGeminiHooksDenyHeld: the real Gemini CLI's write_file of a file

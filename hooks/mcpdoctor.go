@@ -61,7 +61,21 @@ func DiagnoseMCP(ctx context.Context, a Agent, root, file string) MCPDiagnosis {
 		return d
 	}
 	d.Server = server
+	if p := geminiMCPUntrusted(a, root, file); p != "" {
+		d.Problem = fmt.Sprintf("`%s` answers, but %s", d.Command, p)
+	}
 	return d
+}
+
+// geminiMCPUntrusted says why Gemini CLI would not start the MCP server
+// registered in the project's file, where it loads that file only in a
+// folder it trusts, or "".
+func geminiMCPUntrusted(a Agent, root, file string) string {
+	if a != Gemini || file != MCPPath(Gemini, root, false) {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	return geminiTrustProblem(root, geminiHome(home))
 }
 
 // registeredMCP reads the server named leasegate from an MCP

@@ -335,7 +335,8 @@ func TestGeminiFolderTrust(t *testing.T) {
 		t.Fatalf("install gemini in an untrusted folder: want a word on the trust it lacks:\n%s", out)
 	}
 	out, code := lgIn(t, r.dir, g.env, "doctor")
-	if code != 1 || !strings.Contains(out, "gemini: NOT GATING") || !strings.Contains(out, "Gemini CLI ignores .gemini/settings.json in a folder it does not trust") {
+	if code != 1 || !strings.Contains(out, "gemini: NOT GATING") || !strings.Contains(out, "Gemini CLI ignores .gemini/settings.json in a folder it does not trust") ||
+		!strings.Contains(out, "gemini: mcp: NOT WORKING") {
 		t.Fatalf("doctor before trust: exit %d, want exit 1 naming the untrusted folder:\n%s", code, out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -15,6 +15,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/scheduler"
 )
 
@@ -69,6 +70,11 @@ var _ leasegate.Service = (*Coordinator)(nil)
 func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
+	// Every owner's liveness and every peer's ancestry is read in /proc:
+	// where /proc is another pid namespace's, that evidence would be false.
+	if err := liveness.CheckProcfs(); err != nil {
+		return nil, err
 	}
 	cfg.setDefaults()
 	c := &Coordinator{

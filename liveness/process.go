@@ -17,6 +17,10 @@ var ErrProcessNotFound = errors.New("process not found")
 // ErrInvalidPID is returned (wrapped) for a pid that no process can have.
 var ErrInvalidPID = errors.New("invalid pid")
 
+// ErrForeignProcfs is CheckProcfs's answer when /proc cannot tell this
+// process's pids: it shows another pid namespace, or none is mounted.
+var ErrForeignProcfs = errors.New("/proc is not this pid namespace's")
+
 // procState is what a process lookup tells the evaluator.
 type procState struct {
 	start  int64  // create time, ms since the epoch

@@ -13,6 +13,7 @@ import (
 
 	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/sidecar"
 )
 
@@ -56,6 +57,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	if hooks.UnderSidecar() {
 		return refuseNestedRun()
+	}
+	if err := liveness.CheckProcfs(); err != nil {
+		return refuseForeignProcfs(err)
 	}
 	argv := fs.Args()
 	switch {

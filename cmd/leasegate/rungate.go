@@ -49,3 +49,13 @@ func fuseGate() error {
 	reportError(fmt.Errorf("run --gate fuse: %w; use --gate seccomp, which needs neither", err), exitUsage, reasonRunUnsupported)
 	return &exitStatus{code: exitUsage}
 }
+
+// refuseForeignProcfs says that `run` cannot gate from a pid namespace
+// whose /proc is another's: the gate names each writer by its pid there
+// (its thread group, working directory and descriptors), and would read
+// another process under every pid. It is said before anything starts;
+// exit 2.
+func refuseForeignProcfs(err error) error {
+	reportError(fmt.Errorf("run: %w", err), exitUsage, reasonRunUnsupported)
+	return &exitStatus{code: exitUsage}
+}

@@ -150,14 +150,19 @@ func mcpAnswers(ctx context.Context, root, command string, args []string) (strin
 
 // initialize sends initialize on in and reads the answer from out.
 func initialize(in io.Writer, out io.Reader) (string, error) {
-	if _, err := in.Write([]byte(mcpInitialize)); err != nil {
-		return "", fmt.Errorf("send initialize: %w", err)
-	}
+	// A program that prints and exits without reading its input closes
+	// the pipe before initialize is written: what it printed is still
+	// the answer to judge, so a failed send is said only when it printed
+	// nothing.
+	_, sendErr := in.Write([]byte(mcpInitialize))
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	if !sc.Scan() {
 		if err := sc.Err(); err != nil {
 			return "", fmt.Errorf("read the answer: %w", err)
+		}
+		if sendErr != nil {
+			return "", fmt.Errorf("send initialize: %w", sendErr)
 		}
 		return "", errors.New("it ended without answering")
 	}

@@ -45,7 +45,7 @@ func TestOpenBlockerHeldAcrossRestart(t *testing.T) {
 		default:
 		}
 		res, err := e.c.Resolve(e.ctx, id, blocker.ActionDeny, "operator", "")
-		if err != nil || res.Outcome != leasegate.Denied || strings.Contains(res.Message, "no held mutation") {
+		if err != nil || res.Outcome != leasegate.Denied || strings.Contains(res.Message, "no held write") {
 			t.Fatalf("Resolve(deny) after the restart = %s %q, %v; want the held write denied", res.Outcome, res.Message, err)
 		}
 		if a := <-waited; a.err != nil || a.r.Outcome != leasegate.Denied {

@@ -86,7 +86,7 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	rep, _ = c.book.Get(id)
 	c.mu.Unlock()
 	c.refreshReport(id)
-	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(res, h != nil)}, nil
+	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(a, res, h != nil)}, nil
 }
 
 // retryHeld re-decides a blocked mutation. Call with c.mu held.
@@ -128,9 +128,16 @@ func (c *Coordinator) finishHold(h *hold, r leasegate.Result) {
 	}
 }
 
-func resolveMessage(r leasegate.Result, held bool) string {
+// resolveMessage says what a resolution did. With no held write waiting
+// for it, it names the operator's act, not the outcome a gone requester's
+// retry is given (aborted), and why nothing was waiting.
+func resolveMessage(a blocker.Action, r leasegate.Result, held bool) string {
 	if !held {
-		return string(r.Outcome) + " recorded; no held mutation is waiting (its worker is gone or the coordinator restarted)"
+		why := "its worker is gone or the coordinator restarted"
+		if a == blocker.ActionRetry && r.Outcome == leasegate.Aborted && r.Message != "" {
+			why = r.Message
+		}
+		return fmt.Sprintf("%s recorded and the blocker closed; no held write was waiting for it (%s)", a, why)
 	}
 	switch r.Outcome {
 	case leasegate.Granted:

@@ -1,3 +1,5 @@
+//go:build amd64 || arm64
+
 package fuse
 
 import (
@@ -72,19 +74,10 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 		return nil, err
 	}
 	cmd.Env = append(env[:len(env):len(env)], envname.FuseRoot+"="+cfg.Root, envname.FuseReadOnly+"="+string(readOnly))
-	h, fd, err := spawn.Start(ctx, gate, cmd)
+	s, err := spawn.Launch(ctx, gate, cmd, func(proc *spawn.Process, fd int) (*Supervisor, error) {
+		return serve(ctx, cfg, proc, fd)
+	})
 	if err != nil {
-		return nil, err
-	}
-	s, err := serve(ctx, cfg, h.Process(), fd)
-	if err == nil {
-		err = h.Go()
-	}
-	if err != nil {
-		h.Abandon()
-		if s != nil {
-			s.Close()
-		}
 		return nil, err
 	}
 	s.log.Debug("worker gated", "pid", s.Pid(), "root", cfg.Root, "argv", cfg.Argv)

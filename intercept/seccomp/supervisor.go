@@ -86,20 +86,11 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	h, listener, err := spawn.Start(ctx, gate, cfg.Command)
+	s, err := spawn.Launch(ctx, gate, cfg.Command, func(proc *spawn.Process, listener int) (*Supervisor, error) {
+		unix.CloseOnExec(listener)
+		return newSupervisor(ctx, cfg, proc, listener)
+	})
 	if err != nil {
-		return nil, err
-	}
-	unix.CloseOnExec(listener)
-	s, err := newSupervisor(ctx, cfg, h.Process(), listener)
-	if err == nil {
-		err = h.Go()
-	}
-	if err != nil {
-		h.Abandon()
-		if s != nil {
-			s.Close()
-		}
 		return nil, err
 	}
 	s.log.Debug("worker gated", "pid", s.Pid(), "argv", cfg.Argv)

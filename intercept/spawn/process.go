@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -28,19 +29,41 @@ type Process struct {
 	waitErr error
 }
 
-// Handoff is a helper that has handed over its gate's fd and waits for the
+// Launch runs c.Argv under gate g: it re-executes c.Self as g's helper
+// (through the reaper with c.Reap), has serve take the fd the helper hands
+// over and start serving it, and then lets the helper exec the worker. If
+// the helper fails, serve fails or the go-ahead cannot be sent, the helper
+// is ended, what serve started is closed, and the error returned. The
+// worker leads its own process group.
+func Launch[S io.Closer](ctx context.Context, g Gate, c Command, serve func(p *Process, fd int) (S, error)) (S, error) {
+	var none S
+	h, fd, err := start(ctx, g, c)
+	if err != nil {
+		return none, err
+	}
+	s, err := serve(h.proc, fd)
+	if err != nil {
+		h.abandon()
+		return none, err
+	}
+	if err := h.goAhead(); err != nil {
+		h.abandon()
+		s.Close()
+		return none, err
+	}
+	return s, nil
+}
+
+// handoff is a helper that has handed over its gate's fd and waits for the
 // supervisor to serve it.
-type Handoff struct {
+type handoff struct {
 	proc *Process
 	conn *net.UnixConn
 }
 
-// Start runs c.Argv under gate g: it re-executes c.Self as g's helper
-// (through the reaper with c.Reap) and returns once the helper has handed
-// over the gate's fd. The caller serves fd and then calls Go, which lets
-// the helper exec the worker; if it cannot, Abandon ends the helper. The
-// worker leads its own process group.
-func Start(ctx context.Context, g Gate, c Command) (h *Handoff, fd int, err error) {
+// start re-executes c.Self as g's helper and returns once the helper has
+// handed over the gate's fd.
+func start(ctx context.Context, g Gate, c Command) (h *handoff, fd int, err error) {
 	if err := c.Validate(); err != nil {
 		return nil, -1, err
 	}
@@ -50,7 +73,7 @@ func Start(ctx context.Context, g Gate, c Command) (h *Handoff, fd int, err erro
 		return nil, -1, err
 	}
 	defer parent.Close()
-	h = &Handoff{proc: &Process{reap: c.Reap, cmd: helperCommand(g, c, child), exited: make(chan struct{})}}
+	h = &handoff{proc: &Process{reap: c.Reap, cmd: helperCommand(g, c, child), exited: make(chan struct{})}}
 	waited, err := startLocked(h.proc.cmd)
 	child.Close()
 	if err != nil {
@@ -58,7 +81,7 @@ func Start(ctx context.Context, g Gate, c Command) (h *Handoff, fd int, err erro
 	}
 	go h.proc.reapWorker(waited)
 	if fd, err = h.handshake(ctx, g, c, parent); err != nil {
-		h.Abandon()
+		h.abandon()
 		return nil, -1, err
 	}
 	return h, fd, nil
@@ -121,7 +144,7 @@ func helperCommand(g Gate, c Command, sock *os.File) *exec.Cmd {
 
 // handshake receives the gate's fd and the worker's pid, and keeps the
 // connection for Go.
-func (h *Handoff) handshake(ctx context.Context, g Gate, c Command, sock *os.File) (int, error) {
+func (h *handoff) handshake(ctx context.Context, g Gate, c Command, sock *os.File) (int, error) {
 	fc, err := net.FileConn(sock)
 	if err != nil {
 		return -1, fmt.Errorf("helper socket: %w", err)
@@ -135,12 +158,9 @@ func (h *Handoff) handshake(ctx context.Context, g Gate, c Command, sock *os.Fil
 	return fd, nil
 }
 
-// Process is the worker the helper becomes.
-func (h *Handoff) Process() *Process { return h.proc }
-
-// Go tells the helper that its gate is served: it goes on (Gate.Setup
-// returns) and execs the worker.
-func (h *Handoff) Go() error {
+// goAhead tells the helper that its gate is served: it goes on
+// (Gate.Setup returns) and execs the worker.
+func (h *handoff) goAhead() error {
 	defer h.conn.Close()
 	if _, err := h.conn.Write([]byte(ackMessage)); err != nil {
 		return fmt.Errorf("send go-ahead: %v: %w", err, ErrHandshake)
@@ -148,8 +168,8 @@ func (h *Handoff) Go() error {
 	return nil
 }
 
-// Abandon kills a helper that is not to start its worker and waits for it.
-func (h *Handoff) Abandon() {
+// abandon kills a helper that is not to start its worker and waits for it.
+func (h *handoff) abandon() {
 	if h.conn != nil {
 		h.conn.Close()
 	}

@@ -358,10 +358,10 @@ func restoreOriginal(a Agent, path, what string) ([]string, bool, error) {
 	if err != nil || digest(data) != r.After {
 		return nil, false, nil
 	}
-	done := fmt.Sprintf("removed the %s %s from %s: it is back to its bytes before install, without anything else install added", a, what, path)
 	if !r.Existed {
-		return []string{done, "removed " + path + ", which install had created"}, true, os.Remove(path)
+		return []string{fmt.Sprintf("removed %s, which install had created for the %s %s", path, a, what)}, true, os.Remove(path)
 	}
+	done := fmt.Sprintf("removed the %s %s from %s: it is back to its bytes before install, without anything else install added", a, what, path)
 	return []string{done}, true, writeFileAtomic(path, r.Before, fi.Mode().Perm())
 }
 

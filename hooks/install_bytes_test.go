@@ -105,3 +105,20 @@ func TestUninstallAfterUserEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestUninstallOfCreatedFileSaysOnce: a file install created is removed
+// and said so in one line, not first "back to its bytes before install"
+// (it had none) and then removed.
+func TestUninstallOfCreatedFileSaysOnce(t *testing.T) {
+	path := hooks.SettingsPath(hooks.ClaudeCode, t.TempDir())
+	if _, err := hooks.Install(hooks.ClaudeCode, path, exe); err != nil {
+		t.Fatal(err)
+	}
+	said, err := hooks.Uninstall(hooks.ClaudeCode, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(said) == 0 || !strings.Contains(said[0], "which install had created for the claude-code hooks") || strings.Contains(strings.Join(said, "\n"), "back to its bytes") {
+		t.Errorf("Uninstall of a file install created said %q; want it removed in one line naming what it was for", said)
+	}
+}

@@ -15,9 +15,8 @@ func (r *Rule) Describe() string {
 	}
 	fmt.Fprintf(&b, "workspace: %s (%s)\n", w.Root, kind)
 	fmt.Fprintf(&b, "state: %s (workers may never write it)\n", w.StateDir)
-	if sup, ok := w.Superproject(); ok {
-		fmt.Fprintf(&b, "nested: a submodule of %s, whose rule gates these files too: a coordinator there knows nothing of this one's leases, "+
-			"so start every worker of the tree from there (leasegate --workspace %s ...)\n", sup, sup)
+	if w.Submodule != "" {
+		fmt.Fprintf(&b, "joined: started in the submodule %s, whose files this workspace gates with the rest of the tree (one coordinator, paths from %s)\n", w.Submodule, w.Root)
 	}
 	switch {
 	case w.GitDir == "":

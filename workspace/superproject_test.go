@@ -8,13 +8,14 @@ import (
 	"github.com/leasegate/leasegate/workspace"
 )
 
-// TestSuperproject: a submodule's checkout names its superproject (the
-// outermost, for a submodule of a submodule), whose rule gates its files
-// too, and the rule status prints says to start the tree's workers there;
-// the superproject itself and a clone merely nested in it name none.
-func TestSuperproject(t *testing.T) {
+// TestFindJoinsSuperproject: a command started in a submodule's checkout
+// (a submodule of a submodule too, any directory in it) takes the
+// outermost superproject's workspace, whose rule gates its files, and the
+// rule status prints says it joined; the superproject itself and a clone
+// merely nested in it stay workspaces of their own.
+func TestFindJoinsSuperproject(t *testing.T) {
 	lib := mustRepo(t)
-	mustWrite(t, lib, "lib.go", "package lib\n")
+	mustWrite(t, lib, "pkg/lib.go", "package lib\n")
 	mustGit(t, lib, "add", ".")
 	mustGit(t, lib, "commit", "-q", "-m", "lib")
 	mid := mustRepo(t)
@@ -24,20 +25,23 @@ func TestSuperproject(t *testing.T) {
 	mustGit(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", mid, "mid")
 	mustGit(t, super, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init", "--recursive")
 	mustGit(t, super, "clone", "-q", lib, "vendored")
+	top := mustFind(t, super)
 
 	tests := []struct {
-		name, dir, want string
+		name, dir, root, submodule string
 	}{
-		{name: "submodule", dir: filepath.Join(super, "mid"), want: super},
-		{name: "submodule of a submodule", dir: filepath.Join(super, "mid", "lib"), want: super},
-		{name: "superproject", dir: super},
-		{name: "nested clone", dir: filepath.Join(super, "vendored")},
+		{name: "submodule", dir: filepath.Join(super, "mid"), root: super, submodule: filepath.Join(super, "mid")},
+		{name: "submodule of a submodule", dir: filepath.Join(super, "mid", "lib", "pkg"), root: super, submodule: filepath.Join(super, "mid", "lib")},
+		{name: "superproject", dir: super, root: super},
+		{name: "nested clone", dir: filepath.Join(super, "vendored"), root: filepath.Join(super, "vendored")},
 	}
 	for _, tt := range tests {
 		w := mustFind(t, tt.dir)
-		got, ok := w.Superproject()
-		if got != tt.want || ok != (tt.want != "") {
-			t.Errorf("%s: Find(%q).Superproject() = %q, %v; want %q", tt.name, tt.dir, got, ok, tt.want)
+		if w.Root != tt.root || w.Submodule != tt.submodule {
+			t.Errorf("%s: Find(%q) = root %q, submodule %q; want %q, %q", tt.name, tt.dir, w.Root, w.Submodule, tt.root, tt.submodule)
+		}
+		if tt.root == super && (w.StateDir != top.StateDir || w.GitDir != top.GitDir) {
+			t.Errorf("%s: Find(%q) state %q, git dir %q; want the superproject's %q, %q", tt.name, tt.dir, w.StateDir, w.GitDir, top.StateDir, top.GitDir)
 		}
 		rule, err := workspace.NewRule(w, nil)
 		if err != nil {
@@ -45,8 +49,8 @@ func TestSuperproject(t *testing.T) {
 		}
 		text := rule.Describe()
 		rule.Close()
-		if said := strings.Contains(text, "nested: a submodule of "+tt.want+","); said != (tt.want != "") {
-			t.Errorf("%s: the rule says nested %v, want %v:\n%s", tt.name, said, tt.want != "", text)
+		if said := strings.Contains(text, "joined: started in the submodule "+tt.submodule+","); said != (tt.submodule != "") {
+			t.Errorf("%s: the rule says joined %v, want %v:\n%s", tt.name, said, tt.submodule != "", text)
 		}
 	}
 }

@@ -32,10 +32,15 @@ type Workspace struct {
 	// Config is leasegate.json at Root, or DefaultConfig() without one,
 	// with LEASEGATE_CLUSTER applied (LoadEffectiveConfig).
 	Config Config
+	// Submodule is the root of the submodule's checkout Find started in
+	// when it joined that submodule's superproject (Root); "" otherwise.
+	Submodule string
 }
 
 // Find returns the workspace containing dir: the top of its git checkout,
-// or dir itself outside git (or when git is not installed). On macOS it
+// or dir itself outside git (or when git is not installed). Inside a
+// submodule it is the outermost superproject's workspace (joinSuperproject),
+// so that one coordinator owns every file of the tree. On macOS it
 // asks the root's volume whether names fold case and sets the path rules
 // by the answer (see DESIGN.md, "Platform code").
 func Find(dir string) (*Workspace, error) {
@@ -49,6 +54,15 @@ func Find(dir string) (*Workspace, error) {
 
 // find is Find before the volume is asked.
 func find(dir string) (*Workspace, error) {
+	w, err := findCheckout(dir)
+	if err != nil {
+		return nil, err
+	}
+	return joinSuperproject(w)
+}
+
+// findCheckout returns the checkout containing dir, a submodule's own.
+func findCheckout(dir string) (*Workspace, error) {
 	abs, err := resolveDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("find workspace: %w", err)

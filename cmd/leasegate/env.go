@@ -98,7 +98,11 @@ func (c *common) workspace() (*workspace.Workspace, error) {
 	} else if !st.IsDir() {
 		return nil, usagef("--workspace %s: not a directory", c.dir)
 	}
-	return workspace.Find(dir)
+	ws, err := workspace.Find(dir)
+	if err == nil && c.dir != "" && ws.Submodule != "" {
+		fmt.Fprintf(os.Stderr, "leasegate: --workspace %s is in the submodule %s: using its superproject's workspace %s, which gates the whole tree\n", c.dir, ws.Submodule, ws.Root)
+	}
+	return ws, err
 }
 
 // client connects to the workspace's coordinator, starting one if none

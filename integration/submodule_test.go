@@ -1,0 +1,68 @@
+package integration_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// newSuperproject makes a checkout with the submodule "sub" (a repository
+// holding files) and starts the superproject's coordinator. It returns
+// the superproject and a view of the submodule: the same coordinator and
+// client, commands run in the submodule's checkout.
+func newSuperproject(t *testing.T, files map[string]string) (super, sub *repo) {
+	t.Helper()
+	lib := newCheckout(t, files)
+	super = newCheckout(t, nil)
+	super.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "sub")
+	super.git("commit", "-qm", "add sub")
+	super.startServer(retryAfter, idleAfter)
+	sub = &repo{t: t, dir: filepath.Join(super.dir, "sub"), env: super.env, client: super.client, log: &bytes.Buffer{}}
+	return super, sub
+}
+
+// TestSubmoduleOneOwner: a worker started in the superproject and one
+// started inside its submodule race for sub/x.txt through one
+// coordinator: the second is held and told who holds it, a blocker names
+// the holder, and status from either checkout shows the one table.
+func TestSubmoduleOneOwner(t *testing.T) {
+	super, sub := newSuperproject(t, map[string]string{"x.txt": "x\n"})
+	alice := super.worker("alice", "echo a >> sub/x.txt && sleep 30")
+	eventually(t, 8*time.Second, "alice's lease on sub/x.txt", func() bool {
+		return super.holders()["sub/x.txt"] == "alice"
+	})
+	bob := sub.worker("bob", "echo b >> x.txt")
+	id := waitBlockerFor(t, super, "bob", 20*time.Second)
+	if rep := mustBlocker(t, super, id); rep.Holder.Owner.Name != "alice" {
+		t.Fatalf("blocker %s names holder %s, want alice", id, rep.Holder.Owner.Name)
+	}
+	if out := bob.out.String(); !strings.Contains(out, "sub/x.txt is held by alice") {
+		t.Errorf("bob was not told alice holds sub/x.txt:\n%s", out)
+	}
+	for _, r := range []*repo{super, sub} {
+		if out := r.mustLG("status"); !strings.Contains(out, "workspace "+super.dir+"\n") || !strings.Contains(out, "sub/x.txt") {
+			t.Errorf("status in %s does not show the superproject's table:\n%s", r.dir, out)
+		}
+	}
+	if _, errs, code := super.lg("--workspace", sub.dir, "status"); code != 0 || !strings.Contains(errs, "using its superproject's workspace "+super.dir) {
+		t.Errorf("status --workspace %s: exit %d, stderr %q; want the superproject's workspace, said", sub.dir, code, errs)
+	}
+	denyUntilDone(t, super, bob, id, "bob")
+	if got := sub.read("x.txt"); got != "x\na\n" {
+		t.Errorf("sub/x.txt = %q, want only alice's write", got)
+	}
+	_ = alice.cmd.Process.Kill()
+	var granted int
+	for _, e := range super.history("sub/x.txt") {
+		if e.Type == gate.EventGranted {
+			granted++
+		}
+	}
+	if granted != 1 {
+		t.Errorf("sub/x.txt granted %d times, want once", granted)
+	}
+}

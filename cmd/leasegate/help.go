@@ -21,7 +21,7 @@ var helpTexts = map[string]helpText{
 	"run": {"leasegate run --as NAME [flags] -- CMD [ARG...]",
 		"CMD is the worker: every file mutation it or any process it starts makes in the workspace passes the lease gate. " +
 			"Exits with the worker's status, 4 if an operator aborted it, 127 if CMD cannot be found.",
-		[]string{"leasegate run --as alice -- claude", "leasegate run --as ci --retry-after 10s -- make test"}},
+		[]string{"leasegate run --as alice -- claude", "leasegate run --as ci --retry-after 10s -- make test", "sudo leasegate run --gate fuse --as bob -- codex"}},
 	"serve": {"leasegate serve [flags]\n  leasegate serve --stop [--force]",
 		"No arguments. Any command that needs a coordinator starts one; run serve yourself to name its windows, a TCP listener or a webhook.",
 		[]string{"leasegate serve --notify-url http://127.0.0.1:9000/notices", "leasegate serve --stop"}},

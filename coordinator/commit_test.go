@@ -107,3 +107,45 @@ func TestReleaseCommittedNeedsWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// TestReleaseCommittedInSubmodule: a commit made in a submodule releases
+// the committer's leases on the files it committed, named from the
+// superproject's root, by the submodule's HEAD and status; a file of the
+// submodule still changed stays leased.
+func TestReleaseCommittedInSubmodule(t *testing.T) {
+	lib := gitRepo(t)
+	writeFile(t, lib, "x.txt", "x\n")
+	writeFile(t, lib, "y.txt", "y\n")
+	runGit(t, lib, "add", ".")
+	runGit(t, lib, "commit", "-q", "-m", "lib")
+	repo := gitRepo(t)
+	runGit(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
+	runGit(t, repo, "commit", "-q", "-m", "sub")
+	sub := filepath.Join(repo, "sub")
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.mutate("alice", "sub/x.txt", "sub/y.txt")
+		writeFile(t, sub, "x.txt", "x v2\n")
+		writeFile(t, sub, "y.txt", "y v2, still being changed\n")
+		runGit(t, sub, "commit", "-q", "-m", "x", "x.txt")
+
+		released, err := e.c.ReleaseCommitted(e.ctx, "alice")
+		if err != nil {
+			t.Fatalf("ReleaseCommitted(alice) = %v", err)
+		}
+		var got []string
+		for _, l := range released {
+			got = append(got, l.Scope.Paths...)
+		}
+		if !slices.Equal(got, []string{"sub/x.txt"}) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want [sub/x.txt]", got)
+		}
+		if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"sub/y.txt"}) {
+			t.Fatalf("alice holds %q after the commit, want [sub/y.txt]", got)
+		}
+		rel := e.events(gate.EventReleased)
+		if len(rel) != 1 || !strings.HasPrefix(rel[0].Reason, "committed in ") || !strings.HasSuffix(rel[0].Reason, " of sub") {
+			t.Fatalf("release events %+v, want one naming the submodule's commit", rel)
+		}
+	})
+}

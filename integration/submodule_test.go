@@ -66,3 +66,26 @@ func TestSubmoduleOneOwner(t *testing.T) {
 		t.Errorf("sub/x.txt granted %d times, want once", granted)
 	}
 }
+
+// TestSubmoduleCommitReleases: a worker started inside the submodule
+// commits there; the sidecar sees the submodule's branch move and the
+// coordinator releases the committed, clean sub/x.txt, keeping sub/y.txt
+// the worker still changes.
+func TestSubmoduleCommitReleases(t *testing.T) {
+	super, sub := newSuperproject(t, map[string]string{"x.txt": "x\n", "y.txt": "y\n"})
+	w := sub.worker("alice", "echo a >> x.txt && echo b >> y.txt && git add x.txt && git commit -qm x && sleep 3")
+	eventually(t, 8*time.Second, "the release of committed sub/x.txt", func() bool {
+		h := super.holders()
+		return h["sub/x.txt"] == "" && h["sub/y.txt"] == "alice"
+	})
+	if code := w.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("worker exit %d; output:\n%s", code, w.out)
+	}
+	var released bool
+	for _, e := range super.history("sub/x.txt") {
+		released = released || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in ") && strings.HasSuffix(e.Reason, " of sub"))
+	}
+	if !released {
+		t.Errorf("history of sub/x.txt has no release naming the submodule's commit: %+v", super.history("sub/x.txt"))
+	}
+}

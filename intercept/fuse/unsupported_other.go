@@ -4,12 +4,13 @@ package fuse
 
 import (
 	"context"
-	"os"
+
+	"github.com/leasegate/leasegate/intercept/spawn"
 )
 
 // Supervisor runs one worker under the gate. On this platform it cannot
 // be started.
-type Supervisor struct{}
+type Supervisor struct{ spawn.Unsupported }
 
 // MaybeRunChild does nothing on this platform.
 func MaybeRunChild() {}
@@ -23,28 +24,4 @@ func Start(_ context.Context, cfg Config) (*Supervisor, error) {
 		return nil, err
 	}
 	return nil, ErrUnsupported
-}
-
-// Pid returns 0.
-func (s *Supervisor) Pid() int { return 0 }
-
-// KillTree does nothing on this platform.
-func (s *Supervisor) KillTree() {}
-
-// Wait returns ErrUnsupported.
-func (s *Supervisor) Wait() (*os.ProcessState, error) { return nil, ErrUnsupported }
-
-// Exited returns a closed channel.
-func (s *Supervisor) Exited() <-chan struct{} { return closed() }
-
-// Done returns a closed channel.
-func (s *Supervisor) Done() <-chan struct{} { return closed() }
-
-// Close does nothing.
-func (s *Supervisor) Close() error { return nil }
-
-func closed() <-chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
 }

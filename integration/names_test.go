@@ -65,3 +65,14 @@ func TestCheckoutCoversEveryName(t *testing.T) {
 		t.Fatalf("g.txt = %q while bob was held, want it untouched", got)
 	}
 }
+
+// TestRunNameShownOnOneLine: an owner name holding a newline is refused
+// by run on one line, quoted, so it cannot forge a second line of the
+// message.
+func TestRunNameShownOnOneLine(t *testing.T) {
+	r := newRepo(t, nil)
+	_, stderr, code := r.lg("run", "--as", "x\nleasegate: granted", "--", "true")
+	if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, `register "x\nleasegate: granted"`) {
+		t.Fatalf("run --as with a newline: exit %d, stderr %q; want 2 and the name quoted on one line", code, stderr)
+	}
+}

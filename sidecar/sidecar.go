@@ -87,7 +87,7 @@ func (s *Sidecar) register(ctx context.Context) error {
 	host, _ := os.Hostname()
 	s.owner = gate.Owner{Name: s.cfg.Name, Host: host, PID: os.Getpid(), StartTime: start}
 	if s.sess, err = api.NewSession(ctx, s.cfg.Client, s.registration()); err != nil {
-		return fmt.Errorf("run: register %s: %w", s.cfg.Name, err)
+		return fmt.Errorf("run: register %s: %w", gate.ShownPath(s.cfg.Name), err)
 	}
 	return nil
 }

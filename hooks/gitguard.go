@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/leasegate/leasegate"
@@ -82,8 +84,10 @@ func livenessNote(l gate.Liveness) string {
 // PreCommit refuses a commit that includes a gated file leased by another
 // owner who is not dead, with a *CommitRefusedError. It reads the staged
 // files from the index git is committing (GIT_INDEX_FILE, which `commit
-// -a` and `commit PATHS` point at a temporary index). Any other error means
-// the commit could not be checked; the caller refuses it too.
+// -a` and `commit PATHS` point at a temporary index). A commit in a
+// submodule is checked against the superproject's table, its files named
+// from the superproject's root (sub/x.go). Any other error means the
+// commit could not be checked; the caller refuses it too.
 func PreCommit(ctx context.Context, cfg GitConfig) error {
 	dir, err := gitDir(cfg.Dir)
 	if err != nil {
@@ -97,7 +101,7 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 	if err != nil {
 		return err
 	}
-	if staged = gatedOnly(ws, staged); len(staged) == 0 {
+	if staged = gatedOnly(ws, fromRoot(ws, staged)); len(staged) == 0 {
 		return nil
 	}
 	cl, err := cfg.Connect(ctx, ws, true)
@@ -191,6 +195,20 @@ func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
 		return nil, nil
 	}
 	return cl.ReleaseCommitted(ctx, committer)
+}
+
+// fromRoot makes paths, as git prints them in the checkout Find started
+// in, relative to the workspace root: in a submodule whose superproject
+// Find joined, they gain the submodule's directory before them.
+func fromRoot(ws *workspace.Workspace, paths []string) []string {
+	if ws.Submodule == "" {
+		return paths
+	}
+	prefix, _ := ws.Rel(ws.Submodule)
+	for i, p := range paths {
+		paths[i] = path.Join(filepath.ToSlash(prefix), p)
+	}
+	return paths
 }
 
 func gitDir(dir string) (string, error) {

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // gitHook is one git hook install writes: a small sh wrapper that runs
@@ -124,6 +126,42 @@ func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
 			return did, err
 		}
 		did = append(did, line)
+	}
+	return did, nil
+}
+
+// InstallGitTree installs the git hooks (InstallGit) in the workspace's
+// repository and in every submodule checked out in its tree: git runs a
+// submodule's commit hooks from the submodule's own hooks directory
+// (.git/modules/NAME/hooks, or its core.hooksPath), and the guard there
+// checks its files against the superproject's table.
+func InstallGitTree(ctx context.Context, ws *workspace.Workspace, exe string) ([]string, error) {
+	return forGitTree(ws, func(dir string) ([]string, error) { return InstallGit(ctx, dir, exe) })
+}
+
+// UninstallGitTree is UninstallGit in every repository InstallGitTree
+// installs in.
+func UninstallGitTree(ctx context.Context, ws *workspace.Workspace) ([]string, error) {
+	return forGitTree(ws, func(dir string) ([]string, error) { return UninstallGit(ctx, dir) })
+}
+
+// forGitTree runs do in the workspace's root and in each submodule's,
+// collecting what it did; it stops at the first error.
+func forGitTree(ws *workspace.Workspace, do func(dir string) ([]string, error)) ([]string, error) {
+	subs, err := ws.Submodules()
+	if err != nil {
+		return nil, err
+	}
+	var did []string
+	for _, dir := range append([]string{ws.Root}, subs...) {
+		lines, err := do(dir)
+		did = append(did, lines...)
+		if err != nil && dir != ws.Root {
+			err = fmt.Errorf("submodule %s: %w", dir, err)
+		}
+		if err != nil {
+			return did, err
+		}
 	}
 	return did, nil
 }

@@ -2,7 +2,10 @@ package integration_test
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +90,37 @@ func TestSubmoduleCommitReleases(t *testing.T) {
 	}
 	if !released {
 		t.Errorf("history of sub/x.txt has no release naming the submodule's commit: %+v", super.history("sub/x.txt"))
+	}
+}
+
+// TestSubmoduleGitGuard: `install git` run inside the submodule installs
+// the guard where git runs the submodule's hooks and the superproject's
+// too; a commit in the submodule of a file another owner holds is refused,
+// naming it from the superproject's root, and its holder may commit it.
+func TestSubmoduleGitGuard(t *testing.T) {
+	super, sub := newSuperproject(t, map[string]string{"x.txt": "x\n"})
+	sub.mustLG("install", "git")
+	for _, hook := range []string{
+		filepath.Join(super.dir, ".git", "hooks", "pre-commit"),
+		filepath.Join(super.dir, ".git", "modules", "sub", "hooks", "pre-commit"),
+	} {
+		if data, err := os.ReadFile(hook); err != nil || !strings.Contains(string(data), "hook git-pre-commit") {
+			t.Errorf("%s: %v, want leasegate's guard", hook, err)
+		}
+	}
+	super.mustLG("acquire", "--as", "carol", "sub/x.txt")
+	sub.write("x.txt", "x by dave\n")
+	sub.git("add", "x.txt")
+	commit := func(as string) (string, error) {
+		cmd := exec.Command("git", "commit", "-qm", "x")
+		cmd.Dir, cmd.Env = sub.dir, append(slices.Clone(sub.env), "LEASEGATE_AS="+as)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := commit("dave"); err == nil || !strings.Contains(out, "sub/x.txt: leased by carol") {
+		t.Fatalf("dave's commit in the submodule: %v, want it refused naming sub/x.txt and carol:\n%s", err, out)
+	}
+	if out, err := commit("carol"); err != nil {
+		t.Fatalf("carol's commit of the file she holds: %v\n%s", err, out)
 	}
 }

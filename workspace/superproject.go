@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,4 +65,74 @@ func enclosing(d string) (*Workspace, bool) {
 	}
 	sup, err := discoverGit(d)
 	return sup, err == nil
+}
+
+// Submodules returns the roots of the submodules checked out in w's tree,
+// submodules of submodules too: the worktree (core.worktree) of each git
+// dir kept under <common dir>/modules/. It reads the files rather than
+// running `git submodule`, a program leasegate's git may not start.
+func (w *Workspace) Submodules() ([]string, error) {
+	if w.CommonDir == "" {
+		return nil, nil
+	}
+	var roots []string
+	if err := modulesUnder(filepath.Join(w.CommonDir, "modules"), &roots); err != nil {
+		return nil, fmt.Errorf("list submodules: %w", err)
+	}
+	return roots, nil
+}
+
+// modulesUnder adds to roots the checked-out worktree of each submodule's
+// git dir under dir, a modules directory (where a name may hold slashes,
+// so a directory that is no git dir is searched on), and of its own
+// submodules.
+func modulesUnder(dir string, roots *[]string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if !isGitDir(p, p) {
+			err = modulesUnder(p, roots)
+		} else {
+			if root, ok := moduleWorktree(p); ok {
+				*roots = append(*roots, root)
+			}
+			err = modulesUnder(filepath.Join(p, "modules"), roots)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moduleWorktree returns the checkout of the submodule whose git dir is
+// gitDir, when it is checked out: its core.worktree, relative to gitDir.
+func moduleWorktree(gitDir string) (string, bool) {
+	config := filepath.Join(gitDir, "config")
+	set, err := readGitConfig(config)
+	wt := set.worktree
+	if err != nil {
+		out, gerr := runGit(gitDir, gitEnv(), "config", "--file", config, "--get", "core.worktree")
+		if gerr != nil {
+			return "", false
+		}
+		wt = strings.TrimSpace(out)
+	}
+	if wt == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(wt) {
+		wt = filepath.Join(gitDir, wt)
+	}
+	root, ok := resolve(wt)
+	return root, ok && exists(filepath.Join(root, ".git"))
 }

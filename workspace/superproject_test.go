@@ -2,6 +2,7 @@ package workspace_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +27,10 @@ func TestFindJoinsSuperproject(t *testing.T) {
 	mustGit(t, super, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init", "--recursive")
 	mustGit(t, super, "clone", "-q", lib, "vendored")
 	top := mustFind(t, super)
+	subs, err := top.Submodules()
+	if want := []string{filepath.Join(super, "mid"), filepath.Join(super, "mid", "lib")}; err != nil || !slices.Equal(subs, want) {
+		t.Errorf("Submodules() = %q, %v; want %q", subs, err, want)
+	}
 
 	tests := []struct {
 		name, dir, root, submodule string

@@ -130,9 +130,9 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 			return nil, err
 		}
 		if name == "install" {
-			return hooks.InstallGit(ctx, ws.Root, exe)
+			return hooks.InstallGitTree(ctx, ws, exe)
 		}
-		return hooks.UninstallGit(ctx, ws.Root)
+		return hooks.UninstallGitTree(ctx, ws)
 	}
 	agent, err := hooks.ParseAgent(agentName)
 	if err != nil {

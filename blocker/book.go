@@ -55,6 +55,31 @@ func ResolvedEvent(id string, a Action, by string, at time.Time, note string) (g
 	return gate.Event{Type: gate.EventBlockerResolved, At: res.At, Actor: by, Data: data}, nil
 }
 
+// Retried is the data of a blocker.retried event: an operator's retry
+// that found the file still held. The report stays open; the event is
+// the audit trail's record of the act.
+type Retried struct {
+	ID   string    `json:"id"`
+	By   string    `json:"by"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note,omitempty"`
+}
+
+// RetriedEvent returns the blocker.retried event recording that by
+// retried blocker id at at and found its file still held. Book.Apply
+// refuses it for a report that is not open, as it refuses a resolution:
+// a resolved report is final.
+func RetriedEvent(id, by string, at time.Time, note string) (gate.Event, error) {
+	if id == "" {
+		return gate.Event{}, fmt.Errorf("retry without blocker id: %w", ErrInvalidEvent)
+	}
+	data, err := json.Marshal(Retried{ID: id, By: by, At: utc(at), Note: note})
+	if err != nil {
+		return gate.Event{}, fmt.Errorf("blocker %s: %w", id, err)
+	}
+	return gate.Event{Type: gate.EventBlockerRetried, At: utc(at), Actor: by, Data: data}, nil
+}
+
 func checkOpened(r Report) error {
 	switch {
 	case r.ID == "":
@@ -80,8 +105,9 @@ func NewBook() *Book { return &Book{reports: make(map[string]Report)} }
 // that either one changes: Apply replaces a report, never edits it.
 func (b *Book) Clone() *Book { return &Book{reports: maps.Clone(b.reports)} }
 
-// Apply folds one event into the book. Events other than blocker.opened
-// and blocker.resolved are ignored. An event the book cannot take (see the
+// Apply folds one event into the book. Events other than blocker.opened,
+// blocker.resolved and blocker.retried are ignored; a retry changes no
+// report, but only an open one can take it. An event the book cannot take (see the
 // package errors) is refused with an error and leaves the book unchanged.
 func (b *Book) Apply(e gate.Event) error {
 	var err error
@@ -90,6 +116,8 @@ func (b *Book) Apply(e gate.Event) error {
 		err = b.open(e.Data)
 	case gate.EventBlockerResolved:
 		err = b.resolve(e.Data)
+	case gate.EventBlockerRetried:
+		err = b.retried(e.Data)
 	default:
 		return nil
 	}
@@ -127,6 +155,21 @@ func (b *Book) resolve(data []byte) error {
 		return err
 	}
 	b.reports[res.ID] = r
+	return nil
+}
+
+func (b *Book) retried(data []byte) error {
+	var rt Retried
+	if err := json.Unmarshal(data, &rt); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidEvent, err)
+	}
+	r, ok := b.reports[rt.ID]
+	if !ok {
+		return fmt.Errorf("blocker %q: %w", rt.ID, ErrNotFound)
+	}
+	if r.Status != StatusOpen {
+		return fmt.Errorf("retry %s: it is %s: %w", rt.ID, r.Status, ErrNotOpen)
+	}
 	return nil
 }
 

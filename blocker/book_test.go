@@ -119,6 +119,8 @@ func TestBookApplyRefuses(t *testing.T) {
 		{name: "opened twice", event: mustOpened(t, reportAt("A", firstDenied)), want: blocker.ErrExists},
 		{name: "resolve unknown id", event: mustResolved(t, "Z", blocker.ActionDeny, retried), want: blocker.ErrNotFound},
 		{name: "resolve a resolved report", event: mustResolved(t, "C", blocker.ActionAbort, retried), want: blocker.ErrNotOpen},
+		{name: "retry unknown id", event: mustRetried(t, "Z"), want: blocker.ErrNotFound},
+		{name: "retry a resolved report", event: mustRetried(t, "C"), want: blocker.ErrNotOpen},
 		{name: "malformed report", event: gate.Event{Type: gate.EventBlockerOpened, Data: json.RawMessage(`{"id": 7}`)}, want: blocker.ErrInvalidEvent},
 		{name: "report without id", event: gate.Event{Type: gate.EventBlockerOpened, Data: json.RawMessage(`{"status": "open"}`)}, want: blocker.ErrInvalidEvent},
 		{name: "report opened resolved", event: gate.Event{Type: gate.EventBlockerOpened, Data: mustJSON(t, resolved)}, want: blocker.ErrInvalidEvent},
@@ -137,6 +139,28 @@ func TestBookApplyRefuses(t *testing.T) {
 				t.Errorf("Apply(%s) failed but changed the book", tt.name)
 			}
 		})
+	}
+}
+
+func mustRetried(tb testing.TB, id string) gate.Event {
+	tb.Helper()
+	e, err := blocker.RetriedEvent(id, "carol", retried, "")
+	if err != nil {
+		tb.Fatalf("RetriedEvent(%s) = %v", id, err)
+	}
+	return e
+}
+
+// TestBookRetriedKeepsReportOpen: an operator's retry that found the file
+// still held is taken by an open report and changes nothing in it.
+func TestBookRetriedKeepsReportOpen(t *testing.T) {
+	b := mustBook(t, history(t))
+	before := b.All()
+	if err := b.Apply(mustRetried(t, "A")); err != nil {
+		t.Fatalf("Apply(blocker.retried of open A) = %v", err)
+	}
+	if !reflect.DeepEqual(b.All(), before) {
+		t.Errorf("a retry changed the book: %+v, want %+v", b.All(), before)
 	}
 }
 

@@ -3,8 +3,9 @@
 // (Markdown and JSON), and how it is resolved (retry, deny, abort).
 //
 // It does no I/O beyond rendering to an io.Writer and keeps no storage: the
-// coordinator appends blocker.opened and blocker.resolved ledger events
-// (built by OpenedEvent and ResolvedEvent), and Book is their projection,
+// coordinator appends blocker.opened, blocker.retried (an operator's retry
+// that found the file still held) and blocker.resolved ledger events
+// (built by OpenedEvent, RetriedEvent and ResolvedEvent), and Book is their projection,
 // so replaying the same events gives the same Book. It imports only the
 // standard library and gate; it takes no decisions about leases.
 package blocker

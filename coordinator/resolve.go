@@ -46,12 +46,12 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	switch a {
 	case blocker.ActionRetry:
 		r, grants, rd, err := c.retryHeld(rep, now)
-		if err != nil || r.Outcome == leasegate.Blocked {
+		if err == nil && r.Outcome == leasegate.Blocked {
+			return c.retriedStillHeld(ctx, rep, r, rd, by, note, cl, now)
+		}
+		if err != nil {
 			c.mu.Unlock()
-			if err == nil {
-				err = durable(ctx, rd)
-			}
-			return leasegate.ResolveResult{Blocker: rep, Outcome: leasegate.Blocked, Message: r.Message}, err
+			return leasegate.ResolveResult{}, err
 		}
 		res, evs, pre = r, grants, rd
 	case blocker.ActionDeny:
@@ -87,6 +87,34 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	c.mu.Unlock()
 	c.refreshReport(id)
 	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(a, res, h != nil)}, nil
+}
+
+// retriedStillHeld records an operator's retry that found the file still
+// held (blocker.retried, stamped like a resolution) and leaves the blocker
+// open and its write held: the act is in the audit trail with its time and
+// operator though nothing changed. Call with c.mu held; it unlocks it.
+func (c *Coordinator) retriedStillHeld(ctx context.Context, rep blocker.Report, r leasegate.Result, pre <-chan error, by, note string, cl caller, now time.Time) (leasegate.ResolveResult, error) {
+	ev, err := blocker.RetriedEvent(rep.ID, by, now, note)
+	if err != nil {
+		c.mu.Unlock()
+		return leasegate.ResolveResult{}, err
+	}
+	lease, holder := rep.Holder.LeaseID, "another owner"
+	if r.Holder != nil {
+		lease, holder = r.Holder.ID, r.Holder.Owner.Name
+	}
+	ev.Path, ev.LeaseID, ev.Reason = rep.Path, lease, withNote(fmt.Sprintf("retry of blocker %s: still held by %s", rep.ID, holder), note)
+	evs := []gate.Event{ev}
+	stamp(evs, cl.record())
+	done, err := c.commit(evs)
+	c.mu.Unlock()
+	if err == nil {
+		err = durable(ctx, both(pre, done))
+	}
+	if err != nil {
+		return leasegate.ResolveResult{}, err
+	}
+	return leasegate.ResolveResult{Blocker: rep, Outcome: leasegate.Blocked, Message: r.Message}, nil
 }
 
 // retryHeld re-decides a blocked mutation. Call with c.mu held.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -106,9 +107,10 @@ func TestResolveRetryKeepsBlockerUntilGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t)
 		id := blocked(t, e)
-		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != leasegate.Blocked {
+		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", "try now"); err != nil || res.Outcome != leasegate.Blocked {
 			t.Fatalf("Resolve(retry) while held = %s, %v; want blocked", res.Outcome, err)
 		}
+		mustRetriedRecorded(t, e, id)
 		waited := make(chan leasegate.Result, 1)
 		go func() {
 			r, _ := e.c.WaitBlocker(e.ctx, id)
@@ -149,4 +151,22 @@ func TestResolveRefusesBadInput(t *testing.T) {
 			t.Fatalf("blocker %s after refused resolutions, want open", rep.Status)
 		}
 	})
+}
+
+// mustRetriedRecorded fails unless the ledger has one blocker.retried
+// event for blocker id, by the operator, on its file and naming the holder.
+func mustRetriedRecorded(t *testing.T, e *env, id string) {
+	t.Helper()
+	evs := e.events(gate.EventBlockerRetried)
+	if len(evs) != 1 {
+		t.Fatalf("blocker.retried events %+v, want one for the retry while held", evs)
+	}
+	ev := evs[0]
+	if ev.Actor != "operator" || ev.Path == "" || ev.LeaseID == gate.NoLease ||
+		!strings.Contains(ev.Reason, "retry of blocker "+id+": still held by alice") || !strings.Contains(ev.Reason, "try now") {
+		t.Fatalf("blocker.retried = %+v, want by operator on the file, the holder's lease, and its note", ev)
+	}
+	if len(e.events(gate.EventBlockerResolved)) != 0 {
+		t.Fatalf("a retry while held closed the blocker")
+	}
 }

@@ -31,6 +31,7 @@ const (
 	EventContentionResolved EventType = "contention.resolved"  // Actor (the operator's --by), Path, Reason (action, note), Data
 	EventBlockerOpened      EventType = "blocker.opened"       // Data (blocker report)
 	EventBlockerResolved    EventType = "blocker.resolved"     // Data (resolution)
+	EventBlockerRetried     EventType = "blocker.retried"      // Actor (the operator's --by), Path, LeaseID (the holder's), Reason, Data: a retry that found the file still held
 	EventUngatedWrite       EventType = "write.ungated"
 	EventRuleChanged        EventType = "rule.changed"       // Actor (the writer), Path, Reason (the operation)
 	EventNotice             EventType = "notice"             // reminders, evictions, reclaims for the owner

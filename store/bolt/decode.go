@@ -146,7 +146,7 @@ var vocabulary = jsonenc.NewWords(
 	string(gate.EventGranted), string(gate.EventRenewed), string(gate.EventReleased), string(gate.EventCompleted),
 	string(gate.EventExpired), string(gate.EventEvicted), string(gate.EventReclaimed), string(gate.EventReminded),
 	string(gate.EventOwnerRegistered), string(gate.EventOwnerStopped), string(gate.EventOwnerGone),
-	string(gate.EventContention), string(gate.EventRetry), string(gate.EventContentionWoken), string(gate.EventContentionGone), string(gate.EventContentionResolved), string(gate.EventBlockerOpened), string(gate.EventBlockerResolved),
+	string(gate.EventContention), string(gate.EventRetry), string(gate.EventContentionWoken), string(gate.EventContentionGone), string(gate.EventContentionResolved), string(gate.EventBlockerOpened), string(gate.EventBlockerResolved), string(gate.EventBlockerRetried),
 	string(gate.EventUngatedWrite), string(gate.EventNotice), string(gate.EventNoticeUndelivered),
 	string(gate.KindAuto), string(gate.KindCheckout), string(gate.ScopeFile), string(gate.ScopeSparse), string(gate.ScopeFull),
 	string(gate.StateActive), string(gate.StateReleased), string(gate.StateExpired), string(gate.StateEvicted),

@@ -397,3 +397,26 @@ func TestHookActsAsLeasegateAs(t *testing.T) {
 		t.Errorf("holders = %v, want alice on src/app.go", h)
 	}
 }
+
+// TestShellWritesInSubmoduleAreReported: a shell command that changes a
+// file of a submodule another owner holds is reported by the file's name
+// from the superproject's root, though the superproject's status shows
+// only the submodule's directory.
+func TestShellWritesInSubmoduleAreReported(t *testing.T) {
+	lib := newRepo(t)
+	lib.write("x.txt", "x\n")
+	lib.git("add", ".")
+	lib.git("commit", "-q", "-m", "x")
+	r := newRepo(t)
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
+	r.git("commit", "-q", "-m", "sub")
+	r.serve()
+	r.mustLeasegate("acquire", "--as", "bob", "sub/x.txt")
+
+	sameOutput(t, "PreToolUse Bash", r.hook(hooks.ClaudeCode, "pretooluse-bash.json", "A"), allow)
+	r.write("sub/x.txt", "x changed by sed\n")
+	got := r.hook(hooks.ClaudeCode, "posttooluse-bash.json", "A")
+	if !strings.Contains(got.stdout, "sub/x.txt (leased by bob)") {
+		t.Errorf("PostToolUse Bash after a write to sub/x.txt = %+v, want it reported as held by bob", got)
+	}
+}

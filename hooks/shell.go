@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,22 +171,40 @@ func gatedOnly(ws *workspace.Workspace, rels []string) []string {
 }
 
 // takeSnapshot stamps every file git reports as changed, untracked ones
-// included, and both names of a rename.
+// included, and both names of a rename, in the workspace's repository and
+// in each submodule checked out in its tree: the superproject's status
+// shows a submodule changed inside only as the submodule's directory.
 func takeSnapshot(ctx context.Context, ws *workspace.Workspace) (snapshot, error) {
-	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-	cmd.Dir, cmd.Env = ws.Root, gitEnv()
-	out, err := cmd.Output()
+	subs, err := ws.Submodules()
 	if err != nil {
-		return nil, fmt.Errorf("git status: %w", err)
+		return nil, err
 	}
 	snap := snapshot{}
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		if len(rec) > 3 {
-			rel := string(rec[3:])
-			snap[rel] = stampOf(filepath.Join(ws.Root, rel))
+	for _, dir := range append([]string{ws.Root}, subs...) {
+		if err := snapshotRepo(ctx, ws, dir, snap); err != nil {
+			return nil, err
 		}
 	}
 	return snap, nil
+}
+
+// snapshotRepo adds to snap the files git reports as changed in the
+// repository at dir, named from the workspace root.
+func snapshotRepo(ctx context.Context, ws *workspace.Workspace, dir string, snap snapshot) error {
+	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	cmd.Dir, cmd.Env = dir, gitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	prefix, _ := ws.Rel(dir)
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) > 3 {
+			rel := path.Join(filepath.ToSlash(prefix), string(rec[3:]))
+			snap[rel] = stampOf(filepath.Join(ws.Root, filepath.FromSlash(rel)))
+		}
+	}
+	return nil
 }
 
 func stampOf(abs string) stamp {

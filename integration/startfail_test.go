@@ -72,8 +72,9 @@ func TestStartFailureAnotherCoordinator(t *testing.T) {
 }
 
 // TestStartFailureFullDisk: on a full file system the starting command
-// says "no space left on device" at once: for a new workspace, and for
-// one whose ledger has to be made again.
+// says "no space left on device" at once: for a new workspace (without
+// naming serve.log, which the coordinator could not write), and for one
+// whose ledger has to be made again.
 func TestStartFailureFullDisk(t *testing.T) {
 	mnt := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt).CombinedOutput(); err != nil {
@@ -84,7 +85,10 @@ func TestStartFailureFullDisk(t *testing.T) {
 	t.Cleanup(func() { killServe(r.dir) })
 	fill := filepath.Join(mnt, "fill")
 	fillUp(t, fill)
-	startFails(t, r, []string{"could not start", "no space left on device"}, "acquire", "README.md", "--as", "alice")
+	errs := startFails(t, r, []string{"could not start", "no space left on device"}, "acquire", "README.md", "--as", "alice")
+	if log, _ := os.ReadFile(filepath.Join(r.dir, ".git", "leasegate", "serve.log")); len(log) == 0 && strings.Contains(errs, "serve.log") {
+		t.Errorf("stderr sends the user to serve.log, which the full disk left empty:\n%s", errs)
+	}
 
 	if err := os.Remove(fill); err != nil {
 		t.Fatal(err)

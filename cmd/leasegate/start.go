@@ -36,6 +36,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		return &startError{fmt.Errorf("open its log: %w", err)}
 	}
 	defer logf.Close()
+	log := startLog{path: logPath, f: logf, size: fileSize(logf)}
 	pr, pw, err := startPipe()
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
-		return fmt.Errorf("%w: started a coordinator (pid %d) but %v; see %s", api.ErrUnavailable, cmd.Process.Pid, err, logPath)
+		return fmt.Errorf("%w: started a coordinator (pid %d) but %v%s", api.ErrUnavailable, cmd.Process.Pid, err, log.see())
 	case rep.Ready:
 		warnPidNS()
 		return c.waitHealthy(ctx, cl, fmt.Sprintf("the coordinator (pid %d)", rep.PID), logPath)
@@ -75,14 +76,42 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 		// replaying its ledger.
 		return c.waitHealthy(ctx, cl, serving(rep.ServingPID), logPath)
 	case rep.Error != "":
-		return &startError{fmt.Errorf("%s; see %s", rep.Error, logPath)}
+		return &startError{fmt.Errorf("%s%s", rep.Error, log.see())}
 	}
 	select {
 	case <-exited:
-		return &startError{fmt.Errorf("it exited (%v) before serving; see %s", cmd.ProcessState, logPath)}
+		return &startError{fmt.Errorf("it exited (%v) before serving%s", cmd.ProcessState, log.see())}
 	case <-c.clk().After(time.Second):
-		return &startError{fmt.Errorf("it closed its start report without a word; see %s", logPath)}
+		return &startError{fmt.Errorf("it closed its start report without a word%s", log.see())}
 	}
+}
+
+// startLog is the log a started coordinator writes to, with its size
+// before the start: a failure names the log only when the coordinator
+// wrote something there, since on a full disk it cannot, and "see
+// serve.log" would send the user to a file without the cause.
+type startLog struct {
+	path string
+	f    *os.File
+	size int64
+}
+
+// see is the pointer to the log for a failure's message: "; see PATH"
+// when the log grew since the start, else "".
+func (l startLog) see() string {
+	if fileSize(l.f) <= l.size {
+		return ""
+	}
+	return "; see " + l.path
+}
+
+// fileSize is f's size, 0 when it cannot be read.
+func fileSize(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 func serving(pid int) string {

@@ -71,13 +71,17 @@ func (r *reporter) done(err error) {
 
 // failed says why the start failed: in the log (stderr) first, so that
 // the log holds the cause by the time the starter reads it, then to the
-// starter. It returns what the command returns.
+// starter, adding why the log could not take it when it could not (a
+// full disk). It returns what the command returns.
 func (r *reporter) failed(err *startError) error {
 	if r.f == nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "leasegate:", err)
-	r.done(err.cause)
+	if _, werr := fmt.Fprintln(os.Stderr, "leasegate:", err); werr != nil {
+		r.done(fmt.Errorf("%w (and its log could not be written: %v)", err.cause, werr))
+	} else {
+		r.done(err.cause)
+	}
 	return &exitStatus{code: exitUnavailable}
 }
 

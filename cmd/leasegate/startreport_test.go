@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,5 +59,31 @@ func TestStartReportSilence(t *testing.T) {
 	defer pw.Close()
 	if _, err := readStartReport(pr, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "said nothing within") {
 		t.Fatalf("readStartReport on a silent pipe = %v, want said nothing", err)
+	}
+}
+
+// TestStartLogNamedOnlyWhenWritten: a start failure names serve.log only
+// when the coordinator wrote to it since its start; a log that did not
+// grow (a full disk) holds nothing of the failure, even if it holds
+// earlier starts' lines.
+func TestStartLogNamedOnlyWhenWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.log")
+	if err := os.WriteFile(path, []byte("an earlier start\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := startLog{path: path, f: f, size: fileSize(f)}
+	if got := l.see(); got != "" {
+		t.Errorf("see() of a log nothing was written to = %q, want none", got)
+	}
+	if _, err := f.WriteString("open ledger: no space left on device\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.see(), "; see "+path; got != want {
+		t.Errorf("see() of a log written to = %q, want %q", got, want)
 	}
 }

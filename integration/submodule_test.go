@@ -124,3 +124,26 @@ func TestSubmoduleGitGuard(t *testing.T) {
 		t.Fatalf("carol's commit of the file she holds: %v\n%s", err, out)
 	}
 }
+
+// TestSubmoduleStartsSuperprojectCoordinator: with no coordinator
+// running, a command inside the submodule starts the superproject's, at
+// its socket, and leases the file by its name from the superproject's
+// root; a command in the superproject then finds that lease.
+func TestSubmoduleStartsSuperprojectCoordinator(t *testing.T) {
+	lib := newCheckout(t, map[string]string{"x.txt": "x\n"})
+	super := newCheckout(t, nil)
+	super.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "sub")
+	super.git("commit", "-qm", "add sub")
+	sub := &repo{t: t, dir: filepath.Join(super.dir, "sub"), env: super.env, log: &bytes.Buffer{}}
+	t.Cleanup(func() { super.lg("serve", "--stop", "--force") })
+	sub.mustLG("acquire", "--as", "carol", "x.txt")
+	if _, err := os.Stat(filepath.Join(super.dir, ".git", "leasegate", "coord.sock")); err != nil {
+		t.Errorf("the superproject's socket: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(super.dir, ".git", "modules", "sub", "leasegate")); err == nil {
+		t.Error("the submodule has a state directory of its own")
+	}
+	if out, errs, code := super.lg("acquire", "--as", "dave", "sub/x.txt"); code == 0 || !strings.Contains(out+errs, "carol") {
+		t.Errorf("dave's acquire of sub/x.txt in the superproject: exit %d, %s%s; want it refused naming carol", code, out, errs)
+	}
+}

@@ -45,6 +45,9 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	}
 	paths, refuse := s.gatedPaths(m)
 	if refuse {
+		if holdsStateDir(s.cfg.Workspace, m) {
+			return syscall.ENOTEMPTY
+		}
 		s.notef("refused %s of %s by pid %d: workers may not change leasegate's state directory or leasegate.json", m.Op, strings.Join(m.Paths, " "), m.PID)
 		return syscall.EACCES
 	}
@@ -92,6 +95,20 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	}
 	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
 	return syscall.EBUSY
+}
+
+// holdsStateDir reports whether m removes a directory that holds the
+// state directory. Such a directory is never empty, so the kernel would
+// refuse its removal with ENOTEMPTY: that is the answer, without a notice.
+// git tries it as it cleans up emptied directories up to the top (git
+// stash, git checkout), and ignores the failure; a notice of a refused
+// change of the state directory would alarm for nothing.
+func holdsStateDir(ws *workspace.Workspace, m intercept.Mutation) bool {
+	if m.Op != intercept.OpRmdir || len(m.Paths) != 1 {
+		return false
+	}
+	rel, above := workspace.Under(m.Paths[0], ws.StateDir)
+	return above && rel != "."
 }
 
 // linksOut reports whether m makes a hard link outside the workspace to a

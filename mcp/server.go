@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -106,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 	s.runCtx, s.stop = context.WithCancel(context.Background())
 	s.watch.paths, s.watch.last, s.watch.checked = map[string]string{}, map[string]string{}, map[string]string{}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "leasegate", Title: "leasegate leases", Version: cfg.Version},
-		&sdk.ServerOptions{Instructions: instructions, SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
+		&sdk.ServerOptions{Instructions: instructionsFor(cfg.Workspace), SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
 	s.srv.AddReceivingMiddleware(errorResults, s.callDeadline)
 	s.addTools()
 	s.addResources()
@@ -118,6 +119,21 @@ const instructions = "leasegate gates file writes in this workspace between seve
 	"Before editing files, call leases_check with them: a file held by another owner will make your write wait " +
 	"(up to its retry time) and may halt you with a blocker; choose other work instead. " +
 	"To reserve files or a folder for a task, lease_acquire them; lease_release or lease_checkin when done."
+
+// instructionsFor is instructions, and, for a server started inside a
+// submodule of the workspace, how to name the submodule's files: tools
+// take paths from the superproject's root (Workspace.Submodule), which a
+// model started in the submodule takes for its project's, so its x.go
+// would name the superproject's.
+func instructionsFor(ws *workspace.Workspace) string {
+	if ws == nil || ws.Submodule == "" {
+		return instructions
+	}
+	rel, _ := ws.Rel(ws.Submodule)
+	rel = filepath.ToSlash(rel)
+	return instructions + fmt.Sprintf(" Paths are relative to the workspace root %s, the superproject of the submodule %s/ you work in: "+
+		"name its files with that prefix (%s/main.go, not main.go) or give absolute paths.", ws.Root, rel, rel)
+}
 
 // Run serves the MCP protocol on t until the client disconnects or ctx
 // ends, then closes the server. It reaches the coordinator (starting one)

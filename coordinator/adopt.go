@@ -21,13 +21,14 @@ import (
 // book with nobody behind it, its requester shown halted.
 //
 // On a shared ledger a blocker belongs to the coordinator of its
-// requester's machine, which holds its own; none is adopted there.
+// requester's machine (holdsBlocker): a restarted coordinator adopts the
+// blockers of its own machine's requesters, whose sidecars wait on it,
+// and leaves the others to their machines' coordinators.
 func (c *Coordinator) adoptOpenBlockers() {
-	if _, ok := c.shared(); ok {
-		return
-	}
 	for _, rep := range c.book.Open() {
-		c.held[rep.ID] = c.adoptedHold(rep)
+		if c.holdsBlocker(rep) {
+			c.held[rep.ID] = c.adoptedHold(rep)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 		return leasegate.ResolveResult{}, fmt.Errorf("blocker %s is %s: %w", id, rep.Status, blocker.ErrNotOpen)
 	}
 	now := c.clock.Now()
-	h := c.held[id]
+	h, away := c.held[id], !c.holdsBlocker(rep)
 	var res leasegate.Result
 	evs := []gate.Event{}
 	pre := closedNil()
@@ -86,7 +86,11 @@ func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, 
 	rep, _ = c.book.Get(id)
 	c.mu.Unlock()
 	c.refreshReport(id)
-	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: resolveMessage(a, res, h != nil)}, nil
+	msg := resolveMessage(a, res, h != nil)
+	if away {
+		msg = resolvedAwayMessage(a, res, rep)
+	}
+	return leasegate.ResolveResult{Blocker: rep, Outcome: res.Outcome, Message: msg}, nil
 }
 
 // retriedStillHeld records an operator's retry that found the file still
@@ -119,11 +123,11 @@ func (c *Coordinator) retriedStillHeld(ctx context.Context, rep blocker.Report, 
 
 // retryHeld re-decides a blocked mutation. Call with c.mu held.
 func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (leasegate.Result, []gate.Event, <-chan error, error) {
-	o, ok := c.owners[rep.Requester.Name]
-	if !ok || o.gone {
+	o, ok := c.requesterOf(rep)
+	if !ok {
 		return leasegate.Result{Outcome: leasegate.Aborted, Message: "requester " + rep.Requester.Name + " is gone"}, nil, closedNil(), nil
 	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(rep.Paths), Paths: rep.Paths}}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(rep.Paths), Paths: rep.Paths}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil {
 		return leasegate.Result{}, nil, nil, err

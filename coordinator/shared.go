@@ -129,13 +129,17 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 	return nil
 }
 
-// afterForeign wakes the writes waiting on leases other coordinators ended
-// and publishes their events. Call with c.mu held.
+// afterForeign wakes the writes waiting on leases other coordinators
+// ended, answers the held writes of blockers they resolved and publishes
+// their events. Call with c.mu held.
 func (c *Coordinator) afterForeign(evs []gate.Event) {
 	for _, e := range evs {
 		if e.Type.EndsLease() {
 			c.noteEnded(e.LeaseID, e.At)
 			c.wakeWaiters(e)
+		}
+		if e.Type == gate.EventBlockerResolved {
+			c.resolvedElsewhere(e)
 		}
 	}
 	if len(evs) > 0 {

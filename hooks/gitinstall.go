@@ -257,3 +257,25 @@ func GitInstalled(ctx context.Context, dir string) ([]string, error) {
 	}
 	return names, nil
 }
+
+// GitMissingInSubmodules lists the submodules checked out in the
+// workspace's tree whose repository lacks one of leasegate's git hooks:
+// one added or cloned after `install git` commits unguarded, and keeps
+// its committed files leased, until install runs again.
+func GitMissingInSubmodules(ctx context.Context, ws *workspace.Workspace) ([]string, error) {
+	subs, err := ws.Submodules()
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, dir := range subs {
+		names, err := GitInstalled(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("submodule %s: %w", dir, err)
+		}
+		if len(names) < len(gitHooks) {
+			missing = append(missing, dir)
+		}
+	}
+	return missing, nil
+}

@@ -108,6 +108,23 @@ func TestSubmoduleGitGuard(t *testing.T) {
 			t.Errorf("%s: %v, want leasegate's guard", hook, err)
 		}
 	}
+	doctorMissing := func() []string {
+		out, _, _ := super.lg("doctor", "--json")
+		var d struct {
+			Missing []string `json:"git_hooks_missing_in"`
+		}
+		mustJSON(t, out, &d)
+		return d.Missing
+	}
+	if got := doctorMissing(); len(got) != 0 {
+		t.Errorf("doctor says the git hooks are missing in %q after install, want nowhere", got)
+	}
+	if err := os.Remove(filepath.Join(super.dir, ".git", "modules", "sub", "hooks", "post-commit")); err != nil {
+		t.Fatal(err)
+	}
+	if got := doctorMissing(); !slices.Equal(got, []string{sub.dir}) {
+		t.Errorf("doctor says the git hooks are missing in %q, want [%s]", got, sub.dir)
+	}
 	super.mustLG("acquire", "--as", "carol", "sub/x.txt")
 	sub.write("x.txt", "x by dave\n")
 	sub.git("add", "x.txt")

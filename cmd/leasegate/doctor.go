@@ -48,10 +48,17 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	ms := diagnoseMCP(ctx, ws.Root, home)
 	git, gitErr := hooks.GitInstalled(ctx, ws.Root)
+	var gitMissing []string
+	if gitErr == nil && len(git) > 0 {
+		gitMissing, gitErr = hooks.GitMissingInSubmodules(ctx, ws)
+	}
 	if f.jsonOut {
-		return printDoctorJSON(ds, ms, git, gitErr)
+		return printDoctorJSON(ds, ms, git, gitMissing, gitErr)
 	}
 	printDoctor(ds, git, gitErr)
+	for _, dir := range gitMissing {
+		fmt.Printf("git: NOT in the submodule %s, whose commits run its own hooks (`leasegate install git` again)\n", dir)
+	}
 	printDoctorMCP(ms)
 	return doctorVerdict(ds, ms)
 }
@@ -98,7 +105,7 @@ func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
 	return false
 }
 
-func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git []string, gitErr error) error {
+func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr error) error {
 	type agent struct {
 		hooks.Diagnosis
 		OK bool `json:"ok"`
@@ -107,8 +114,9 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git []string
 		Agents   []agent              `json:"agents"`
 		MCP      []hooks.MCPDiagnosis `json:"mcp_servers"`
 		Git      []string             `json:"git_hooks"`
+		GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
 		GitError string               `json:"git_error,omitempty"`
-	}{Git: append([]string{}, git...), MCP: registeredMCP(ms)}
+	}{Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms)}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
@@ -47,6 +48,10 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if err := s.checkLedger(r.Context()); err != nil {
+		http.Error(w, "resolve "+id+": "+err.Error(), resolveStatus(err))
+		return
+	}
 	res, err := s.svc.Resolve(r.Context(), id, req.Action, s.operator, req.Note)
 	if err != nil {
 		http.Error(w, "resolve "+id+": "+err.Error(), resolveStatus(err))
@@ -58,7 +63,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 
 // resolveStatus is the status a failed resolution is answered with.
 func resolveStatus(err error) int {
-	if errors.Is(err, blocker.ErrNotOpen) {
+	if errors.Is(err, blocker.ErrNotOpen) || errors.Is(err, leasegate.ErrLedgerMismatch) {
 		return http.StatusConflict
 	}
 	var ae *api.APIError

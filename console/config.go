@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/leasegate/leasegate"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -28,6 +29,12 @@ type Config struct {
 	// non-loopback listen address. Any other host is refused, so a web
 	// page cannot reach the console through DNS rebinding.
 	Hosts []string
+	// Ledger is the ledger the console was started on when the operator
+	// named one (LEASEGATE_CLUSTER); nil shows whichever ledger the
+	// coordinator serves. A coordinator found serving another one (it was
+	// replaced after the console started) is said on the page, and
+	// resolutions are refused, until one of this ledger answers.
+	Ledger *leasegate.LedgerView
 	// Logger; nil means no logging.
 	Logger hclog.Logger
 }

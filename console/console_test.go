@@ -18,9 +18,13 @@ import (
 )
 
 // mustConsole starts a console over svc on an httptest server.
-func mustConsole(tb testing.TB, svc console.Service) (*console.Server, *httptest.Server) {
+func mustConsole(tb testing.TB, svc console.Service, edits ...func(*console.Config)) (*console.Server, *httptest.Server) {
 	tb.Helper()
-	srv, err := console.New(console.Config{Service: svc, Operator: "olga", Logger: hclog.NewNullLogger()})
+	cfg := console.Config{Service: svc, Operator: "olga", Logger: hclog.NewNullLogger()}
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	srv, err := console.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

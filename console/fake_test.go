@@ -20,6 +20,15 @@ type fakeService struct {
 
 	mu       sync.Mutex
 	resolved []api.ResolveRequest
+	ledger   *leasegate.LedgerView // what Health says it serves
+}
+
+// serve makes the fake a coordinator of ledger l, as when another
+// coordinator took over the socket.
+func (f *fakeService) serve(l *leasegate.LedgerView) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ledger = l
 }
 
 func newFake() *fakeService {
@@ -33,7 +42,9 @@ func newFake() *fakeService {
 }
 
 func (f *fakeService) Health(context.Context) (api.Health, error) {
-	return api.Health{OK: true, PID: os.Getpid()}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return api.Health{OK: true, PID: os.Getpid(), Ledger: f.ledger}, nil
 }
 
 func (f *fakeService) Stats(context.Context) (leasegate.Stats, error) {

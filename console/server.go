@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/leasegate/leasegate"
 )
 
 // Server is the console: a handler per view behind one access rule.
@@ -15,8 +17,9 @@ type Server struct {
 	svc      Service
 	operator string
 	log      hclog.Logger
-	admin    string   // "" serves loopback only
-	hosts    []string // besides loopback names
+	admin    string                // "" serves loopback only
+	hosts    []string              // besides loopback names
+	ledger   *leasegate.LedgerView // nil: whichever the coordinator serves
 	auth     *sessions
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -31,7 +34,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"),
-		admin: cfg.AdminToken, hosts: cfg.Hosts, auth: newSessions()}
+		admin: cfg.AdminToken, hosts: cfg.Hosts, ledger: cfg.Ledger, auth: newSessions()}
 	s.metrics = newMetrics(cfg.Service, cfg.Registry)
 	s.routes()
 	return s, nil

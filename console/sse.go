@@ -19,7 +19,9 @@ var errNoFlush = errors.New("response writer cannot flush")
 // page keeps up to date from the lease events). The handler's goroutine is
 // the subscriber; it ends when the page goes, the console stops, or the
 // coordinator's stream ends (then a "resync" or "gone" event tells the
-// page, whose EventSource reconnects for a fresh snapshot).
+// page, whose EventSource reconnects for a fresh snapshot). A coordinator
+// of another ledger than the console's gets no stream: a
+// "ledger-changed" event says so, and the page asks again.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	sse, err := newStream(w)
 	if err != nil {
@@ -27,6 +29,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
+	if err := s.checkLedger(ctx); err != nil {
+		_ = sse.send(streamRefusal(err))
+		return
+	}
 	st, err := s.svc.Status(ctx)
 	if err != nil {
 		_ = sse.send("gone", map[string]string{"error": err.Error()})
@@ -53,6 +59,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if ctx.Err() == nil {
 		_ = sse.send("resync", map[string]string{"why": resyncWhy(err)})
 	}
+}
+
+// streamRefusal is the event that tells the page why no stream follows:
+// "ledger-changed" for a coordinator of another ledger, else "gone".
+func streamRefusal(err error) (string, map[string]string) {
+	var lc *LedgerChangedError
+	if errors.As(err, &lc) {
+		return "ledger-changed", map[string]string{"error": err.Error()}
+	}
+	return "gone", map[string]string{"error": err.Error()}
 }
 
 // resyncWhy says why the coordinator's stream ended under an open page.

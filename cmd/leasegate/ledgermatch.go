@@ -18,10 +18,11 @@ import (
 // With the variable unset it asks nothing, so an agent hook's call costs
 // no round trip more; such a command takes the coordinator that runs.
 func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Workspace, h *api.Health) error {
-	want := ws.Ledger()
-	if want.From != envname.Cluster {
+	named := namedLedger(ws)
+	if named == nil {
 		return nil
 	}
+	want := *named
 	if h == nil {
 		got, err := cl.Health(ctx)
 		if err != nil {
@@ -33,6 +34,16 @@ func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Worksp
 		return nil
 	}
 	return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger}
+}
+
+// namedLedger is the ledger LEASEGATE_CLUSTER names for commands in ws,
+// nil when the variable is unset: then the coordinator that runs is taken.
+func namedLedger(ws *workspace.Workspace) *leasegate.LedgerView {
+	want := ws.Ledger()
+	if want.From != envname.Cluster {
+		return nil
+	}
+	return &want
 }
 
 // ledgerMismatchError is a running coordinator that serves another ledger

@@ -67,7 +67,7 @@ func cmdUI(ctx context.Context, args []string) error {
 		return err
 	}
 	srv, err := console.New(console.Config{Service: cl, Operator: operatorName(), Logger: f.logger("leasegate"),
-		AdminToken: sec.admin, Hosts: lns[0].hosts()})
+		AdminToken: sec.admin, Hosts: lns[0].hosts(), Ledger: namedLedger(ws)})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
-  const S = { owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], seq: 0,
+  const S = { ledgerChanged: "", owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], seq: 0,
     skew: 0, retryNs: 0, idleNs: 0, warning: "", dirty: new Set(), closed: new Set(), opened: new Set(), pending: {} };
   // window.leasegate is for tests and measurements: the last applied
   // sequence number and each ledger event's delay from commit to page.
@@ -47,6 +47,7 @@
     S.ungated = st.ungated || []; S.seq = Math.max(S.seq, st.last_seq || 0);
     S.retryNs = st.retry_after_ns; S.idleNs = st.idle_after_ns; S.warning = st.ledger_warning || "";
     if (withLeases) {
+      S.ledgerChanged = "";
       S.leases = new Map((st.leases || []).map((l) => [l.id, l]));
       S.dirty.add("leases");
     }
@@ -100,6 +101,7 @@
   function renderWarnings() {
     const w = [];
     if (S.warning) w.push(el("div", { class: "ledger-warning" }, "Ledger degraded: " + S.warning));
+    if (S.ledgerChanged) w.push(el("div", { class: "ledger-warning", "data-ledger-changed": "" }, "Another ledger: " + S.ledgerChanged));
     if (S.overflow) w.push(el("div", { class: "overflow" }, "Event stream interrupted, the page resynchronises: " + S.overflow));
     $("warnings").replaceChildren(...w);
   }
@@ -325,5 +327,10 @@
   on("state", (st) => snapshot(st, false));
   on("ledger", ledger);
   on("resync", (x) => { S.overflow = new Date().toLocaleTimeString() + ": " + x.why; S.dirty.add("warnings"); schedule(); });
+  on("ledger-changed", (x) => {
+    S.ledgerChanged = x.error; S.blockers = []; S.contentions = [];
+    ["warnings", "blockers", "contention"].forEach((k) => S.dirty.add(k)); schedule();
+    $("conn").textContent = "another ledger"; $("conn").className = "conn off";
+  });
   on("gone", (x) => { $("conn").textContent = "coordinator unreachable: " + x.error; $("conn").className = "conn off"; });
 })();

@@ -45,6 +45,21 @@ func writeFile(t *testing.T, dir, name, content string) {
 	}
 }
 
+// mustReleaseCommitted releases owner's committed files and returns the
+// paths of the released leases.
+func mustReleaseCommitted(t *testing.T, e *env, owner string) []string {
+	t.Helper()
+	released, err := e.c.ReleaseCommitted(e.ctx, owner)
+	if err != nil {
+		t.Fatalf("ReleaseCommitted(%s) = %v", owner, err)
+	}
+	var got []string
+	for _, l := range released {
+		got = append(got, l.Scope.Paths...)
+	}
+	return got
+}
+
 // TestReleaseCommitted: after a commit, the committer's auto leases on
 // committed files that are clean again are released; a committed file
 // changed since stays leased, a check-out of a committed file stays (it
@@ -66,15 +81,7 @@ func TestReleaseCommitted(t *testing.T) {
 		runGit(t, repo, "commit", "-q", "-m", "work")
 		writeFile(t, repo, "b.txt", "b.txt v2, still being changed\n")
 
-		released, err := e.c.ReleaseCommitted(e.ctx, "alice")
-		if err != nil {
-			t.Fatalf("ReleaseCommitted(alice) = %v", err)
-		}
-		var got []string
-		for _, l := range released {
-			got = append(got, l.Scope.Paths...)
-		}
-		if !slices.Equal(got, []string{"a.txt"}) {
+		if got := mustReleaseCommitted(t, e, "alice"); !slices.Equal(got, []string{"a.txt"}) {
 			t.Fatalf("ReleaseCommitted(alice) released %q, want [a.txt]", got)
 		}
 		if got, want := e.held("alice", gate.KindAuto), []string{"b.txt", "uncommitted.txt"}; !slices.Equal(got, want) {
@@ -129,15 +136,7 @@ func TestReleaseCommittedInSubmodule(t *testing.T) {
 		writeFile(t, sub, "y.txt", "y v2, still being changed\n")
 		runGit(t, sub, "commit", "-q", "-m", "x", "x.txt")
 
-		released, err := e.c.ReleaseCommitted(e.ctx, "alice")
-		if err != nil {
-			t.Fatalf("ReleaseCommitted(alice) = %v", err)
-		}
-		var got []string
-		for _, l := range released {
-			got = append(got, l.Scope.Paths...)
-		}
-		if !slices.Equal(got, []string{"sub/x.txt"}) {
+		if got := mustReleaseCommitted(t, e, "alice"); !slices.Equal(got, []string{"sub/x.txt"}) {
 			t.Fatalf("ReleaseCommitted(alice) released %q, want [sub/x.txt]", got)
 		}
 		if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"sub/y.txt"}) {

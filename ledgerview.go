@@ -51,6 +51,16 @@ func (l LedgerView) Source() string {
 	return "named by " + l.From
 }
 
+// Served says what a coordinator serves, for a message about a ledger
+// it was found serving: "serves " the ledger and what named it, or, nil
+// (a coordinator too old to say), that it does not say.
+func Served(l *LedgerView) string {
+	if l == nil {
+		return "does not say which ledger it serves (an older leasegate)"
+	}
+	return fmt.Sprintf("serves %s (%s)", l, l.Source())
+}
+
 func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)

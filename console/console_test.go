@@ -183,24 +183,7 @@ func TestEventsStream(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q, want text/event-stream", ct)
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	next := func() (string, string) {
-		var name, data string
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "" && name != "" {
-				return name, data
-			}
-			if v, ok := strings.CutPrefix(line, "event: "); ok {
-				name = v
-			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
-				data = v
-			}
-		}
-		t.Fatalf("stream ended: %v", sc.Err())
-		return "", ""
-	}
+	next := eventReader(t, resp.Body)
 	if name, data := next(); name != "snapshot" || !strings.Contains(data, `"src/a.go"`) {
 		t.Fatalf("first event %s %s, want the snapshot with src/a.go", name, data)
 	}
@@ -241,5 +224,28 @@ func TestHistoryAndMetrics(t *testing.T) {
 		if !strings.Contains(string(body), tc.want) {
 			t.Errorf("GET %s: %s, lacks %s:\n%.400s", tc.path, resp.Status, tc.want, body)
 		}
+	}
+}
+
+// eventReader returns a function that reads the next server-sent event
+// of body, failing the test if the stream ends first.
+func eventReader(t *testing.T, body io.Reader) func() (name, data string) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, 1<<20)
+	return func() (name, data string) {
+		t.Helper()
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" && name != "" {
+				return name, data
+			}
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data = v
+			}
+		}
+		t.Fatalf("stream ended: %v", sc.Err())
+		return "", ""
 	}
 }

@@ -22,13 +22,9 @@ type LedgerChangedError struct {
 func (e *LedgerChangedError) Unwrap() error { return leasegate.ErrLedgerMismatch }
 
 func (e *LedgerChangedError) Error() string {
-	serves := "does not say which ledger it serves (an older leasegate)"
-	if e.Serves != nil {
-		serves = fmt.Sprintf("serves %s (%s)", e.Serves, e.Serves.Source())
-	}
 	return fmt.Sprintf("the coordinator now answering (pid %d) %s, not the console's %s (%s): "+
 		"this page shows and resolves nothing of it; stop it with `leasegate serve --stop` so that one on the console's ledger is started",
-		e.PID, serves, e.Want, e.Want.Source())
+		e.PID, leasegate.Served(e.Serves), e.Want, e.Want.Source())
 }
 
 // checkLedger asks the coordinator which ledger it serves and returns a

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -56,21 +55,7 @@ func firstEvent(t *testing.T, c *http.Client, base string) (name, data string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" && name != "" {
-			return name, data
-		}
-		if v, ok := strings.CutPrefix(line, "event: "); ok {
-			name = v
-		} else if v, ok := strings.CutPrefix(line, "data: "); ok {
-			data = v
-		}
-	}
-	t.Fatalf("stream ended before its first event: %v", sc.Err())
-	return "", ""
+	return eventReader(t, resp.Body)()
 }
 
 // postResolve posts a deny of blocker B1 as the page does.

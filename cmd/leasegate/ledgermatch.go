@@ -58,13 +58,9 @@ type ledgerMismatchError struct {
 func (e *ledgerMismatchError) Unwrap() error { return leasegate.ErrLedgerMismatch }
 
 func (e *ledgerMismatchError) Error() string {
-	serves := "does not say which ledger it serves (an older leasegate)"
-	if e.serves != nil {
-		serves = fmt.Sprintf("serves %s (%s)", e.serves, e.serves.Source())
-	}
 	return fmt.Sprintf("%s names %s as the ledger, but the coordinator (pid %d) of %s %s; "+
 		"stop it with `leasegate serve --stop` and the next command starts one on %s, or unset %s to use the one that runs",
-		envname.Cluster, e.want, e.pid, e.root, serves, e.want, envname.Cluster)
+		envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.want, envname.Cluster)
 }
 
 // namedLedgerClient is the client of a long-lived owner (run's sidecar)

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -127,6 +128,27 @@ func BenchmarkLocate(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = w.Locate(bc.abs, workspace.ReachFile)
+			}
+		})
+	}
+}
+
+// BenchmarkFindInSubmodule is what joining the superproject adds to every
+// command and hook call started inside a submodule: the walk to the
+// enclosing checkout and its discovery, against a Find at the root.
+func BenchmarkFindInSubmodule(b *testing.B) {
+	lib := mustRepo(b)
+	mustWrite(b, lib, "x.go", "package lib\n")
+	mustGit(b, lib, "add", ".")
+	mustGit(b, lib, "commit", "-q", "-m", "lib")
+	super := mustRepo(b)
+	mustGit(b, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
+	for name, dir := range map[string]string{"superproject": super, "submodule": filepath.Join(super, "sub")} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := workspace.Find(dir); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -15,56 +15,57 @@ import (
 // a coordinator of the submodule's own would be a second owner of them,
 // knowing nothing of the superproject's leases.
 func joinSuperproject(w *Workspace) (*Workspace, error) {
-	sup, ok := w.Superproject()
-	if !ok {
-		return w, nil
+	sup, err := w.superproject()
+	if sup == nil || err != nil {
+		return w, err
 	}
-	s, err := findCheckout(sup)
-	if err != nil {
-		return nil, fmt.Errorf("find workspace: %s is a submodule of %s: %w", w.Root, sup, err)
-	}
-	if s.Root != sup {
-		return nil, fmt.Errorf("find workspace: %s is a submodule of %s, but git finds the checkout %s there", w.Root, sup, s.Root)
-	}
-	s.Submodule = w.Root
-	return s, nil
+	sup.Submodule = w.Root
+	return sup, nil
 }
 
-// Superproject returns the root of the checkout w is a submodule of (the
-// outermost one, for a submodule of a submodule): w's git dir lies under
-// an enclosing checkout's <git dir>/modules/, where `git submodule` keeps
-// it. A clone nested in the tree that is no submodule is not one: its
-// git dir is its own, and joining every repository found above a
-// directory would make a home directory kept under git swallow every
-// project below it.
-func (w *Workspace) Superproject() (string, bool) {
+// superproject returns the checkout w is a submodule of (the outermost
+// one, for a submodule of a submodule), or nil: w's git dir lies under an
+// enclosing checkout's <git dir>/modules/, where `git submodule` keeps
+// it. A clone nested in the tree that is no submodule is not one: its git
+// dir is its own, and joining every repository found above a directory
+// would make a home directory kept under git swallow every project below
+// it.
+func (w *Workspace) superproject() (*Workspace, error) {
 	if w.GitDir == "" || !strings.Contains(w.GitDir, string(filepath.Separator)+"modules"+string(filepath.Separator)) {
-		return "", false
+		return nil, nil
 	}
 	for d := filepath.Dir(w.Root); d != filepath.Dir(d); d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err != nil {
 			continue
 		}
-		sup, ok := enclosing(d)
-		if !ok || !strings.HasPrefix(w.GitDir, filepath.Join(sup.GitDir, "modules")+string(filepath.Separator)) {
-			return "", false
+		sup, err := enclosing(d)
+		if sup == nil || err != nil || !strings.HasPrefix(w.GitDir, filepath.Join(sup.GitDir, "modules")+string(filepath.Separator)) {
+			return nil, err
 		}
-		if outer, ok := sup.Superproject(); ok {
-			return outer, true
+		if outer, err := sup.superproject(); outer != nil || err != nil {
+			return outer, err
 		}
-		return sup.Root, true
+		return sup, nil
 	}
-	return "", false
+	return nil, nil
 }
 
-// enclosing returns the checkout at d, found as Find finds one: without
-// git where discover is sure, else by asking git.
-func enclosing(d string) (*Workspace, bool) {
+// enclosing returns the checkout at d with its configuration, found as
+// Find finds one: without git where discover is sure, else by asking git
+// (nil when git finds none). A leasegate.json there that does not load is
+// an error, as it is for a command started there.
+func enclosing(d string) (*Workspace, error) {
 	if sup, ok := discover(d); ok {
-		return sup, true
+		return sup, nil
 	}
 	sup, err := discoverGit(d)
-	return sup, err == nil
+	if err != nil {
+		return nil, nil
+	}
+	if sup.Config, err = LoadEffectiveConfig(sup.Root); err != nil {
+		return nil, fmt.Errorf("find workspace: %s is a submodule of %s: %w", d, sup.Root, err)
+	}
+	return sup, nil
 }
 
 // Submodules returns the roots of the submodules checked out in w's tree,

@@ -45,12 +45,17 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 			if err == nil && d.Holder != nil {
 				con.holdBy(d)
 			}
+			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", c.conflictFile(con.req.Paths, view.Holder),
+				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
+			if err == nil {
+				var done <-chan error
+				done, err = c.commit(c.retriedWaiting(con, by, note, cl, now))
+				rd = both(rd, done)
+			}
 			c.mu.Unlock()
 			if err == nil {
 				err = durable(ctx, rd)
 			}
-			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", c.conflictFile(con.req.Paths, view.Holder),
-				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
 			return leasegate.ResolveResult{Contention: &view, Outcome: leasegate.Contended, Message: msg}, err
 		}
 		c.fillIDs(d.Events, now)
@@ -86,4 +91,18 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 	view = con.view
 	c.mu.Unlock()
 	return leasegate.ResolveResult{Contention: &view, Outcome: res.Outcome, Message: res.Message}, nil
+}
+
+// retriedWaiting is the record of an operator's retry that found a
+// waiting write's file still held: contention.resolved with the result
+// contended, so that the audit trail has the act though the write keeps
+// waiting for its retry. Call with c.mu held.
+func (c *Coordinator) retriedWaiting(con *contention, by, note string, cl caller, now time.Time) []gate.Event {
+	view := con.view
+	data, _ := json.Marshal(resolvedContention{Contention: view.ID, Action: blocker.ActionRetry, By: by, Note: note, Result: leasegate.Contended})
+	evs := []gate.Event{{Type: gate.EventContentionResolved, At: now, Actor: by, Path: c.conflictFile(con.req.Paths, view.Holder),
+		LeaseID: view.Holder.ID, Data: data,
+		Reason: withNote(fmt.Sprintf("retry of contention %s (requester %s): still held by %s; the write keeps waiting for its retry", view.ID, con.req.Owner, view.Holder.Owner.Name), note)}}
+	stamp(evs, cl.record())
+	return evs
 }

@@ -66,6 +66,26 @@ func TestResolveContentionBeforeRetry(t *testing.T) {
 	})
 }
 
+// TestResolveContentionRetryStillHeldRecorded: an operator's retry of a
+// waiting write whose file is still held leaves the write waiting for its
+// retry and is recorded all the same, as contention.resolved with the
+// result contended, the holder and the note.
+func TestResolveContentionRetryStillHeldRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		con := contend(t, e)
+		res, err := e.c.Resolve(e.ctx, con.ID, blocker.ActionRetry, "op", "try now")
+		if err != nil || res.Outcome != leasegate.Contended {
+			t.Fatalf("Resolve(contention, retry) while held = %+v, %v; want contended", res, err)
+		}
+		rs := e.events(gate.EventContentionResolved)
+		if len(rs) != 1 || rs[0].Actor != "op" || rs[0].LeaseID != con.Holder.ID || !strings.Contains(string(rs[0].Data), `"result":"contended"`) ||
+			!strings.Contains(rs[0].Reason, "still held by alice") || !strings.Contains(rs[0].Reason, "try now") {
+			t.Fatalf("contention.resolved events %+v, want the retry by op, still held by alice, with its note", rs)
+		}
+	})
+}
+
 // TestAskerGoneWithdrawsContention: a caller killed while no request
 // waits on its contention is noticed by the exit of the process that asked:
 // the contention is withdrawn, without the retry's clock moving, and its

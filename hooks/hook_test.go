@@ -420,3 +420,20 @@ func TestShellWritesInSubmoduleAreReported(t *testing.T) {
 		t.Errorf("PostToolUse Bash after a write to sub/x.txt = %+v, want it reported as held by bob", got)
 	}
 }
+
+// TestHookInSubmoduleLeasesFromSuperproject: an agent session started
+// inside a submodule writes through the superproject's coordinator, and
+// its lease names the file from the superproject's root.
+func TestHookInSubmoduleLeasesFromSuperproject(t *testing.T) {
+	lib := newRepo(t)
+	r := newRepo(t)
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
+	r.serve()
+	sub := filepath.Join(r.root, "sub")
+	in := strings.NewReplacer(`"cwd": "`+r.root+`"`, `"cwd": "`+sub+`"`, r.root+"/src/app.go", sub+"/app.go").
+		Replace(r.input(hooks.ClaudeCode, "pretooluse-write.json", "A"))
+	sameOutput(t, "PreToolUse Write in the submodule", r.leasegate(nil, in, "hook", string(hooks.ClaudeCode)), allow)
+	if h := r.holders(); h["sub/app.go"] != "cc-A" {
+		t.Errorf("holders = %v, want cc-A on sub/app.go", h)
+	}
+}

@@ -57,12 +57,15 @@ type Config struct {
 	// GateSeccomp.
 	Gate Gate
 	// FuseCache is, under GateFuse, how long the kernel keeps the names
-	// and attributes it looked up through the worker's view before asking
-	// the sidecar again (fuse.Config's EntryTimeout and AttrTimeout).
-	// Default 0: always ask, so a change made outside the view (another
-	// worker, the host) is seen at once; longer spares the metadata round
-	// trips that dominate a clone or a `git status`, and a change made
-	// outside can be seen that much later.
+	// and attributes it looked up through the worker's view, and names it
+	// found missing, even when the view's watch of the files beneath
+	// missed a change (fuse.Config's EntryTimeout and AttrTimeout).
+	// Default 0: only what the watch keeps coherent is kept, for
+	// fuse.DefaultWatchedTimeout, so a change made outside the view
+	// (another worker, the host) is seen as soon as its event is read;
+	// longer spares the lookups of missing names too, and a change the
+	// watch missed, or a name created outside, can be seen that much
+	// later.
 	FuseCache time.Duration
 	// Name is the owner name (`--as`). Required.
 	Name string

@@ -46,7 +46,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	f.register(fs, true)
 	fs.StringVar(&as, "as", os.Getenv(envname.As), "owner name of this worker (env "+envname.As+"); required")
 	fs.StringVar(&gateKind, "gate", string(sidecar.GateSeccomp), "how mutations are intercepted: seccomp (unprivileged), or fuse (a gated FUSE view of the workspace per worker, in its own mount namespace; needs root and /dev/fuse)")
-	fuseCache := fs.Duration("fuse-cache", 0, "with --gate fuse: how long the kernel keeps the names and attributes of files looked up through the view (0: ask every time, coherent with writes made outside it)")
+	fuseCache := fs.Duration("fuse-cache", 0, "with --gate fuse: how long the kernel keeps the names and attributes of files looked up through the view even when a change made outside it was not seen (0: only what its watch of the files beneath keeps coherent)")
 	fs.StringVar(&notices, "notices", envOr(envname.Notices, noticesAuto),
 		"where other owners' notices for this worker go while it runs: auto (a log file when stderr is a terminal, else stderr), tty, log (env "+envname.Notices+")")
 	if err := parse(fs, args); err != nil {

@@ -23,9 +23,13 @@ type asker struct {
 	decider  intercept.Decider
 	instant  intercept.InstantDecider // decider if it is one, else nil
 	killPoll time.Duration
-	// dirTimeout is Config.DirTimeout.
-	dirTimeout time.Duration
-	ctx        context.Context // cancelled by Close; parent of every Decide ctx
+	// keepEntry and keepAttr are how long the kernel keeps a name and its
+	// attributes under a watched directory (Config.WatchedTimeout, or
+	// EntryTimeout and AttrTimeout when longer); watcher keeps them
+	// coherent, nil when nothing is kept.
+	keepEntry, keepAttr time.Duration
+	watcher             *watcher
+	ctx                 context.Context // cancelled by Close; parent of every Decide ctx
 
 	mu     sync.Mutex
 	closed bool           // Close was called: refuse every mutation

@@ -20,10 +20,10 @@ import (
 // given up sooner; each check reads /proc/TID/status once.
 const DefaultKillPoll = 200 * time.Millisecond
 
-// DefaultDirTimeout is how long the kernel keeps a directory's name and
-// attributes by default: a second (see Config.DirTimeout for what that
-// buys and costs).
-const DefaultDirTimeout = time.Second
+// DefaultWatchedTimeout is how long the kernel keeps what it was told of
+// a name in a watched directory by default: a second (see
+// Config.WatchedTimeout for what that buys and costs).
+const DefaultWatchedTimeout = time.Second
 
 // Config describes the worker to run under the gate.
 type Config struct {
@@ -51,31 +51,36 @@ type Config struct {
 	KillPoll time.Duration
 	// EntryTimeout and AttrTimeout are how long the kernel may keep a
 	// name's lookup and a file's attributes without asking the server
-	// again. Zero (the default) asks every time: the files beneath also
-	// change through other workers' mounts and outside any mount, and a
-	// kept answer would show a stale size or a removed name meanwhile.
+	// again, whether or not its directory is watched (see WatchedTimeout,
+	// which keeps them coherently). Zero (the default) adds nothing to
+	// WatchedTimeout: a longer one would show a stale size or a removed
+	// name that the watch missed for that long.
 	EntryTimeout, AttrTimeout time.Duration
-	// DirTimeout is how long the kernel may keep a directory's name and
-	// attributes when EntryTimeout and AttrTimeout are shorter. Every path
-	// the worker uses is walked directory by directory, each looked up
-	// again and (default_permissions) its attributes asked for when they
-	// are not kept: without it, nine in ten of a clone's requests.
-	// What it costs: a directory created, removed or renamed outside the
-	// view, or its mode changed, is seen that much later (a name removed
-	// outside still resolves meanwhile, and what is done through it fails
-	// with ENOENT); files, and names that were missing, are not kept by
-	// it. Default DefaultDirTimeout (1 s); zero asks every time.
-	DirTimeout time.Duration
+	// WatchedTimeout is how long the kernel may keep a name's lookup and
+	// its attributes when they are in a directory the view watches, if
+	// EntryTimeout and AttrTimeout are shorter. The view watches every
+	// directory the kernel learns of (inotify on the files beneath), and a
+	// change made there by any process, through this view or not,
+	// invalidates what the kernel keeps of it as soon as the event is read:
+	// the kernel then asks again. Without keeping, the kernel asks for
+	// every component of every path the worker uses, nine in ten of a
+	// clone's requests. What it costs: a change the events miss is seen
+	// up to this late (a write through mmap, a change through another
+	// hard link of a file, an invalidation made while this view holds a
+	// mutation in the same directory for an answer, which waits for that
+	// answer). Default DefaultWatchedTimeout (1 s); zero keeps nothing and
+	// watches nothing.
+	WatchedTimeout time.Duration
 }
 
 // DefaultConfig returns a Config with every default filled in; the caller
 // adds Argv, Root and Decider.
 func DefaultConfig() Config {
 	return Config{
-		Command:    spawn.Command{Self: spawn.DefaultSelf, HandshakeTimeout: spawn.DefaultHandshakeTimeout},
-		Logger:     hclog.Default().Named("fuse"),
-		KillPoll:   DefaultKillPoll,
-		DirTimeout: DefaultDirTimeout,
+		Command:        spawn.Command{Self: spawn.DefaultSelf, HandshakeTimeout: spawn.DefaultHandshakeTimeout},
+		Logger:         hclog.Default().Named("fuse"),
+		KillPoll:       DefaultKillPoll,
+		WatchedTimeout: DefaultWatchedTimeout,
 	}
 }
 
@@ -93,7 +98,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no decider: %w", ErrInvalidConfig)
 	case !underAll(c.Root, c.ReadOnly):
 		return fmt.Errorf("read-only directories %q not all clean absolute paths under %s: %w", c.ReadOnly, c.Root, ErrInvalidConfig)
-	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0 || c.DirTimeout < 0:
+	case c.KillPoll < 0 || c.EntryTimeout < 0 || c.AttrTimeout < 0 || c.WatchedTimeout < 0:
 		return fmt.Errorf("negative interval: %w", ErrInvalidConfig)
 	}
 	return nil

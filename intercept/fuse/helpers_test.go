@@ -57,7 +57,12 @@ func workspace(t *testing.T) string {
 // gone, and the supervisor closed, when the test ends.
 func start(t *testing.T, root string, d intercept.Decider, out *buffer, script string, readOnly ...string) *fuse.Supervisor {
 	t.Helper()
-	needFuse(t)
+	return startConfig(t, testConfig(t, root, d, out, script, readOnly...))
+}
+
+// testConfig is the Config start uses: sh -c script in root, with the
+// default timeouts.
+func testConfig(t *testing.T, root string, d intercept.Decider, out *buffer, script string, readOnly ...string) fuse.Config {
 	cfg := fuse.DefaultConfig()
 	cfg.ReadOnly = readOnly
 	cfg.Argv = []string{"sh", "-c", script}
@@ -65,9 +70,16 @@ func start(t *testing.T, root string, d intercept.Decider, out *buffer, script s
 	cfg.Stdout, cfg.Stderr = out, out
 	cfg.KillPoll = 20 * time.Millisecond
 	cfg.Logger = hclog.New(&hclog.LoggerOptions{Name: "fuse", Level: hclog.Info, Output: testWriter{t}})
+	return cfg
+}
+
+// startConfig starts cfg's worker under the gate, as start does.
+func startConfig(t *testing.T, cfg fuse.Config) *fuse.Supervisor {
+	t.Helper()
+	needFuse(t)
 	s, err := fuse.Start(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("Start(%q) = %v", script, err)
+		t.Fatalf("Start(%q) = %v", cfg.Argv, err)
 	}
 	t.Cleanup(func() {
 		s.KillTree()

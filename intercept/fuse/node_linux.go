@@ -5,6 +5,7 @@ package fuse
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -20,6 +21,10 @@ import (
 type Node struct {
 	*fs.LoopbackNode
 	asker *asker
+	// watched is set while the directory is watched for changes made
+	// beneath the view (watcher): what the kernel keeps of its names is
+	// then invalidated when they change.
+	watched atomic.Bool
 }
 
 // newRoot is the root Node of a view of dir.
@@ -58,7 +63,9 @@ func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno := n.asker.ask(ctx, intercept.OpCreate, "create", n.child(name)); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	return n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	ch, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	n.keep(out, errno)
+	return ch, fh, fl, errno
 }
 
 var _ = (fs.NodeOpener)((*Node)(nil))
@@ -95,7 +102,11 @@ func (n *Node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 			return errno
 		}
 	}
-	return n.LoopbackNode.Setattr(ctx, f, in, out)
+	errno := n.LoopbackNode.Setattr(ctx, f, in, out)
+	if errno == 0 && n.covered() && out.Timeout() < n.asker.keepAttr {
+		out.SetTimeout(n.asker.keepAttr)
+	}
+	return errno
 }
 
 // setattrOp is the mutation a SETATTR makes: the first of a size, a mode,
@@ -148,7 +159,10 @@ func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if errno := n.asker.ask(ctx, intercept.OpMkdir, "mkdir", n.child(name)); errno != 0 {
 		return nil, errno
 	}
-	return n.LoopbackNode.Mkdir(ctx, name, mode, out)
+	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
+	n.keep(out, errno)
+	n.watchChild(ch, name, errno)
+	return ch, errno
 }
 
 var _ = (fs.NodeMknoder)((*Node)(nil))
@@ -158,7 +172,9 @@ func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 	if errno := n.asker.ask(ctx, intercept.OpMknod, "mknod", n.child(name)); errno != 0 {
 		return nil, errno
 	}
-	return n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+	n.keep(out, errno)
+	return ch, errno
 }
 
 var _ = (fs.NodeRenamer)((*Node)(nil))
@@ -184,7 +200,9 @@ func (n *Node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if errno := n.asker.ask(ctx, intercept.OpLink, "link", paths...); errno != 0 {
 		return nil, errno
 	}
-	return n.LoopbackNode.Link(ctx, target, name, out)
+	ch, errno := n.LoopbackNode.Link(ctx, target, name, out)
+	n.keep(out, errno)
+	return ch, errno
 }
 
 var _ = (fs.NodeSymlinker)((*Node)(nil))
@@ -202,7 +220,9 @@ func (n *Node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	if errno := n.asker.ask(ctx, intercept.OpSymlink, "symlink", filepath.Join(dir, name), filepath.Clean(named)); errno != 0 {
 		return nil, errno
 	}
-	return n.LoopbackNode.Symlink(ctx, target, name, out)
+	ch, errno := n.LoopbackNode.Symlink(ctx, target, name, out)
+	n.keep(out, errno)
+	return ch, errno
 }
 
 var _ = (fs.NodeSetxattrer)((*Node)(nil))
@@ -262,29 +282,68 @@ func setsAttributes(cmd uint32) bool {
 
 var _ = (fs.NodeLookuper)((*Node)(nil))
 
-// Lookup is the loopback's, with a directory's name and attributes kept
-// for Config.DirTimeout (see there).
+// Lookup is the loopback's, with the name and its attributes kept for
+// Config.WatchedTimeout when this directory is watched, and a directory
+// found watched in turn.
 func (n *Node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	ch, errno := n.LoopbackNode.Lookup(ctx, name, out)
-	if errno == 0 && out.Attr.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-		if out.AttrTimeout() == 0 {
-			out.SetAttrTimeout(n.asker.dirTimeout)
-		}
-		if out.EntryTimeout() == 0 {
-			out.SetEntryTimeout(n.asker.dirTimeout)
-		}
-	}
+	n.keep(out, errno)
+	n.watchChild(ch, name, errno)
 	return ch, errno
+}
+
+// keep lets the kernel keep an entry of this directory that a request
+// answered, when the directory is watched.
+func (n *Node) keep(out *fuse.EntryOut, errno syscall.Errno) {
+	if errno != 0 || !n.watched.Load() {
+		return
+	}
+	if out.EntryTimeout() < n.asker.keepEntry {
+		out.SetEntryTimeout(n.asker.keepEntry)
+	}
+	if out.AttrTimeout() < n.asker.keepAttr {
+		out.SetAttrTimeout(n.asker.keepAttr)
+	}
+}
+
+// watchChild watches ch, this directory's child name, if it is a
+// directory not watched yet (by its name here: a new child has no place
+// in the tree until the request is answered). A directory that cannot be
+// watched (the instance's limit reached, a rename outside meanwhile) is
+// simply not kept.
+func (n *Node) watchChild(ch *fs.Inode, name string, errno syscall.Errno) {
+	if errno != 0 || n.asker.watcher == nil || !ch.IsDir() {
+		return
+	}
+	child, ok := ch.Operations().(*Node)
+	if !ok || child.watched.Load() {
+		return
+	}
+	_ = n.asker.watcher.watch(child, n.child(name), ch.StableAttr().Ino)
+}
+
+// covered reports whether the attributes of this node are kept coherent
+// by a watch: its own (a directory) or its directory's.
+func (n *Node) covered() bool {
+	if n.watched.Load() {
+		return true
+	}
+	_, parent := n.Parent()
+	if parent == nil {
+		return false
+	}
+	p, ok := parent.Operations().(*Node)
+	return ok && p.watched.Load()
 }
 
 var _ = (fs.NodeGetattrer)((*Node)(nil))
 
-// Getattr is the loopback's, with a directory's attributes kept for
-// Config.DirTimeout.
+// Getattr is the loopback's, with the attributes kept for
+// Config.WatchedTimeout when a watch covers them.
 func (n *Node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	errno := n.LoopbackNode.Getattr(ctx, f, out)
-	if errno == 0 && out.Mode&syscall.S_IFMT == syscall.S_IFDIR && out.Timeout() == 0 {
-		out.SetTimeout(n.asker.dirTimeout)
+	if errno == 0 && out.Timeout() < n.asker.keepAttr && n.covered() {
+		out.SetTimeout(n.asker.keepAttr)
 	}
 	return errno
 }

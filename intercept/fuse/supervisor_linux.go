@@ -87,13 +87,17 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 // serve starts serving the view on fd.
 func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Supervisor, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, dirTimeout: cfg.DirTimeout, ctx: ctx}
+	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, ctx: ctx}
 	a.instant, _ = cfg.Decider.(intercept.InstantDecider)
 	root, err := newRoot(cfg.Root, a)
 	if err != nil {
 		cancel()
 		unix.Close(fd)
 		return nil, err
+	}
+	if cfg.WatchedTimeout > 0 {
+		a.watcher = watchView(root, cfg)
+		a.keepEntry, a.keepAttr = max(cfg.WatchedTimeout, cfg.EntryTimeout), max(cfg.WatchedTimeout, cfg.AttrTimeout)
 	}
 	entry, attr := cfg.EntryTimeout, cfg.AttrTimeout
 	opts := &fs.Options{EntryTimeout: &entry, AttrTimeout: &attr, NegativeTimeout: &entry}
@@ -105,14 +109,53 @@ func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Super
 	if err != nil {
 		cancel()
 		unix.Close(fd)
+		closeWatcher(a.watcher)
 		return nil, fmt.Errorf("serve the FUSE view: %w", err)
 	}
 	s := &Supervisor{Process: proc, cfg: cfg, log: cfg.Logger, asker: a, server: server, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		server.Serve()
-	}()
+	go s.serveView()
 	return s, nil
+}
+
+// serveView serves the view, and watches it while it does, until the
+// view is gone.
+func (s *Supervisor) serveView() {
+	defer close(s.done)
+	w := s.asker.watcher
+	if w == nil {
+		s.server.Serve()
+		return
+	}
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		w.run()
+	}()
+	s.server.Serve()
+	_ = w.Close()
+	<-watching
+}
+
+// watchView starts watching the view's root for Config.WatchedTimeout.
+// Without a watch (no inotify instance left to the user, the root not
+// watchable) nothing is kept, which is slower, not less coherent: it is
+// logged, not refused.
+func watchView(root *Node, cfg Config) *watcher {
+	w, err := newWatcher()
+	if err == nil {
+		err = w.watchRoot(root, cfg.Root)
+	}
+	if err != nil {
+		cfg.Logger.Warn("names and attributes not kept: the workspace cannot be watched", "root", cfg.Root, "error", err)
+	}
+	return w
+}
+
+// closeWatcher closes w, if there is one.
+func closeWatcher(w *watcher) {
+	if w != nil {
+		_ = w.Close()
+	}
 }
 
 // Done is closed when the view is gone: every process of the worker's

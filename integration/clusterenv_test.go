@@ -105,17 +105,11 @@ func TestClusterFromEnvRefused(t *testing.T) {
 // sidecar says which ledgers differ, and the worker's write stays held
 // instead of being granted on the wrong table.
 func TestClusterFromEnvRunRefusesAnotherCoordinator(t *testing.T) {
-	etcd := startEtcd(t, 1)
-	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
-	plain := r.env
-	r.env = append(slices.Clone(plain), "LEASEGATE_CLUSTER="+clusterValue(etcd, "swap"))
-	r.startServer(retryAfter, idleAfter)
+	r, plain := namedClusterCheckout(t, "swap")
 	trigger := filepath.Join(t.TempDir(), "go")
 	w := r.workerEnv("alice", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger), "LEASEGATE_NO_START=1")
 	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
-	r.killServer()
-	r.env = plain
-	r.startServer(retryAfter, idleAfter)
+	r.replaceWithFileCoordinator(plain)
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +122,26 @@ func TestClusterFromEnvRunRefusesAnotherCoordinator(t *testing.T) {
 	if h := r.holders(); len(h) != 0 {
 		t.Fatalf("the coordinator on the file granted %v to a worker whose variable names the cluster", h)
 	}
+}
+
+// namedClusterCheckout is a checkout with a.txt whose commands name a
+// one-member etcd's workspace ws by LEASEGATE_CLUSTER, its coordinator
+// started; plain is the environment without the variable.
+func namedClusterCheckout(t *testing.T, ws string) (r *repo, plain []string) {
+	t.Helper()
+	etcd := startEtcd(t, 1)
+	r = newCheckout(t, map[string]string{"a.txt": "a\n"})
+	plain = r.env
+	r.env = append(slices.Clone(plain), "LEASEGATE_CLUSTER="+clusterValue(etcd, ws))
+	r.startServer(retryAfter, idleAfter)
+	return r, plain
+}
+
+// replaceWithFileCoordinator kills r's coordinator and starts one in the
+// environment plain, without LEASEGATE_CLUSTER: on the clone's own file.
+func (r *repo) replaceWithFileCoordinator(plain []string) {
+	r.t.Helper()
+	r.killServer()
+	r.env = plain
+	r.startServer(retryAfter, idleAfter)
 }

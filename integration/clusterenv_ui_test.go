@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +15,7 @@ import (
 // it (on the clone's own file), says so on the page instead of showing
 // that coordinator's state, and refuses a resolution from the page.
 func TestClusterFromEnvUISaysAnotherLedger(t *testing.T) {
-	etcd := startEtcd(t, 1)
-	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
-	plain := r.env
-	r.env = append(slices.Clone(plain), "LEASEGATE_CLUSTER="+clusterValue(etcd, "ui-swap"))
-	r.startServer(retryAfter, idleAfter)
+	r, plain := namedClusterCheckout(t, "ui-swap")
 	ui := r.start("ui")
 	var url string
 	eventually(t, 30*time.Second, "the login URL of leasegate ui", func() bool {
@@ -42,9 +37,7 @@ func TestClusterFromEnvUISaysAnotherLedger(t *testing.T) {
 		t.Fatalf("first page event on the cluster's coordinator = %s, want the snapshot", name)
 	}
 
-	r.killServer()
-	r.env = plain
-	r.startServer(retryAfter, idleAfter)
+	r.replaceWithFileCoordinator(plain)
 	eventually(t, 15*time.Second, "the page told of another ledger", func() bool {
 		return firstPageEvent(t, c, base) == "ledger-changed"
 	})

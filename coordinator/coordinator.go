@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -73,7 +74,8 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	}
 	// Every owner's liveness and every peer's ancestry is read in /proc:
 	// where /proc is another pid namespace's, that evidence would be false.
-	if err := liveness.CheckProcfs(); err != nil {
+	// Where none is mounted it is missing, and owners are judged unknown.
+	if err := liveness.CheckProcfs(); errors.Is(err, liveness.ErrForeignProcfs) {
 		return nil, err
 	}
 	cfg.setDefaults()

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // InheritAgentEnv sets in this process each leasegate variable
@@ -32,7 +34,7 @@ func InheritAgentEnv(a Agent) bool {
 	set := false
 	for _, kv := range bytes.Split(data, []byte{0}) {
 		k, v, ok := strings.Cut(string(kv), "=")
-		if _, have := os.LookupEnv(k); !ok || have || !strings.HasPrefix(k, "LEASEGATE_") {
+		if _, have := os.LookupEnv(k); !ok || have || !strings.HasPrefix(k, envname.Prefix) {
 			continue
 		}
 		set = os.Setenv(k, v) == nil || set

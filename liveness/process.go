@@ -17,9 +17,13 @@ var ErrProcessNotFound = errors.New("process not found")
 // ErrInvalidPID is returned (wrapped) for a pid that no process can have.
 var ErrInvalidPID = errors.New("invalid pid")
 
-// ErrForeignProcfs is CheckProcfs's answer when /proc cannot tell this
-// process's pids: it shows another pid namespace, or none is mounted.
+// ErrForeignProcfs is CheckProcfs's answer when /proc shows another pid
+// namespace's processes.
 var ErrForeignProcfs = errors.New("/proc is not this pid namespace's")
+
+// ErrNoProcfs is CheckProcfs's answer when no proc file system is mounted
+// at /proc.
+var ErrNoProcfs = errors.New("no proc file system is mounted at /proc")
 
 // procState is what a process lookup tells the evaluator.
 type procState struct {

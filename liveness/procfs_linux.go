@@ -14,7 +14,9 @@ import (
 // --mount-proc) would read another process under every pid it names, and
 // could take a live owner for dead or a stranger for an owner. The answer
 // comes from the proc file system itself: /proc/self names this process by
-// its pid in /proc's namespace.
+// its pid in /proc's namespace. Where no proc file system is mounted the
+// error is ErrNoProcfs: evidence is then missing (lookups fail, and an
+// owner is judged unknown, never dead on doubt), not false.
 func CheckProcfs() error { return checkProcfs("/proc", os.Getpid()) }
 
 // checkProcfs is CheckProcfs for the proc file system at root, read by the
@@ -22,7 +24,7 @@ func CheckProcfs() error { return checkProcfs("/proc", os.Getpid()) }
 func checkProcfs(root string, pid int) error {
 	self, err := os.Readlink(root + "/self")
 	if err != nil {
-		return fmt.Errorf("%w: %s/self cannot be read (%v): no proc file system is mounted there", ErrForeignProcfs, root, err)
+		return fmt.Errorf("%w: %s/self cannot be read (%v)", ErrNoProcfs, root, err)
 	}
 	if self != strconv.Itoa(pid) {
 		return fmt.Errorf("%w: it shows another pid namespace's processes (%s/self is %s, this process is pid %d in its own), "+

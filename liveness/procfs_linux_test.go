@@ -24,7 +24,7 @@ func TestCheckProcfs(t *testing.T) {
 	}{
 		{name: "own namespace", root: dir, pid: 5065},
 		{name: "another namespace", root: dir, pid: 1, wantErr: "self is 5065, this process is pid 1 in its own"},
-		{name: "not mounted", root: filepath.Join(dir, "empty"), pid: 1, wantErr: "no proc file system is mounted"},
+		{name: "not mounted", root: filepath.Join(dir, "empty"), pid: 1, wantErr: "self cannot be read"},
 	}
 	for _, tt := range tests {
 		err := checkProcfs(tt.root, tt.pid)
@@ -34,8 +34,12 @@ func TestCheckProcfs(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrForeignProcfs) || !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("%s: checkProcfs = %v, want ErrForeignProcfs saying %q", tt.name, err, tt.wantErr)
+		want := ErrForeignProcfs
+		if tt.name == "not mounted" {
+			want = ErrNoProcfs
+		}
+		if !errors.Is(err, want) || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%s: checkProcfs = %v, want %v saying %q", tt.name, err, want, tt.wantErr)
 		}
 	}
 }

@@ -6,6 +6,11 @@
 // that owns the setting.
 package envname
 
+// Prefix begins every name of the table: a variable whose name begins
+// with it is leasegate's (the Gemini CLI hook takes back those the agent
+// withheld).
+const Prefix = "LEASEGATE_"
+
 const (
 	// As is the owner name to act as: the default of --as, and what
 	// `leasegate run` sets in its worker's environment.

@@ -141,7 +141,8 @@ func TestReadOnlyDirShowsTheSocket(t *testing.T) {
 // TestOutsideChangeSeenOnItsEvent: a change made beneath the view by
 // another process (another worker's view, the host) is what the worker
 // reads once the view has read its inotify event — a file's new size and
-// content, a removed file, a renamed directory, a new mode — though the
+// content, a removed file, a renamed directory, a new mode, a file made
+// where the worker had found none — though the
 // kernel may keep what it was told for an hour: the event invalidates it.
 // The worker looks every 10 ms for at most 5 s, and says how many looks
 // the change took to show.
@@ -157,8 +158,8 @@ func TestOutsideChangeSeenOnItsEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out buffer
-	look := `look() { echo $(stat -c %s f; test -e g && echo g; test -e d/e/x && echo x; stat -c %a h d/e); }; `
-	poll := `n=0; until [ "$(look)" = "14 600 700" ] || [ $n = 500 ]; do n=$((n+1)); sleep 0.01; done; `
+	look := `look() { echo $(stat -c %s f; test -e g && echo g; test -e d/e/x && echo x; test -e new && echo new; stat -c %a h d/e); }; `
+	poll := `n=0; until [ "$(look)" = "14 new 600 700" ] || [ $n = 500 ]; do n=$((n+1)); sleep 0.01; done; `
 	cfg := testConfig(t, root, &recorder{}, &out, look+"look; read x < "+fifo+"; "+poll+"look; echo looks=$n; cat f")
 	cfg.WatchedTimeout = time.Hour
 	s := startConfig(t, cfg)
@@ -168,12 +169,13 @@ func TestOutsideChangeSeenOnItsEvent(t *testing.T) {
 	os.Chmod(filepath.Join(root, "h"), 0o600)
 	os.Rename(filepath.Join(root, "d", "e"), filepath.Join(root, "d", "moved"))
 	os.Mkdir(filepath.Join(root, "d", "e"), 0o700)
+	os.WriteFile(filepath.Join(root, "new"), nil, 0o644)
 	os.WriteFile(fifo, []byte("go\n"), 0o600)
 	if st, _ := s.Wait(); st.ExitCode() != 0 {
 		t.Fatalf("worker exit %d: %s", st.ExitCode(), out.String())
 	}
 	got := out.String()
-	if !strings.HasPrefix(got, "7 g x 644 755\n14 600 700\nlooks=") || !strings.HasSuffix(got, "\nafter, longer\n") {
+	if !strings.HasPrefix(got, "7 g x 644 755\n14 new 600 700\nlooks=") || !strings.HasSuffix(got, "\nafter, longer\n") {
 		t.Fatalf("worker read %q; want the change made outside the view within 5 s", got)
 	}
 	t.Logf("looks until the change showed: %s", strings.Fields(got[strings.Index(got, "looks="):])[0])

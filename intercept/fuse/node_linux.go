@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -63,7 +64,9 @@ func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno := n.asker.ask(ctx, intercept.OpCreate, "create", n.child(name)); errno != 0 {
 		return nil, nil, 0, errno
 	}
+	done := n.making(name)
 	ch, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	done(errno == 0)
 	n.keep(out, errno)
 	return ch, fh, fl, errno
 }
@@ -159,7 +162,9 @@ func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if errno := n.asker.ask(ctx, intercept.OpMkdir, "mkdir", n.child(name)); errno != 0 {
 		return nil, errno
 	}
+	done := n.making(name)
 	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
+	done(errno == 0)
 	n.keep(out, errno)
 	n.watchChild(ch, name, errno)
 	return ch, errno
@@ -172,7 +177,9 @@ func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 	if errno := n.asker.ask(ctx, intercept.OpMknod, "mknod", n.child(name)); errno != 0 {
 		return nil, errno
 	}
+	done := n.making(name)
 	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+	done(errno == 0)
 	n.keep(out, errno)
 	return ch, errno
 }
@@ -200,7 +207,9 @@ func (n *Node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if errno := n.asker.ask(ctx, intercept.OpLink, "link", paths...); errno != 0 {
 		return nil, errno
 	}
+	done := n.making(name)
 	ch, errno := n.LoopbackNode.Link(ctx, target, name, out)
+	done(errno == 0)
 	n.keep(out, errno)
 	return ch, errno
 }
@@ -220,7 +229,9 @@ func (n *Node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	if errno := n.asker.ask(ctx, intercept.OpSymlink, "symlink", filepath.Join(dir, name), filepath.Clean(named)); errno != 0 {
 		return nil, errno
 	}
+	done := n.making(name)
 	ch, errno := n.LoopbackNode.Symlink(ctx, target, name, out)
+	done(errno == 0)
 	n.keep(out, errno)
 	return ch, errno
 }
@@ -293,9 +304,17 @@ func (n *Node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 }
 
 // keep lets the kernel keep an entry of this directory that a request
-// answered, when the directory is watched.
+// answered, when the directory is watched: a name, or a name found
+// missing (the view's NegativeTimeout; its IN_CREATE drops it). In a
+// directory not watched a missing name is not kept: the bridge keeps
+// one only when the answer has no timeout of its own, and answers
+// ENOENT, which the kernel keeps nothing of, when it has one.
 func (n *Node) keep(out *fuse.EntryOut, errno syscall.Errno) {
-	if errno != 0 || !n.watched.Load() {
+	watched := n.watched.Load()
+	if errno == syscall.ENOENT && !watched && n.asker.watcher != nil {
+		out.SetEntryTimeout(time.Nanosecond)
+	}
+	if errno != 0 || !watched {
 		return
 	}
 	if out.EntryTimeout() < n.asker.keepEntry {
@@ -304,6 +323,15 @@ func (n *Node) keep(out *fuse.EntryOut, errno syscall.Errno) {
 	if out.AttrTimeout() < n.asker.keepAttr {
 		out.SetAttrTimeout(n.asker.keepAttr)
 	}
+}
+
+// making tells the watcher that this view is about to make name here;
+// the returned func says whether it did.
+func (n *Node) making(name string) func(made bool) {
+	if n.asker.watcher == nil || !n.watched.Load() {
+		return func(bool) {}
+	}
+	return n.asker.watcher.making(n, name)
 }
 
 // watchChild watches ch, this directory's child name, if it is a

@@ -97,10 +97,12 @@ func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Super
 	}
 	if cfg.WatchedTimeout > 0 {
 		a.watcher = watchView(root, cfg)
+	}
+	if a.watcher != nil {
 		a.keepEntry, a.keepAttr = max(cfg.WatchedTimeout, cfg.EntryTimeout), max(cfg.WatchedTimeout, cfg.AttrTimeout)
 	}
-	entry, attr := cfg.EntryTimeout, cfg.AttrTimeout
-	opts := &fs.Options{EntryTimeout: &entry, AttrTimeout: &attr, NegativeTimeout: &entry}
+	entry, attr, missing := cfg.EntryTimeout, cfg.AttrTimeout, max(cfg.EntryTimeout, a.keepEntry)
+	opts := &fs.Options{EntryTimeout: &entry, AttrTimeout: &attr, NegativeTimeout: &missing}
 	opts.FsName, opts.Name = "leasegate", "leasegate"
 	opts.AllowOther = true
 	// The magic mount point: serve the fd the helper mounted, which the

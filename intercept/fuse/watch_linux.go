@@ -13,10 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watchMask is what a watched directory reports: its names that go away or
-// change (created names need no invalidation: the kernel keeps no name it
-// found missing), and writes and attribute changes of the files in it
-// and of itself.
+// watchMask is what a watched directory reports: its names that come,
+// go or change, and writes and attribute changes of the files in it and
+// of itself.
 const watchMask = unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_CREATE |
 	unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
@@ -32,6 +31,17 @@ type watcher struct {
 
 	mu    sync.Mutex
 	nodes map[int32]*Node // directory Node of each watch descriptor
+	// made are the names this view is making (create, mkdir, mknod,
+	// symlink, link), by directory inode: their IN_CREATE is no news to
+	// the kernel, which replaced its missing name with the new one
+	// itself, and must not drop what it now keeps.
+	made map[madeName]int
+}
+
+// madeName is a name in the directory with inode number dir.
+type madeName struct {
+	dir  uint64
+	name string
 }
 
 // newWatcher makes an inotify instance.
@@ -40,7 +50,7 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}}, nil
+	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}, made: map[madeName]int{}}, nil
 }
 
 // watch starts watching the directory at path, which the view knows as
@@ -79,6 +89,29 @@ func (w *watcher) watchRoot(root *Node, path string) error {
 		return err
 	}
 	return w.watch(root, path, st.Ino)
+}
+
+// making records that this view is about to make name in dir, before it
+// does; done says whether it was made: a name not made brings no event.
+func (w *watcher) making(dir *Node, name string) (done func(made bool)) {
+	k := madeName{dir.StableAttr().Ino, name}
+	w.mu.Lock()
+	w.made[k]++
+	w.mu.Unlock()
+	return func(made bool) {
+		if !made {
+			w.mu.Lock()
+			w.unmake(k)
+			w.mu.Unlock()
+		}
+	}
+}
+
+// unmake forgets one making of k; w.mu is held.
+func (w *watcher) unmake(k madeName) {
+	if w.made[k]--; w.made[k] <= 0 {
+		delete(w.made, k)
+	}
 }
 
 // run reads the instance's events and invalidates what they name until
@@ -126,23 +159,30 @@ func (w *watcher) parse(buf []byte) stale {
 			}
 			delete(w.nodes, ev.Wd)
 		default:
-			if dir := w.nodes[ev.Wd]; dir != nil {
-				s.add(dir.EmbeddedInode(), ev.Mask, name)
+			dir := w.nodes[ev.Wd]
+			if dir == nil {
+				break
 			}
+			if k := (madeName{dir.StableAttr().Ino, name}); ev.Mask&unix.IN_CREATE != 0 && w.made[k] > 0 {
+				w.unmake(k)
+				break
+			}
+			s.add(dir.EmbeddedInode(), ev.Mask, name)
 		}
 	}
 	return s
 }
 
 // add records what one event on a watched directory makes stale: a name
-// gone or replaced, the attributes of what it names, and the directory's
-// own attributes (its times and size change with its names).
+// that came (the kernel may keep it as missing), went or was replaced,
+// the attributes of what it names, and the directory's own attributes
+// (its times and size change with its names).
 func (s stale) add(dir *fs.Inode, mask uint32, name string) {
 	if name == "" {
 		s.attrs[dir] = true
 		return
 	}
-	if mask&(unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0 {
+	if mask&(unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0 {
 		if s.entries[dir] == nil {
 			s.entries[dir] = map[string]bool{}
 		}

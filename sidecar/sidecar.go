@@ -115,11 +115,15 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("run: %w", err)
 	}
 	s.sup = sup
-	restore := foreground(sup.Pid())
+	restore, onTerminal := foreground(sup.Pid())
 	defer restore()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	for _, loop := range []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits} {
+	loops := []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits}
+	if onTerminal {
+		loops = append(loops, s.followSuspend)
+	}
+	for _, loop := range loops {
 		wg.Add(1)
 		go func() { defer wg.Done(); loop(bg) }()
 	}

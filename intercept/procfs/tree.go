@@ -52,3 +52,19 @@ func Parent(pid int) (int, bool) {
 	ppid, err := strconv.Atoi(string(f[1]))
 	return ppid, err == nil
 }
+
+// Stopped reports whether process pid is stopped by a signal (state T in
+// /proc/PID/stat; a traced stop, t, is not one): suspended by Ctrl-Z, a
+// SIGSTOP or a SIGTTIN or SIGTTOU. A process that cannot be read is not.
+func Stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(b[i+1:])
+	return len(f) > 0 && string(f[0]) == "T"
+}

@@ -3,6 +3,7 @@
 package fuse_test
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,4 +147,65 @@ func mustTemp(b *testing.B, dir, prefix string) string {
 		b.Fatal(err)
 	}
 	return d
+}
+
+// BenchmarkOutsideWriteSeen measures how long a change made beneath the
+// view by another process takes to show in it: the test appends a byte to
+// a file while a worker in the view stats it without pause, and ns/op is
+// from just before the write to the worker's first stat that shows
+// the new size (on CLOCK_MONOTONIC, shared by both processes), with the
+// kernel keeping names and attributes for the default second.
+func BenchmarkOutsideWriteSeen(b *testing.B) {
+	self := testBinary(b)
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(root, "f")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	cfg := fuse.DefaultConfig()
+	cfg.Argv = []string{self, path, strconv.Itoa(b.N)}
+	cfg.Env = append(os.Environ(), "FUSE_TEST_WORKER="+sizeWatchArg0)
+	cfg.Dir, cfg.Root, cfg.Decider, cfg.Reap = root, root, intercept.AllowAll, true
+	cfg.Stdout, cfg.Stderr = w, w
+	s, err := fuse.Start(b.Context(), cfg)
+	w.Close()
+	if err != nil {
+		b.Fatalf("Start: %v", err)
+	}
+	defer func() { s.KillTree(); _, _ = s.Wait(); _ = s.Close(); <-s.Done() }()
+	lines := bufio.NewScanner(r)
+	if !lines.Scan() {
+		b.Fatal("the worker ended before its first look")
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var total, worst time.Duration
+	for i := range b.N {
+		written := monotonic()
+		if _, err := f.Write([]byte{'x'}); err != nil {
+			b.Fatal(err)
+		}
+		if !lines.Scan() {
+			b.Fatalf("the worker ended after %d changes", i)
+		}
+		seen, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64)
+		if err != nil {
+			b.Fatalf("worker output %q: %v", lines.Text(), err)
+		}
+		lag := time.Duration(seen - written)
+		total, worst = total+lag, max(worst, lag)
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(worst.Microseconds()), "worst-µs")
 }

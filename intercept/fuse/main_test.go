@@ -21,10 +21,13 @@ import (
 // renameat2(RENAME_EXCHANGE), connectArg0 connects to the unix socket it
 // is given; no shell tool here can. openLoopArg0 opens the file it is
 // given for writing N times and prints the nanoseconds that took.
+// sizeWatchArg0 stats the file it is given without pause and prints the
+// monotonic clock each time its size has changed, N times.
 const (
-	exchangeArg0 = "fuse-test-exchange"
-	connectArg0  = "fuse-test-connect"
-	openLoopArg0 = "fuse-test-open-loop"
+	exchangeArg0  = "fuse-test-exchange"
+	connectArg0   = "fuse-test-connect"
+	openLoopArg0  = "fuse-test-open-loop"
+	sizeWatchArg0 = "fuse-test-size-watch"
 )
 
 // TestMain first lets the test binary act as the gate's helper (Start
@@ -51,6 +54,8 @@ func runWorker(name string, args []string) int {
 		}
 	case openLoopArg0:
 		err = openLoop(args[0], args[1])
+	case sizeWatchArg0:
+		err = sizeWatch(args[0], args[1])
 	default:
 		err = fmt.Errorf("no worker %q", name)
 	}
@@ -78,4 +83,35 @@ func openLoop(path, n string) error {
 	}
 	fmt.Println(time.Since(start).Nanoseconds())
 	return nil
+}
+
+// sizeWatch prints the monotonic clock in nanoseconds when the size of
+// path is first read and then each time it has changed, n times.
+func sizeWatch(path, n string) error {
+	count, err := strconv.Atoi(n)
+	if err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return err
+	}
+	fmt.Println(monotonic())
+	for range count {
+		size := st.Size
+		for st.Size == size {
+			if err := unix.Stat(path, &st); err != nil {
+				return err
+			}
+		}
+		fmt.Println(monotonic())
+	}
+	return nil
+}
+
+// monotonic is CLOCK_MONOTONIC in nanoseconds, the same in every process.
+func monotonic() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
 }

@@ -63,7 +63,7 @@ func (a *asker) ask(ctx context.Context, op intercept.Op, request string, paths 
 	}
 	dctx, cancel := context.WithCancelCause(a.ctx)
 	defer cancel(nil)
-	stop := a.watchKill(ctx, m.TID, cancel)
+	stop := a.watchInterrupt(ctx, m.TID, cancel)
 	defer stop()
 	return errnoOf(a.decider.Decide(dctx, m))
 }
@@ -102,14 +102,23 @@ func errnoOf(err error) syscall.Errno {
 	return syscall.EACCES
 }
 
-// watchKill cancels a Decide when the caller's thread is being killed.
-// The kernel interrupts a held request (ctx ends) on the caller's first
-// signal, whatever it is; only a SIGKILL ends the wait. Any other signal
-// leaves it held: answering EINTR would make bash and Go retry the call,
-// and the wait would start over. From the interrupt on, the thread's
-// pending signals are read every killPoll, since a SIGKILL that follows
-// brings no second interrupt. stop ends the watch.
-func (a *asker) watchKill(ctx context.Context, tid int, cancel context.CancelCauseFunc) (stop func()) {
+// errCallerKilled is the cause of a Decide's cancelled context when the
+// caller's thread is being killed: it will never see the answer.
+var errCallerKilled = errors.New("the waiting thread ended (a fatal signal)")
+
+// watchInterrupt cancels a Decide when a signal ends the caller's wait,
+// as the seccomp gate does: SIGKILL pending (the thread is being killed:
+// a fatal signal is one by then), or a signal that would interrupt a
+// blocking syscall natively (procfs.ThreadSignals.Interrupting: SIGINT
+// from Ctrl-C, caught or not, SIGTERM, ...), whose request then fails with
+// EINTR and whose handler runs. Signals that are ignored, stop or
+// continue by default (Go's SIGURG, a shell's SIGCHLD and SIGWINCH) leave
+// the wait held: their programs restart the call, and the wait would
+// start over. The kernel interrupts a held request (ctx ends) on the
+// caller's first signal, whatever it is, and only once; so from then on
+// the thread's pending signals are read every killPoll. stop ends the
+// watch.
+func (a *asker) watchInterrupt(ctx context.Context, tid int, cancel context.CancelCauseFunc) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -123,8 +132,8 @@ func (a *asker) watchKill(ctx context.Context, tid int, cancel context.CancelCau
 		tick := time.NewTicker(a.killPoll)
 		defer tick.Stop()
 		for {
-			if procfs.KillPending(tid) {
-				cancel(&intercept.InterruptedError{Signal: syscall.SIGKILL})
+			if cause := interruption(tid); cause != nil {
+				cancel(cause)
 				return
 			}
 			select {
@@ -135,6 +144,20 @@ func (a *asker) watchKill(ctx context.Context, tid int, cancel context.CancelCau
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// interruption is why thread tid's wait ends now, or nil: errCallerKilled
+// when it is being killed (or gone), an InterruptedError when a signal
+// would interrupt its syscall natively.
+func interruption(tid int) error {
+	ts, err := procfs.ReadThreadSignals(tid)
+	if err != nil || ts.Pending&procfs.Bit(syscall.SIGKILL) != 0 {
+		return errCallerKilled
+	}
+	if sig := ts.Interrupting(); sig != 0 {
+		return &intercept.InterruptedError{Signal: sig}
+	}
+	return nil
 }
 
 // under is the host path of name in the directory at rel (both relative to

@@ -13,11 +13,12 @@ import (
 )
 
 // DefaultKillPoll is how often a held request whose caller was interrupted
-// is checked for a pending SIGKILL. The kernel sends one FUSE interrupt per
-// request, on the first signal; a SIGKILL that follows a handled signal
-// brings no second one, and the killed thread waits for the answer in the
-// kernel until it gets one. Shorter means a killed worker's write is
-// given up sooner; each check reads /proc/TID/status once.
+// is checked for a pending signal that ends its wait (SIGKILL, or one that
+// interrupts a syscall natively). The kernel sends one FUSE interrupt per
+// request, on the first signal; a signal that follows one that leaves the
+// wait held (SIGWINCH, SIGCHLD) brings no second one, and a killed thread
+// waits for the answer in the kernel until it gets one. Shorter means such
+// a write is given up sooner; each check reads /proc/TID/status once.
 const DefaultKillPoll = 200 * time.Millisecond
 
 // DefaultWatchedTimeout is how long the kernel keeps what it was told of

@@ -73,21 +73,21 @@ func TestHeldCreateStallsNoOtherMount(t *testing.T) {
 	}
 }
 
-// TestInterruptKeepsTheWait: a handled signal (SIGINT to a shell that
-// traps it) does not end a held create, which then runs once released;
-// SIGKILL ends the wait, and the Decide's context says so.
+// TestInterruptKeepsTheWait: a signal whose default is to be ignored
+// (SIGWINCH to a shell that traps it) does not end a held create, which
+// then runs once released.
 func TestInterruptKeepsTheWait(t *testing.T) {
 	root := workspace(t)
 	h := newHolder()
 	var out buffer
-	s := start(t, root, h, &out, "trap 'echo caught' INT; echo x > held; echo written")
+	s := start(t, root, h, &out, "trap 'echo caught' WINCH; echo x > held; echo written")
 	m := heldCreate(t, h)
-	if err := syscall.Kill(m.TID, syscall.SIGINT); err != nil {
+	if err := syscall.Kill(m.TID, syscall.SIGWINCH); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case cause := <-h.ended:
-		t.Fatalf("SIGINT ended the held create: %v", cause)
+		t.Fatalf("SIGWINCH ended the held create: %v", cause)
 	case <-time.After(300 * time.Millisecond): // 15 kill polls
 	}
 	close(h.release)
@@ -99,22 +99,53 @@ func TestInterruptKeepsTheWait(t *testing.T) {
 	}
 }
 
+// TestCtrlCEndsTheWait: SIGINT (Ctrl-C) to a shell that traps it ends a
+// held create as it would end a blocking syscall natively: the Decide's
+// context says SIGINT, the create fails (the sidecar answers EINTR) and the trap runs; the
+// file is not made.
+func TestCtrlCEndsTheWait(t *testing.T) {
+	root := workspace(t)
+	h := newHolder()
+	var out buffer
+	s := start(t, root, h, &out, "trap 'echo caught' INT; echo x > held || echo failed")
+	m := heldCreate(t, h)
+	if err := syscall.Kill(m.TID, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cause := <-h.ended:
+		var ie *intercept.InterruptedError
+		if !errors.As(cause, &ie) || ie.Signal != syscall.SIGINT {
+			t.Fatalf("held create ended by %v, want SIGINT", cause)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGINT did not end the held create within 10 s")
+	}
+	if st, _ := s.Wait(); !strings.Contains(out.String(), "caught") || !strings.Contains(out.String(), "failed") {
+		t.Fatalf("interrupted create exited %d: %q; want it failed and the trap run", st.ExitCode(), out.String())
+	}
+	if _, err := os.Lstat(filepath.Join(root, "held")); !os.IsNotExist(err) {
+		t.Fatalf("interrupted create left a file: %v", err)
+	}
+}
+
 // TestKillEndsTheWait: SIGKILL of a worker whose create is held (after a
-// handled signal, which brings the kernel's only interrupt) cancels the
-// Decide's context with the signal, and the worker dies.
+// handled signal that leaves the wait held, which brings the kernel's only
+// interrupt) cancels the Decide's context as the caller's end, not as an
+// interrupt it would see, and the worker dies.
 func TestKillEndsTheWait(t *testing.T) {
 	root := workspace(t)
 	h := newHolder()
 	var out buffer
-	s := start(t, root, h, &out, "trap 'echo caught' INT; echo x > held")
+	s := start(t, root, h, &out, "trap 'echo caught' WINCH; echo x > held")
 	m := heldCreate(t, h)
-	syscall.Kill(m.TID, syscall.SIGINT)
+	syscall.Kill(m.TID, syscall.SIGWINCH)
 	syscall.Kill(m.TID, syscall.SIGKILL)
 	select {
 	case cause := <-h.ended:
 		var ie *intercept.InterruptedError
-		if !errors.As(cause, &ie) || ie.Signal != syscall.SIGKILL {
-			t.Fatalf("held create ended by %v, want SIGKILL", cause)
+		if cause == nil || errors.As(cause, &ie) || !strings.Contains(cause.Error(), "ended") {
+			t.Fatalf("held create ended by %v, want the thread's end", cause)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("SIGKILL did not end the held create within 10 s")

@@ -85,11 +85,3 @@ func ParseThreadSignals(b []byte) (ThreadSignals, error) {
 	}
 	return ts, nil
 }
-
-// KillPending reports whether SIGKILL is pending for thread tid: the
-// thread is about to die, whatever else is pending. A thread that cannot
-// be read is gone, and counts as killed.
-func KillPending(tid int) bool {
-	ts, err := ReadThreadSignals(tid)
-	return err != nil || ts.Pending&Bit(unix.SIGKILL) != 0
-}

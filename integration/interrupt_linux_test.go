@@ -109,13 +109,20 @@ func interruptCancelsHeldWrite(t *testing.T, g string, sig syscall.Signal, expec
 // TestInterruptHaltedWrite: Ctrl-C (SIGINT, caught by Python) of a worker
 // halted on a blocker ends the held write with EINTR, resumes the worker,
 // and closes the blocker as withdrawn: nothing is left for an operator and
-// status no longer shows the worker halted.
+// status no longer shows the worker halted. Under each gate.
 func TestInterruptHaltedWrite(t *testing.T) {
+	for _, g := range gates(t) {
+		t.Run(g, func(t *testing.T) { interruptHaltedWrite(t, g) })
+	}
+}
+
+func interruptHaltedWrite(t *testing.T, g string) {
 	r := newRepo(t, map[string]string{"a.txt": "a\n"})
 	r.mustLG("acquire", "--as", "holder", "a.txt")
-	w := r.runWith("writer", `python3 -c "open('a.txt','a').write('w')" interrupt-halted; echo rc=$?`, "--retry-after", "1s")
+	marker := "interrupt-halted-" + g
+	w := r.runWith("writer", `python3 -c "open('a.txt','a').write('w')" `+marker+`; echo rc=$?`, "--retry-after", "1s", "--gate", g)
 	id := waitBlockerFor(t, r, "writer", 20*time.Second)
-	if err := syscall.Kill(pythonWith(t, "interrupt-halted"), syscall.SIGINT); err != nil {
+	if err := syscall.Kill(pythonWith(t, marker), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	if code := w.wait(t, 20*time.Second); code != 0 || !strings.Contains(w.out.String(), "KeyboardInterrupt") {

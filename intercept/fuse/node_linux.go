@@ -64,7 +64,7 @@ func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno := n.asker.ask(ctx, intercept.OpCreate, "create", n.child(name)); errno != 0 {
 		return nil, nil, 0, errno
 	}
-	done := n.making(name)
+	done := n.expect(name, unix.IN_CREATE)
 	ch, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	done(errno == 0)
 	n.keep(out, errno)
@@ -142,7 +142,10 @@ func (n *Node) Unlink(ctx context.Context, name string) syscall.Errno {
 	if errno := n.asker.ask(ctx, intercept.OpUnlink, "unlink", n.child(name)); errno != 0 {
 		return errno
 	}
-	return n.LoopbackNode.Unlink(ctx, name)
+	done := n.expect(name, unix.IN_DELETE)
+	errno := n.LoopbackNode.Unlink(ctx, name)
+	done(errno == 0)
+	return errno
 }
 
 var _ = (fs.NodeRmdirer)((*Node)(nil))
@@ -152,7 +155,10 @@ func (n *Node) Rmdir(ctx context.Context, name string) syscall.Errno {
 	if errno := n.asker.ask(ctx, intercept.OpRmdir, "rmdir", n.child(name)); errno != 0 {
 		return errno
 	}
-	return n.LoopbackNode.Rmdir(ctx, name)
+	done := n.expect(name, unix.IN_DELETE)
+	errno := n.LoopbackNode.Rmdir(ctx, name)
+	done(errno == 0)
+	return errno
 }
 
 var _ = (fs.NodeMkdirer)((*Node)(nil))
@@ -162,7 +168,7 @@ func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	if errno := n.asker.ask(ctx, intercept.OpMkdir, "mkdir", n.child(name)); errno != 0 {
 		return nil, errno
 	}
-	done := n.making(name)
+	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
 	done(errno == 0)
 	n.keep(out, errno)
@@ -177,7 +183,7 @@ func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 	if errno := n.asker.ask(ctx, intercept.OpMknod, "mknod", n.child(name)); errno != 0 {
 		return nil, errno
 	}
-	done := n.making(name)
+	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
 	done(errno == 0)
 	n.keep(out, errno)
@@ -207,7 +213,7 @@ func (n *Node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if errno := n.asker.ask(ctx, intercept.OpLink, "link", paths...); errno != 0 {
 		return nil, errno
 	}
-	done := n.making(name)
+	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Link(ctx, target, name, out)
 	done(errno == 0)
 	n.keep(out, errno)
@@ -229,7 +235,7 @@ func (n *Node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	if errno := n.asker.ask(ctx, intercept.OpSymlink, "symlink", filepath.Join(dir, name), filepath.Clean(named)); errno != 0 {
 		return nil, errno
 	}
-	done := n.making(name)
+	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Symlink(ctx, target, name, out)
 	done(errno == 0)
 	n.keep(out, errno)
@@ -325,13 +331,13 @@ func (n *Node) keep(out *fuse.EntryOut, errno syscall.Errno) {
 	}
 }
 
-// making tells the watcher that this view is about to make name here;
-// the returned func says whether it did.
-func (n *Node) making(name string) func(made bool) {
+// expect tells the watcher that this view is about to make (IN_CREATE)
+// or remove (IN_DELETE) name here; the returned func says whether it did.
+func (n *Node) expect(name string, event uint32) func(ok bool) {
 	if n.asker.watcher == nil || !n.watched.Load() {
 		return func(bool) {}
 	}
-	return n.asker.watcher.making(n, name)
+	return n.asker.watcher.expect(n, name, event)
 }
 
 // watchChild watches ch, this directory's child name, if it is a

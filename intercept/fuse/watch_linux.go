@@ -31,17 +31,20 @@ type watcher struct {
 
 	mu    sync.Mutex
 	nodes map[int32]*Node // directory Node of each watch descriptor
-	// made are the names this view is making (create, mkdir, mknod,
-	// symlink, link), by directory inode: their IN_CREATE is no news to
-	// the kernel, which replaced its missing name with the new one
-	// itself, and must not drop what it now keeps.
-	made map[madeName]int
+	// own are the names this view is making (create, mkdir, mknod,
+	// symlink, link: IN_CREATE) or removing (unlink, rmdir: IN_DELETE),
+	// by directory inode: their event is no news to the kernel, which
+	// changed what it keeps of the name and its directory itself, and
+	// must not drop what it now keeps.
+	own map[ownChange]int
 }
 
-// madeName is a name in the directory with inode number dir.
-type madeName struct {
-	dir  uint64
-	name string
+// ownChange is an event this view expects on a name in the directory
+// with inode number dir: IN_CREATE or IN_DELETE.
+type ownChange struct {
+	dir   uint64
+	name  string
+	event uint32
 }
 
 // newWatcher makes an inotify instance.
@@ -50,7 +53,7 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}, made: map[madeName]int{}}, nil
+	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}, own: map[ownChange]int{}}, nil
 }
 
 // watch starts watching the directory at path, which the view knows as
@@ -91,26 +94,27 @@ func (w *watcher) watchRoot(root *Node, path string) error {
 	return w.watch(root, path, st.Ino)
 }
 
-// making records that this view is about to make name in dir, before it
-// does; done says whether it was made: a name not made brings no event.
-func (w *watcher) making(dir *Node, name string) (done func(made bool)) {
-	k := madeName{dir.StableAttr().Ino, name}
+// expect records that this view is about to make (IN_CREATE) or remove
+// (IN_DELETE) name in dir, before it does; done says whether it did: a
+// change not made brings no event.
+func (w *watcher) expect(dir *Node, name string, event uint32) (done func(ok bool)) {
+	k := ownChange{dir.StableAttr().Ino, name, event}
 	w.mu.Lock()
-	w.made[k]++
+	w.own[k]++
 	w.mu.Unlock()
-	return func(made bool) {
-		if !made {
+	return func(ok bool) {
+		if !ok {
 			w.mu.Lock()
-			w.unmake(k)
+			w.forget(k)
 			w.mu.Unlock()
 		}
 	}
 }
 
-// unmake forgets one making of k; w.mu is held.
-func (w *watcher) unmake(k madeName) {
-	if w.made[k]--; w.made[k] <= 0 {
-		delete(w.made, k)
+// forget drops one expected k; w.mu is held.
+func (w *watcher) forget(k ownChange) {
+	if w.own[k]--; w.own[k] <= 0 {
+		delete(w.own, k)
 	}
 }
 
@@ -163,8 +167,8 @@ func (w *watcher) parse(buf []byte) stale {
 			if dir == nil {
 				break
 			}
-			if k := (madeName{dir.StableAttr().Ino, name}); ev.Mask&unix.IN_CREATE != 0 && w.made[k] > 0 {
-				w.unmake(k)
+			if k := (ownChange{dir.StableAttr().Ino, name, ev.Mask & (unix.IN_CREATE | unix.IN_DELETE)}); k.event != 0 && w.own[k] > 0 {
+				w.forget(k)
 				break
 			}
 			s.add(dir.EmbeddedInode(), ev.Mask, name)

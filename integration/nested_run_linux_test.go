@@ -7,12 +7,19 @@ import (
 )
 
 // TestNestedRunRefused: a `leasegate run` inside a worker cannot gate (the
-// kernel gives a process one seccomp supervisor, the outer run's), so it
-// says so and exits 2 before it registers anyone or starts its command,
-// and the outer worker goes on gated as before.
+// outer run gates it already, as its own owner), so it says so, without a
+// reason that holds for one gate only, and exits 2 before it registers
+// anyone or starts its command, and the outer worker goes on gated as
+// before. Under each gate, outside and inside.
 func TestNestedRunRefused(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	w := r.worker("alice", bin+" run --as inner -- sh -c 'echo started-inner'; echo nested=$?; echo x > a.txt")
+	for _, g := range gates(t) {
+		t.Run(g, func(t *testing.T) { nestedRunRefused(t, g) })
+	}
+}
+
+func nestedRunRefused(t *testing.T, g string) {
+	r := newGateRepo(t, g, map[string]string{"a.txt": "a\n"})
+	w := r.worker("alice", bin+" run --gate "+g+" --as inner -- sh -c 'echo started-inner'; echo nested=$?; echo x > a.txt")
 	if code := w.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("worker exited %d; output:\n%s", code, w.out)
 	}
@@ -21,6 +28,9 @@ func TestNestedRunRefused(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "seccomp") {
+		t.Errorf("the refusal gives a reason of the seccomp gate alone:\n%s", out)
 	}
 	if strings.Contains(out, "started-inner") {
 		t.Errorf("the nested run started its command:\n%s", out)

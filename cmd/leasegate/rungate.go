@@ -23,13 +23,15 @@ func refuseRun(platform string) error {
 }
 
 // refuseNestedRun says that `run` cannot gate a worker from inside another
-// run's worker, whose sidecar gates this process already: the kernel gives
-// a process one seccomp supervisor (a second listener is EBUSY). It is
-// said before anything starts, so no owner is registered for a command
-// that never runs; exit 2.
+// run's worker, whose sidecar gates this process already, as its own
+// owner, whichever its gate: under seccomp the kernel gives a process one
+// supervisor (a second listener is EBUSY); under FUSE the outer view would
+// still ask for every write the inner one let through. It is said before
+// anything starts, so no owner is registered for a command that never
+// runs; exit 2.
 func refuseNestedRun() error {
 	reportError(fmt.Errorf("run: this process already runs under leasegate run (sidecar pid %s), which gates its writes as that run's owner; "+
-		"a process has one seccomp supervisor, so a run inside a run cannot gate: start the command directly, or start this run outside the worker",
+		"a run inside it cannot gate them as another owner: start the command directly, or start this run outside the worker",
 		os.Getenv(envname.Sidecar)), exitUsage, reasonRunUnsupported)
 	return &exitStatus{code: exitUsage}
 }

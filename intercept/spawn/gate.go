@@ -35,11 +35,19 @@ type Gate struct {
 // As the helper it never returns: it runs g.Setup, and execs the worker;
 // on any failure it prints why on stderr and exits with 127. As the reaper
 // it never returns either: it exits as the worker did.
+//
+// The marker variable alone does not make a helper or a reaper: one
+// inherited by mistake (exported while debugging, copied from a helper's
+// environment) would turn every leasegate command into one, so the
+// argv[0] that Start gives it must be there too.
 func MaybeRun(g Gate) {
-	if os.Getenv(envname.SpawnReaper) == g.Name {
+	if len(os.Args) == 0 {
+		return
+	}
+	if os.Getenv(envname.SpawnReaper) == g.Name && os.Args[0] == g.reaperArg0() {
 		runReaper(g, os.Args[1:])
 	}
-	if os.Getenv(envname.SpawnHelper) == g.Name {
+	if os.Getenv(envname.SpawnHelper) == g.Name && os.Args[0] == g.helperArg0() {
 		os.Exit(runHelper(g, os.Args[1:]))
 	}
 }

@@ -43,6 +43,19 @@ func TestCtrlZSuspendsTheJob(t *testing.T) {
 	}
 }
 
+// TestBackgroundRunLeavesTheTerminal: `leasegate run ... &` from an
+// interactive shell leaves the terminal to the shell, which goes on
+// reading commands while the worker runs; the worker took the terminal
+// before, and the shell could read nothing until it ended.
+func TestBackgroundRunLeavesTheTerminal(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	sh := startShell(t, r)
+	sh.send(bin + ` run --as bg -- sh -c 'echo b >> a.txt; sleep 30' &` + "\n")
+	eventually(t, 10*time.Second, "bg holding a.txt", func() bool { return r.holders()["a.txt"] == "bg" })
+	sh.send(`echo "still $((40+2))"` + "\n")
+	sh.await("still 42")
+}
+
 // shell is an interactive bash on a terminal of its own.
 type shell struct {
 	t      *testing.T

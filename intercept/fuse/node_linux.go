@@ -139,24 +139,24 @@ var _ = (fs.NodeUnlinker)((*Node)(nil))
 
 // Unlink asks before a name is removed.
 func (n *Node) Unlink(ctx context.Context, name string) syscall.Errno {
-	if errno := n.asker.ask(ctx, intercept.OpUnlink, "unlink", n.child(name)); errno != 0 {
-		return errno
-	}
-	done := n.expect(name, unix.IN_DELETE)
-	errno := n.LoopbackNode.Unlink(ctx, name)
-	done(errno == 0)
-	return errno
+	return n.remove(ctx, intercept.OpUnlink, "unlink", name, n.LoopbackNode.Unlink)
 }
 
 var _ = (fs.NodeRmdirer)((*Node)(nil))
 
 // Rmdir asks before a directory is removed.
 func (n *Node) Rmdir(ctx context.Context, name string) syscall.Errno {
-	if errno := n.asker.ask(ctx, intercept.OpRmdir, "rmdir", n.child(name)); errno != 0 {
+	return n.remove(ctx, intercept.OpRmdir, "rmdir", name, n.LoopbackNode.Rmdir)
+}
+
+// remove asks for op (the call named call) of name, then removes it with
+// do, telling the watch to expect the deletion it makes itself.
+func (n *Node) remove(ctx context.Context, op intercept.Op, call, name string, do func(context.Context, string) syscall.Errno) syscall.Errno {
+	if errno := n.asker.ask(ctx, op, call, n.child(name)); errno != 0 {
 		return errno
 	}
 	done := n.expect(name, unix.IN_DELETE)
-	errno := n.LoopbackNode.Rmdir(ctx, name)
+	errno := do(ctx, name)
 	done(errno == 0)
 	return errno
 }

@@ -190,25 +190,13 @@ func TestGateRefusals(t *testing.T) {
 			t.Fatalf("run %s: exit %d, %q; want 2 saying %q", tc.args, code, errs, tc.want)
 		}
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("the non-root refusal is checked as root, running the CLI as nobody")
-	}
 	// nobody can reach neither the test's binary nor the checkout (both
 	// in 0700 directories): a copy it can run, from /, naming the
 	// workspace; the refusal comes before the workspace is looked at.
-	open, err := os.MkdirTemp("", "leasegate-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(open) })
-	os.Chmod(open, 0o755)
-	nobodyBin := filepath.Join(open, "leasegate")
-	if b, err := os.ReadFile(bin); err != nil || os.WriteFile(nobodyBin, b, 0o755) != nil {
-		t.Fatalf("copy the binary: %v", err)
-	}
+	nobodyBin, open := nobodyBinary(t)
 	cmd := exec.Command(nobodyBin, "run", "--workspace", r.dir, "--gate", "fuse", "--as", "w", "--", "touch", filepath.Join(open, "ran"))
 	cmd.Dir, cmd.Env = "/", r.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "CAP_SYS_ADMIN") {

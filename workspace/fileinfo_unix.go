@@ -12,8 +12,17 @@ const oNoFollow = syscall.O_NOFOLLOW
 
 // ownedByMe reports whether the effective user owns the file fi describes.
 func ownedByMe(fi os.FileInfo) bool {
+	uid, ok := fileOwner(fi)
+	return ok && uid == os.Geteuid()
+}
+
+// fileOwner is the uid of the user who owns the file fi describes.
+func fileOwner(fi os.FileInfo) (uid int, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Uid == uint32(os.Geteuid())
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
 }
 
 // sameVolume reports whether a and b are on one file system.

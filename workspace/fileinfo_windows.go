@@ -17,6 +17,10 @@ const oNoFollow = 0
 // itself checks it (safe.directory) when it opens the repository.
 func ownedByMe(os.FileInfo) bool { return true }
 
+// fileOwner finds no uid on Windows, where a file's owner is a SID: the
+// state directory is left to its ACL.
+func fileOwner(os.FileInfo) (uid int, ok bool) { return 0, false }
+
 // sameVolume reports whether a and b are on one volume. FileInfo carries
 // no volume on Windows, so both are taken as on one: discovery stops at
 // the drive's root anyway.

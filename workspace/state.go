@@ -20,7 +20,10 @@ func (w *Workspace) BlockersDir() string { return filepath.Join(w.StateDir, "blo
 
 // EnsureStateDir creates the state directory and its blockers directory
 // with mode 0700, and tightens them to 0700 if they exist with another
-// mode. A state directory that is a symlink or a file is an error.
+// mode. A state directory that is a symlink or a file is an error, and so
+// is one another user owns (a *ForeignStateError), root included: the
+// files a coordinator makes there would be its own, 0600, and lock the
+// directory's user out of its ledger.
 func (w *Workspace) EnsureStateDir() error {
 	for _, dir := range []string{w.StateDir, w.BlockersDir()} {
 		if err := ensurePrivateDir(dir); err != nil {
@@ -32,6 +35,9 @@ func (w *Workspace) EnsureStateDir() error {
 
 func ensurePrivateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return err
+	}
+	if err := checkOwner(dir); err != nil {
 		return err
 	}
 	fi, err := os.Lstat(dir)

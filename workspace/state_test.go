@@ -68,6 +68,33 @@ func TestEnsureStateDirRefusesSymlink(t *testing.T) {
 	}
 }
 
+// A state directory another user owns is refused, to root as well: the
+// files a coordinator started there would be root's, 0600, and lock the
+// directory's user out of its own ledger.
+func TestEnsureStateDirRefusesAnotherUsers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving the state directory to another user needs root")
+	}
+	w := mustFind(t, mustRepo(t))
+	if err := os.Mkdir(w.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(w.StateDir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	err := w.EnsureStateDir()
+	var fe *workspace.ForeignStateError
+	if !errors.As(err, &fe) || fe.UID != 65534 || fe.Path != w.StateDir {
+		t.Fatalf("EnsureStateDir() in uid 65534's state dir = %v, want a *ForeignStateError naming it", err)
+	}
+	if _, err := os.Stat(w.BlockersDir()); err == nil {
+		t.Error("EnsureStateDir() refused the state dir but made its blockers dir")
+	}
+	if err := w.CheckStateOwner(); err != nil {
+		t.Errorf("CheckStateOwner() as root = %v, want nil: root reaches any user's coordinator", err)
+	}
+}
+
 func TestAdminToken(t *testing.T) {
 	w := mustFind(t, mustRepo(t))
 	tok, err := w.AdminToken()

@@ -44,8 +44,13 @@ func (e *noCoordinatorError) Is(target error) bool { return target == api.ErrUna
 // dial reaches the coordinator of ws, starting one when none answers and
 // cfg.Start is set: the one way the CLI, the hooks and (through
 // startServer) the sidecar's restart reach a coordinator. A coordinator
-// that holds the workspace but does not answer is not started again.
+// that holds the workspace but does not answer is not started again, and
+// one in another user's state directory is neither reached nor started:
+// that is said, never taken for "none running".
 func (c *common) dial(ctx context.Context, ws *workspace.Workspace, cfg dialConfig) (*api.Client, error) {
+	if err := ws.CheckStateOwner(); err != nil {
+		return nil, fmt.Errorf("%w: %w", api.ErrUnavailable, err)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = c.logger("leasegate")
 	}

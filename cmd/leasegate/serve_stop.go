@@ -22,6 +22,9 @@ const stopWait = 15 * time.Second
 // and while owners hold leases unless force; the leases stay in the
 // ledger either way, for the next coordinator.
 func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force bool) error {
+	if err := ws.CheckStateOwner(); err != nil {
+		return fmt.Errorf("%w: %w", api.ErrUnavailable, err)
+	}
 	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1})
 	if err != nil {
 		return err

@@ -1,0 +1,106 @@
+package integration_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// nobody is uid and gid 65534, the user these tests drop to (CI runs as root).
+const nobody = 65534
+
+// nobodyBinary copies the test's binary where nobody can run it (the
+// test's own temp directories are 0700) and returns the copy and the
+// open directory that holds it.
+func nobodyBinary(t *testing.T) (string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running the CLI as another user needs root")
+	}
+	open, err := os.MkdirTemp("", "leasegate-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	os.Chmod(open, 0o755)
+	nobodyBin := filepath.Join(open, "leasegate")
+	if b, err := os.ReadFile(bin); err != nil || os.WriteFile(nobodyBin, b, 0o755) != nil {
+		t.Fatalf("copy the binary: %v", err)
+	}
+	return nobodyBin, open
+}
+
+// asNobody runs the CLI as nobody in r's checkout, which it opens to
+// nobody (its temp directories are 0700), and returns its output and
+// exit code. git's safe.directory, in a global config of nobody's next to
+// its binary, lets nobody read root's repository.
+func (r *repo) asNobody(t *testing.T, nobodyBin string, args ...string) (string, int) {
+	t.Helper()
+	gitconfig := filepath.Join(filepath.Dir(nobodyBin), "gitconfig")
+	if err := os.WriteFile(gitconfig, []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Dir(r.dir), r.dir} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(nobodyBin, args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(slices.Clone(r.env), "HOME=/", "GIT_CONFIG_GLOBAL="+gitconfig)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("leasegate %v as nobody: %v", args, err)
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestAnotherUsersCoordinator: on a checkout shared by two users, the one
+// whose coordinator made the state directory is served; the other is told
+// whose it is (exit 5) by every command, read-only ones included: never
+// "no coordinator running (nothing is held)" while a lease is held, never
+// a coordinator of its own, nothing of its worker run.
+func TestAnotherUsersCoordinator(t *testing.T) {
+	nobodyBin, open := nobodyBinary(t)
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "a.txt", "--as", "alice")
+	const whose = "belongs to user root (uid 0)"
+	ran := filepath.Join(open, "ran")
+	for _, args := range [][]string{
+		{"status"},
+		{"blockers"},
+		{"history"},
+		{"acquire", "a.txt", "--as", "bob"},
+		{"release", "a.txt", "--as", "alice"},
+		{"serve", "--stop", "--force"},
+		{"run", "--as", "bob", "--", "touch", ran},
+	} {
+		out, code := r.asNobody(t, nobodyBin, args...)
+		if code != 5 || !strings.Contains(out, whose) || strings.Contains(out, "nothing is held") {
+			t.Errorf("%v as nobody: exit %d, %q; want 5 saying the state directory %s", args, code, out, whose)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("nobody's worker ran")
+	}
+	if h := r.holders(); h["a.txt"] != "alice" {
+		t.Errorf("holders after nobody's attempts = %v, want a.txt still alice's", h)
+	}
+	r.stopServer()
+	if out, code := r.asNobody(t, nobodyBin, "acquire", "a.txt", "--as", "bob"); code != 5 || !strings.Contains(out, whose) {
+		t.Errorf("acquire as nobody with no coordinator: exit %d, %q; want 5 saying the state directory %s", code, out, whose)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".git", "leasegate", "coord.sock")); err == nil {
+		t.Error("nobody started a coordinator in root's state directory")
+	}
+}

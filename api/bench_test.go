@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +19,7 @@ import (
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/pairbench"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/store/bolt"
 )
@@ -206,34 +204,10 @@ func (st pairStats) report(b *testing.B) {
 
 // measurePairs runs n ops spread over clients goroutines.
 func measurePairs(n, clients int, op func(ctx context.Context, worker, i int) error) (pairStats, error) {
-	ctx := context.Background()
-	var next atomic.Int64
-	lat := make([][]time.Duration, clients)
-	errs := make([]error, clients)
-	var wg sync.WaitGroup
-	start, cpu0 := time.Now(), cpuTime()
-	for w := range clients {
-		wg.Go(func() {
-			for i := int(next.Add(1)); i <= n; i = int(next.Add(1)) {
-				t := time.Now()
-				if errs[w] = op(ctx, w, i); errs[w] != nil {
-					return
-				}
-				lat[w] = append(lat[w], time.Since(t))
-			}
-		})
-	}
-	wg.Wait()
-	st := pairStats{Elapsed: time.Since(start), CPU: cpuTime() - cpu0}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	if len(all) > 0 {
-		slices.Sort(all)
-		st.Pairs, st.P50, st.P99 = len(all), all[len(all)/2], all[len(all)*99/100]
-	}
-	return st, errors.Join(errs...)
+	cpu0 := cpuTime()
+	r, err := pairbench.Run(n, clients, op)
+	return pairStats{Pairs: r.Ops(), Elapsed: r.Elapsed, P50: r.Percentile(50), P99: r.Percentile(99),
+		CPU: cpuTime() - cpu0}, err
 }
 
 // benchChildEnv, when set to "socket,clients,pairs,noStream", makes the

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,6 +55,8 @@ type repo struct {
 	log    *bytes.Buffer
 	host   string // when set, every process of the checkout runs with this hostname (its own machine)
 	gate   string // when set, workers run with --gate gate
+	level  string // the coordinator's --log-level; "" is debug
+	bin    string // the leasegate binary; "" is the one built for the tests
 }
 
 // windows are the shortened protocol windows most tests run with.
@@ -136,8 +139,9 @@ func (r *repo) git(args ...string) string {
 
 func (r *repo) startServer(retry, idle time.Duration) {
 	r.t.Helper()
+	level := cmp.Or(r.level, "debug")
 	cmd := r.command(context.Background(), "serve", "--workspace", r.dir, "--retry-after", retry.String(),
-		"--idle-after", idle.String(), "--log-level", "debug", "--idle-exit", "0")
+		"--idle-after", idle.String(), "--log-level", level, "--idle-exit", "0")
 	cmd.Env, cmd.Dir = r.env, r.dir
 	cmd.Stdout, cmd.Stderr = r.log, r.log
 	if err := cmd.Start(); err != nil {
@@ -399,8 +403,9 @@ func mustJSON(t testing.TB, s string, v any) {
 // namespace of its own with r.host as hostname when r.host is set. The
 // namespace is entered by exec, so the process is the CLI itself.
 func (r *repo) command(ctx context.Context, args ...string) *exec.Cmd {
+	prog := cmp.Or(r.bin, bin)
 	if r.host == "" {
-		return exec.CommandContext(ctx, bin, args...)
+		return exec.CommandContext(ctx, prog, args...)
 	}
-	return exec.CommandContext(ctx, "unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, r.host, bin}, args...)...)
+	return exec.CommandContext(ctx, "unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, r.host, prog}, args...)...)
 }

@@ -61,4 +61,8 @@ const (
 	// TestEtcd names the etcd binary the tests use; set, a missing etcd
 	// fails the tests instead of skipping them.
 	TestEtcd = "LEASEGATE_TEST_ETCD"
+	// TestRedis names the redis-server binary the coordinator's
+	// benchmark against Redis uses; set, a missing Redis fails its test
+	// instead of skipping it.
+	TestRedis = "LEASEGATE_TEST_REDIS"
 )

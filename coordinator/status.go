@@ -301,6 +301,18 @@ func (c *Coordinator) ObserveLoss(ctx context.Context) error {
 	return c.loggedRecord(ctx, "lost watch events not recorded", done, err)
 }
 
+// ObserveUnwatched records that the workspace watcher could not watch the
+// directory rel, nor those it left unwatched after it (a watch limit was
+// met): writes there go unseen. It is recorded as an ungated write of rel
+// with op "unwatched", so that status says so and not only the log.
+func (c *Coordinator) ObserveUnwatched(ctx context.Context, rel string) error {
+	c.mu.Lock()
+	now := c.clock.Now()
+	done, err := c.recordUngated(leasegate.UngatedWrite{Path: rel, At: now, Op: "unwatched", Reporter: "watcher"}, now)
+	c.mu.Unlock()
+	return c.loggedRecord(ctx, "unwatched directory not recorded", done, err, "path", rel)
+}
+
 // noteEnded remembers the paths of a lease that just ended. Call with
 // c.mu held.
 func (c *Coordinator) noteEnded(id gate.LeaseID, now time.Time) {

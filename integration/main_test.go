@@ -139,9 +139,20 @@ func (r *repo) git(args ...string) string {
 
 func (r *repo) startServer(retry, idle time.Duration) {
 	r.t.Helper()
+	r.startServerCmd(r.command(context.Background(), r.serveArgs(retry, idle)...))
+}
+
+// serveArgs are the arguments of the checkout's coordinator.
+func (r *repo) serveArgs(retry, idle time.Duration) []string {
 	level := cmp.Or(r.level, "debug")
-	cmd := r.command(context.Background(), "serve", "--workspace", r.dir, "--retry-after", retry.String(),
-		"--idle-after", idle.String(), "--log-level", level, "--idle-exit", "0")
+	return []string{"serve", "--workspace", r.dir, "--retry-after", retry.String(),
+		"--idle-after", idle.String(), "--log-level", level, "--idle-exit", "0"}
+}
+
+// startServerCmd starts cmd, a coordinator of the checkout, and waits
+// until it answers.
+func (r *repo) startServerCmd(cmd *exec.Cmd) {
+	r.t.Helper()
 	cmd.Env, cmd.Dir = r.env, r.dir
 	cmd.Stdout, cmd.Stderr = r.log, r.log
 	if err := cmd.Start(); err != nil {

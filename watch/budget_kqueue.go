@@ -19,6 +19,10 @@ func watchCost(dir string) int {
 	return 1 + len(names)
 }
 
+// watchLimit is the limit a large workspace meets: kqueue holds a
+// descriptor for every watched directory and every file in it.
+const watchLimit = "each watched directory and each file in it holds a descriptor, within half the open-files limit (ulimit -n)"
+
 // DefaultBudget is half the process's open-files limit (Go raises the
 // soft limit to the hard one, at most kern.maxfilesperproc on macOS, when
 // it starts): the other half stays for the ledger, git and connections.

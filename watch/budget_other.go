@@ -6,6 +6,10 @@ package watch
 // ReadDirectoryChangesW hold no descriptor per watched file.
 func watchCost(string) int { return 1 }
 
+// watchLimit is the limit a large workspace meets: inotify (Linux) takes
+// one watch per directory, counted for all of the user's processes.
+const watchLimit = "each watched directory takes an inotify watch, at most fs.inotify.max_user_watches (sysctl) for all of this user's processes"
+
 // DefaultBudget is no limit: inotify's own (fs.inotify.max_user_watches)
 // is said by Add's error when it is met.
 func DefaultBudget() int { return -1 }

@@ -38,7 +38,8 @@ func (l *lockedBuffer) String() string {
 // TestBudget: the directories that would take the watcher past its
 // budget (kqueue's descriptors on macOS and the BSDs, watches here) are
 // left unwatched, which is said once at warning level naming the first
-// of them; the watcher goes on reporting what it watches.
+// of them, and told to Unwatched once; the watcher goes on reporting what
+// it watches.
 func TestBudget(t *testing.T) {
 	root := t.TempDir()
 	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
@@ -58,11 +59,13 @@ func TestBudget(t *testing.T) {
 	defer rule.Close()
 	var log lockedBuffer
 	changes := make(chan watch.Change, 64)
+	unwatched := make(chan string, 8)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Window: -1, Budget: 2, // the root and a
-			Logger: hclog.New(&hclog.LoggerOptions{Output: &log, Level: hclog.Warn}),
+			Logger:    hclog.New(&hclog.LoggerOptions{Output: &log, Level: hclog.Warn}),
+			Unwatched: func(rel string) { unwatched <- rel },
 			Report: func(cs []watch.Change) {
 				for _, c := range cs {
 					changes <- c
@@ -74,6 +77,9 @@ func TestBudget(t *testing.T) {
 	out := log.String()
 	if n := strings.Count(out, "cannot watch"); n != 1 || !strings.Contains(out, filepath.Join(root, "b")) || !strings.Contains(out, "descriptor budget (2)") {
 		t.Errorf("log says %q (%d warnings), want one naming %s and the budget", out, n, filepath.Join(root, "b"))
+	}
+	if got := len(unwatched); got != 1 || <-unwatched != "b" {
+		t.Errorf("Unwatched told %d times, want once, of b", got)
 	}
 }
 

@@ -135,11 +135,9 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 	})
 }
 
-// cannotWatch says, once at warning level and then at debug level, that
-// dir is not watched: ungated writes there go unseen. With kqueue (macOS,
-// the BSDs) every watched directory and every file in it holds a
-// descriptor, so a large workspace meets the open-files limit
-// (`ulimit -n`) here.
+// cannotWatch says, once at warning level and to cfg.Unwatched and then
+// at debug level, that dir is not watched: ungated writes there go
+// unseen. A large workspace meets the platform's limit here (watchLimit).
 func (wt *watcher) cannotWatch(dir string, err error) {
 	if wt.blind {
 		wt.log.Debug("cannot watch", "dir", dir, "error", err)
@@ -147,7 +145,10 @@ func (wt *watcher) cannotWatch(dir string, err error) {
 	}
 	wt.blind = true
 	wt.log.Warn("cannot watch a directory: ungated writes in it and in others left unwatched go unseen",
-		"dir", dir, "error", err, "hint", "on macOS and the BSDs each watched file holds a descriptor: raise ulimit -n or run serve --no-watch")
+		"dir", dir, "error", err, "hint", watchLimit+": raise it, or run serve --no-watch")
+	if rel, ok := wt.cfg.Workspace.Rel(dir); ok && wt.cfg.Unwatched != nil {
+		wt.cfg.Unwatched(rel)
+	}
 }
 
 // errBudget is why a directory is left unwatched past Config.Budget.

@@ -88,6 +88,10 @@ type Config struct {
 	// the whole tree has been walked again for directories to watch. Nil
 	// means no one is told.
 	Lost func()
+	// Unwatched is told, once, the first directory (workspace-relative)
+	// that could not be watched: writes there, and in the directories
+	// left unwatched after it, go unseen. Nil means no one is told.
+	Unwatched func(rel string)
 	// Budget is how many descriptors the watcher may hold where each
 	// watched file holds one (kqueue: macOS, the BSDs), or how many
 	// directory watches elsewhere. A directory that would take the

@@ -295,8 +295,9 @@ func watchWorkspace(ctx context.Context, ws *workspace.Workspace, c *coordinator
 		}
 	}
 	lost := func() { _ = c.ObserveLoss(ctx) }
+	unwatched := func(rel string) { _ = c.ObserveUnwatched(ctx, rel) }
 	err = watch.Run(ctx, watch.Config{Workspace: ws, Rule: rule, Logger: log, Covered: c.Covers, CoveredTree: c.CoversTree,
-		Report: report, Lost: lost})
+		Report: report, Lost: lost, Unwatched: unwatched})
 	if err != nil {
 		log.Error("workspace watcher stopped", "error", err)
 	}

@@ -139,6 +139,8 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 				with = " — collided with the lease of " + u.Lease.Owner.Name
 			case u.Op == "overflow":
 				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
+			case u.Op == "unwatched":
+				with = " — the watcher met its limit here: writes in this directory and others left unwatched go unseen (" + orDash(h.Log) + " says which limit)"
 			}
 			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, gate.ShownPath(u.Path), with)
 		}

@@ -33,8 +33,9 @@ type caller struct {
 	owners   []string // owners whose root is an ancestor, nearest first
 	root     int      // the nearest owner's root pid
 	operator bool
-	unknown  error // why the peer is unidentified
-	unseen   bool  // the peer is outside the coordinator's pid namespace (unseen.go)
+	unknown  error         // why the peer is unidentified
+	unseen   bool          // the peer is outside the coordinator's pid namespace (unseen.go)
+	comm     func() string // the peer's command name, read once per connection
 }
 
 // callerOf identifies the caller of ctx. The peer's ancestry is read once
@@ -50,14 +51,14 @@ func (c *Coordinator) callerOf(ctx context.Context) caller {
 		defer c.mu.Unlock()
 		return c.unseenCaller(pc.Peer)
 	}
-	chain, err := ancestry(pc)
-	if err != nil {
-		return caller{peer: pc.Peer, unknown: err}
+	ch := ancestry(pc)
+	if ch.err != nil {
+		return caller{peer: pc.Peer, unknown: ch.err}
 	}
 	c.mu.Lock()
-	cl := c.matchRoots(chain)
+	cl := c.matchRoots(ch.procs)
 	c.mu.Unlock()
-	cl.peer = pc.Peer
+	cl.peer, cl.comm = pc.Peer, ch.comm
 	if len(cl.owners) == 0 {
 		cl.operator, cl.unknown = operatorUID(pc.Peer)
 	}
@@ -144,7 +145,11 @@ func (cl caller) record() *gate.Operator {
 	if !cl.operator {
 		return nil
 	}
-	return &gate.Operator{PID: cl.peer.PID, Comm: liveness.Comm(cl.peer.PID), UID: cl.peer.UID, Source: "SO_PEERCRED"}
+	var comm string
+	if cl.comm != nil {
+		comm = cl.comm()
+	}
+	return &gate.Operator{PID: cl.peer.PID, Comm: comm, UID: cl.peer.UID, Source: "SO_PEERCRED"}
 }
 
 // stamp marks every event of an act with the operator who did it.

@@ -6,12 +6,14 @@ import (
 	"github.com/leasegate/leasegate"
 )
 
-// PrimePeer reads the ancestry of ctx's peer now. Tests call it outside a
+// PrimePeer reads the ancestry and command name of ctx's peer now. Tests call it outside a
 // synctest bubble: inside, the fake clock skews the create times gopsutil
 // derives from the uptime.
 func PrimePeer(ctx context.Context) {
 	if pc := leasegate.ConnectionOf(ctx); pc != nil {
-		_, _ = ancestry(pc)
+		if ch := ancestry(pc); ch.comm != nil {
+			ch.comm()
+		}
 	}
 }
 

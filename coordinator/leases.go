@@ -31,6 +31,10 @@ func (c *Coordinator) lease(ctx context.Context, lr leasegate.LeaseRequest) (lea
 			return leasegate.LeaseResult{}, err
 		}
 	}
+	var by *gate.Operator
+	if lr.Op != gate.OpAcquire { // a grant takes nothing from anyone: its owner is record enough
+		by = cl.record()
+	}
 	c.mu.Lock()
 	now := c.clock.Now()
 	d, pre, err := c.decideReclaiming(req, now)
@@ -49,9 +53,7 @@ func (c *Coordinator) lease(ctx context.Context, lr leasegate.LeaseRequest) (lea
 	}
 	c.fillIDs(d.Events, now)
 	d.Events = append(d.Events, c.leaseNotices(lr, d, now)...)
-	if lr.Op != gate.OpAcquire { // a grant takes nothing from anyone: its owner is record enough
-		stamp(d.Events, cl.record())
-	}
+	stamp(d.Events, by)
 	done, err := c.commit(d.Events)
 	if err == nil {
 		done = both(pre, done)

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/leasegate/leasegate"
@@ -15,15 +16,15 @@ import (
 type chain struct {
 	procs []liveness.Proc
 	err   error
+	comm  func() string // the peer's command name, read on the first call only
 }
 
 // ancestry returns the connection's peer and its ancestors, nearest first,
 // reading /proc on the first call only. A peer the coordinator cannot see
 // (pid 0), that has exited, or whose pid now belongs to a process started
 // after the connection was accepted has no ancestry: an error.
-func ancestry(conn *leasegate.Connection) ([]liveness.Proc, error) {
-	ch := conn.Memo(func() any { return readChain(conn) }).(chain)
-	return ch.procs, ch.err
+func ancestry(conn *leasegate.Connection) chain {
+	return conn.Memo(func() any { return readChain(conn) }).(chain)
 }
 
 func readChain(conn *leasegate.Connection) chain {
@@ -37,5 +38,8 @@ func readChain(conn *leasegate.Connection) chain {
 	if err != nil {
 		return chain{err: fmt.Errorf("cannot identify the connecting process: %w", err)}
 	}
-	return chain{procs: procs}
+	// The name goes into the ledger with every act of an operator (a
+	// release, an eviction): read from /proc once per connection, not per
+	// act, and never under the coordinator's mutex more than once.
+	return chain{procs: procs, comm: sync.OnceValue(func() string { return liveness.Comm(conn.Peer.PID) })}
 }

@@ -74,10 +74,8 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	if a == Gemini {
 		d.Problems = append(d.Problems, GeminiProblems(cfg.Root, cfg.File, cfg.home())...)
 	}
-	if n := openOnFailure(a, cfg.File); n > 0 {
-		val, _ := marshal(s.failClosed.val)
-		d.Problems = append(d.Problems, fmt.Sprintf("%d of leasegate's %s hooks lack %q: %s (an older install), so a hook that cannot run "+
-			"(a moved binary, a crash, a timeout) lets the write through; run `leasegate install %s` again", n, s.failClosedOn, s.failClosed.key, bytes.TrimSpace(val), a))
+	if p := openOnFailureProblem(a, cfg.File); p != "" {
+		d.Problems = append(d.Problems, p)
 	}
 	if a == ClaudeCode {
 		if off := claudeHooksOff(cfg); off != "" {
@@ -163,9 +161,30 @@ func claudeHooksOff(cfg DoctorConfig) string {
 	return off
 }
 
+// openOnFailureProblem says how many of leasegate's gating handlers in
+// the file an older install wrote to fail open, and the fix; "" when none.
+func openOnFailureProblem(a Agent, path string) string {
+	s := settingsOf[a]
+	n := openOnFailure(a, path)
+	switch {
+	case n == 0:
+		return ""
+	case s.failClosed.key == "":
+		fix := fmt.Sprintf("run `leasegate install %s` again", a)
+		if a == Codex {
+			fix += " (then `leasegate install codex --trust`: Codex runs a changed hook only once it is trusted again)"
+		}
+		return fmt.Sprintf("%d of leasegate's %s hooks run leasegate alone, as an older install wrote them: when it cannot run "+
+			"(a moved binary) or dies without an answer, %s lets the write through; the line install writes now blocks it; %s", n, s.failClosedOn, a, fix)
+	}
+	val, _ := marshal(s.failClosed.val)
+	return fmt.Sprintf("%d of leasegate's %s hooks lack %q: %s (an older install), so a hook that cannot run "+
+		"(a moved binary, a crash, a timeout) lets the write through; run `leasegate install %s` again", n, s.failClosedOn, s.failClosed.key, bytes.TrimSpace(val), a)
+}
+
 // openOnFailure counts leasegate's handlers in the file that install now
-// writes to fail closed (failClosedOn) but that lack the member that
-// makes them.
+// writes to fail closed (failClosedOn) but that lack the member or the
+// line that makes them.
 func openOnFailure(a Agent, path string) int {
 	s := settingsOf[a]
 	if s.failClosedOn == "" {
@@ -184,7 +203,14 @@ func openOnFailure(a Agent, path string) int {
 	n := 0
 	open := func(raw json.RawMessage) {
 		h, err := parseObject(raw)
-		if err != nil || len(oursIn(a, raw)) == 0 {
+		ours := oursIn(a, raw)
+		if err != nil || len(ours) == 0 {
+			return
+		}
+		if s.failClosed.key == "" {
+			if failsOpen(ours[0].command) {
+				n++
+			}
 			return
 		}
 		if v, ok := h.get(s.failClosed.key); !ok || !sameJSON(v, want) {

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -59,18 +60,28 @@ func TestDiagnoseClaudeHooksOff(t *testing.T) {
 	}
 }
 
-// TestDiagnoseOpenOnFailure: doctor finds leasegate's PreToolUse hooks
-// an older install wrote without "onFailure": "block" (Claude Code) or
-// "failClosed": true (Cursor), which let a write through when the hook
-// cannot run, and says to install again; a fresh install has none.
+// TestDiagnoseOpenOnFailure: doctor finds leasegate's gating hooks an
+// older install wrote without "onFailure": "block" (Claude Code),
+// "failClosed": true (Cursor) or the fail-closed line (Codex, Gemini
+// CLI), which let a write through when the hook cannot run, and says to
+// install again; a fresh install has none.
 func TestDiagnoseOpenOnFailure(t *testing.T) {
+	oldLine := func(a hooks.Agent) (string, string) {
+		gating, _ := hooks.GatingCommand(a, exe)
+		plain, _ := hooks.HookCommand(a, exe)
+		return `"command": ` + jsonString(gating), `"command": ` + jsonString(plain)
+	}
+	codexNew, codexOld := oldLine(hooks.Codex)
+	geminiNew, geminiOld := oldLine(hooks.Gemini)
 	for _, c := range []struct {
-		agent  hooks.Agent
-		member string
-		n      int
+		agent       hooks.Agent
+		member, old string
+		n           int
 	}{
-		{hooks.ClaudeCode, `, "onFailure": "block"`, 2},
-		{hooks.Cursor, `, "failClosed": true`, 1},
+		{hooks.ClaudeCode, `, "onFailure": "block"`, "", 2},
+		{hooks.Cursor, `, "failClosed": true`, "", 1},
+		{hooks.Codex, codexNew, codexOld, 2},
+		{hooks.Gemini, geminiNew, geminiOld, 2},
 	} {
 		t.Run(string(c.agent), func(t *testing.T) {
 			t.Setenv("XDG_STATE_HOME", t.TempDir())
@@ -91,9 +102,15 @@ func TestDiagnoseOpenOnFailure(t *testing.T) {
 			if p := says(); p != "" {
 				t.Errorf("doctor after a fresh install says %q", p)
 			}
+			if c.member == c.old {
+				t.Skip("install writes no other line here")
+			}
 			text := readFile(t, path)
 			compact := strings.Join(strings.Fields(text), " ")
-			old := strings.ReplaceAll(compact, c.member, "")
+			if c.old != "" {
+				compact = text
+			}
+			old := strings.ReplaceAll(compact, c.member, c.old)
 			if old == compact {
 				t.Fatalf("no %s in the installed file:\n%s", c.member, text)
 			}
@@ -101,6 +118,27 @@ func TestDiagnoseOpenOnFailure(t *testing.T) {
 			if p := says(); !strings.HasPrefix(p, fmt.Sprint(c.n)+" of leasegate's") || !strings.Contains(p, "leasegate install "+string(c.agent)) {
 				t.Errorf("doctor with the member taken out says %q, want %d hooks named and install again", p, c.n)
 			}
+			// Install again updates those hooks where they are.
+			did, err := hooks.Install(c.agent, path, exe)
+			if err != nil || strings.Count(strings.Join(did, "\n"), "updated") != c.n {
+				t.Errorf("install over the older hooks: %v, %q; want %d updated", err, did, c.n)
+			}
+			if n := hooks.InstalledIn(c.agent, path); n != hooks.InstalledCount(c.agent) {
+				t.Errorf("%d of leasegate's hooks after installing again, want %d", n, hooks.InstalledCount(c.agent))
+			}
+			if p := says(); p != "" {
+				t.Errorf("doctor after installing again says %q", p)
+			}
 		})
 	}
+}
+
+// jsonString is s as install writes a JSON string: without encoding/json's
+// escapes of <, > and &.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }

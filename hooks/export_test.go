@@ -55,3 +55,10 @@ func ProcComm(pid int) string {
 	st, _ := procStat(pid)
 	return st.comm
 }
+
+// GatingCommand is the line install writes for an agent's gating hooks.
+var GatingCommand = gatingCommand
+
+// HookCommand is the line install writes for an agent's other hooks, and
+// an older install for every hook.
+var HookCommand = hookCommand

@@ -170,7 +170,8 @@ func geminiHooksOff(layers []string, file string) []string {
 		if e := s.HooksConfig.Enabled; e != nil {
 			off = map[bool]string{true: "", false: f}[*e]
 		}
-		if hs, err := installedHandlers(Gemini, file); err == nil && len(hs) > 0 && slices.Contains(s.HooksConfig.Disabled, hs[0].command) {
+		hs, _ := installedHandlers(Gemini, file)
+		if slices.ContainsFunc(hs, func(h handlerCmd) bool { return slices.Contains(s.HooksConfig.Disabled, h.command) }) {
 			ps = append(ps, fmt.Sprintf("%s lists leasegate's hook command in hooksConfig.disabled, so Gemini CLI skips it; remove it there", f))
 		}
 	}

@@ -34,11 +34,13 @@ type agentSettings struct {
 	execForm bool
 	// timeout of one call, in the agent's unit: seconds, Gemini ms.
 	timeout int64
-	// failClosedOn names the event whose handlers get failClosed, so
-	// that a hook that cannot run or crashes blocks the tool call instead
-	// of allowing it: Cursor's "failClosed": true, Claude Code's
-	// "onFailure": "block" (without it, a moved binary, a crash or a
-	// timeout lets the write through ungated).
+	// failClosedOn names the event whose handlers gate a call and must
+	// block it when the hook cannot run or crashes instead of allowing
+	// it (without that, a moved binary, a crash or a timeout lets the
+	// write through ungated). They get failClosed where the agent has a
+	// member for it: Cursor's "failClosed": true, Claude Code's
+	// "onFailure": "block". Codex and Gemini CLI have none: their
+	// handlers run the fail-closed line (gatingCommand) instead.
 	failClosedOn string
 	failClosed   member
 	entries      []hookEntry
@@ -53,11 +55,11 @@ var settingsOf = map[Agent]agentSettings{
 			{"PreToolUse", "Write|Edit|MultiEdit|NotebookEdit"}, {"PreToolUse", "Bash"}, {"PostToolUse", "Bash"},
 			{"UserPromptSubmit", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
 		}},
-	Codex: {dir: ".codex", file: "hooks.json", timeout: installSeconds, entries: []hookEntry{
+	Codex: {dir: ".codex", file: "hooks.json", timeout: installSeconds, failClosedOn: "PreToolUse", entries: []hookEntry{
 		{"PreToolUse", "^apply_patch$"}, {"PreToolUse", "^Bash$"}, {"PostToolUse", "^Bash$"},
 		{"UserPromptSubmit", ""}, {"Stop", ""},
 	}},
-	Gemini: {dir: ".gemini", file: "settings.json", timeout: InstallTimeout.Milliseconds(), entries: []hookEntry{
+	Gemini: {dir: ".gemini", file: "settings.json", timeout: InstallTimeout.Milliseconds(), failClosedOn: "BeforeTool", entries: []hookEntry{
 		{"BeforeTool", "write_file|replace"}, {"BeforeTool", "run_shell_command"}, {"AfterTool", "run_shell_command"},
 		{"BeforeAgent", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
 	}},
@@ -128,11 +130,9 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := ""
-	if !s.execForm {
-		if line, err = hookCommand(a, exe); err != nil {
-			return nil, err
-		}
+	lines, err := s.commands(a, exe)
+	if err != nil {
+		return nil, err
 	}
 	before := data
 	if existed {
@@ -145,7 +145,7 @@ func Install(a Agent, path, exe string) ([]string, error) {
 	}
 	var did []string
 	for _, e := range s.entries {
-		what, next, err := s.add(a, data, e, exe, line)
+		what, next, err := s.add(a, data, e, exe, lines.of(s, e))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -161,6 +161,36 @@ func Install(a Agent, path, exe string) ([]string, error) {
 		data = append(data, '\n')
 	}
 	return writeInstalled(path, existed, before, data, mode, did)
+}
+
+// commands are the shell lines install writes for an agent's handlers:
+// gating for those of its failClosedOn event, plain for the rest.
+type commands struct{ plain, gating string }
+
+// commands are the lines that run exe for a (none in exec form).
+func (s agentSettings) commands(a Agent, exe string) (commands, error) {
+	if s.execForm {
+		return commands{}, nil
+	}
+	plain, err := hookCommand(a, exe)
+	if err != nil {
+		return commands{}, err
+	}
+	gating := plain
+	if s.failClosedOn != "" && s.failClosed.key == "" {
+		if gating, err = gatingCommand(a, exe); err != nil {
+			return commands{}, err
+		}
+	}
+	return commands{plain: plain, gating: gating}, nil
+}
+
+// of is the line of e's handler.
+func (c commands) of(s agentSettings, e hookEntry) string {
+	if e.event == s.failClosedOn {
+		return c.gating
+	}
+	return c.plain
 }
 
 func (e hookEntry) label() string {
@@ -282,7 +312,7 @@ func (s agentSettings) handler(a Agent, e hookEntry, exe, line string) *object {
 		_ = h.setValue("matcher", e.matcher)
 	}
 	_ = h.setValue("timeout", s.timeout)
-	if s.failClosedOn == e.event {
+	if s.failClosedOn == e.event && s.failClosed.key != "" {
 		_ = h.setValue(s.failClosed.key, s.failClosed.val)
 	}
 	return h
@@ -442,7 +472,8 @@ func isOurs(a Agent, raw json.RawMessage) bool {
 }
 
 // isOursCommand reports whether command (a program with args, or a shell
-// line when args is nil) runs `leasegate hook AGENT` for a.
+// line when args is nil) runs `leasegate hook AGENT` for a, alone or in
+// the fail-closed line.
 func isOursCommand(a Agent, command string, args []string) bool {
 	if command == "" {
 		return false
@@ -453,7 +484,10 @@ func isOursCommand(a Agent, command string, args []string) bool {
 		if len(words) == 0 {
 			return false
 		}
-		prog, argv = words[0], words[1:]
+		var wrapped bool
+		if prog, argv, wrapped = failClosedWords(words); !wrapped {
+			prog, argv = words[0], words[1:]
+		}
 	}
 	return strings.HasPrefix(filepath.Base(prog), "leasegate") && slices.Equal(argv, []string{"hook", string(a)})
 }

@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/fileperm"
 )
 
 // CertValidity is how long a certificate the console generates for itself
@@ -35,7 +37,8 @@ var ErrKeyExposed = errors.New("console key file is accessible to group or other
 // fingerprint. It generates a new one (ECDSA P-256, self-signed, valid for
 // CertValidity from now) when the file is missing, holds no usable pair, has
 // expired, or does not name every one of hosts. It refuses a file whose
-// mode grants anything to group or others, or that is not a regular file.
+// mode grants anything to group or others (not judged on Windows, whose
+// modes do not show it: internal/fileperm), or that is not a regular file.
 func SelfSignedCert(file string, hosts []string, now time.Time) (tls.Certificate, error) {
 	cert, err := readCert(file)
 	switch {
@@ -69,8 +72,8 @@ func readCert(file string) (tls.Certificate, error) {
 	if !fi.Mode().IsRegular() {
 		return tls.Certificate{}, fmt.Errorf("console certificate %s is not a regular file", file)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return tls.Certificate{}, fmt.Errorf("console certificate %s has mode %04o, want 0600 (delete it for a new key): %w", file, perm, ErrKeyExposed)
+	if fileperm.Exposed(fi) {
+		return tls.Certificate{}, fmt.Errorf("console certificate %s has mode %04o, want 0600 (delete it for a new key): %w", file, fi.Mode().Perm(), ErrKeyExposed)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -38,7 +38,7 @@ var wineSkips = []struct{ tests, why string }{
 		"they make symlinks: Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none (fixme:file:CreateSymbolicLinkW ... stub)"},
 	{"TestCallerActsOnlyAsItsOwner", "its operator is the test's parent process, and a Windows process started by Wine from Linux has parent pid 0"},
 	{"TestAncestryOfAChild|TestAncestryOfNoProcess|TestEvaluateRemoteIgnoresPid|TestAskerGoneWithdrawsContention", "they run sleep and true, which Windows does not have"},
-	{"TestOpenCreatesPrivateFile|TestOpenCreatesPrivateJournal|TestRemote.*|TestSelfSignedCertKept", "they check Unix file modes, and Windows has only a read-only bit"},
+	{"TestOpenCreatesPrivateFile|TestOpenCreatesPrivateJournal", "they check Unix file modes, and Windows has only a read-only bit"},
 	{"TestCrashLosesNoAcknowledgedEvent", "it wants its killed child to end by SIGKILL, and Windows ends it with exit status 1"},
 	{"TestStatusShowsLedger", "it wants slash-separated paths, and Windows shows backslashes"},
 	{"TestOpenSaysWhyEtcdDidNotAnswer", "Windows reports a refused connection as WSAECONNREFUSED, which store/etcd does not recognise"},

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/leasegate/leasegate/internal/fileperm"
 )
 
 // AdminTokenBytes is the number of random bytes in an admin token; the file
@@ -22,8 +24,9 @@ var ErrTokenExposed = errors.New("admin token file is accessible to group or oth
 
 // AdminToken returns the workspace's admin token, creating it (mode 0600,
 // AdminTokenBytes random bytes as hex) on first use. It refuses a token file
-// whose mode grants anything to group or others, a symlink, and a file that
-// does not hold a token.
+// whose mode grants anything to group or others (not judged on Windows,
+// whose modes do not show it: internal/fileperm), a symlink, and a file
+// that does not hold a token.
 func (w *Workspace) AdminToken() (string, error) {
 	path := w.AdminTokenPath()
 	tok, err := readAdminToken(path)
@@ -49,8 +52,8 @@ func readAdminToken(path string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("admin token %s is not a regular file", path)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("admin token %s has mode %04o, want 0600 (chmod 600 %s): %w", path, perm, path, ErrTokenExposed)
+	if fileperm.Exposed(fi) {
+		return "", fmt.Errorf("admin token %s has mode %04o, want 0600 (chmod 600 %s): %w", path, fi.Mode().Perm(), path, ErrTokenExposed)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 4*AdminTokenBytes))
 	if err != nil {

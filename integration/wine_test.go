@@ -41,7 +41,6 @@ var wineSkips = []struct{ tests, why string }{
 	{"TestOpenCreatesPrivateFile|TestOpenCreatesPrivateJournal", "they check Unix file modes, and Windows has only a read-only bit"},
 	{"TestCrashLosesNoAcknowledgedEvent", "it wants its killed child to end by SIGKILL, and Windows ends it with exit status 1"},
 	{"TestStatusShowsLedger", "it wants slash-separated paths, and Windows shows backslashes"},
-	{"TestOpenSaysWhyEtcdDidNotAnswer", "Windows reports a refused connection as WSAECONNREFUSED, which store/etcd does not recognise"},
 }
 
 // TestWindowsBuildUnderWine runs the Windows test binaries of every package

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -48,7 +47,7 @@ func dialCause(err error) string {
 	var dns *net.DNSError
 	var ne net.Error
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case refused(err):
 		return "connection refused (nothing listens there)"
 	case errors.As(err, &dns):
 		return "the name does not resolve (" + dns.Err + ")"

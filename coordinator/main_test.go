@@ -4,8 +4,11 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/leasegate/leasegate/internal/childtest"
 )
 
 func TestMain(m *testing.M) {
+	childtest.Main()
 	goleak.VerifyTestMain(m)
 }

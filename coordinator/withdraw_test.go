@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -13,6 +12,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/childtest"
 )
 
 // TestWithdrawCancelsRetry: a withdrawn contention never retries, opens
@@ -111,11 +111,7 @@ func checkAskerGone(t *testing.T, wait bool) {
 	e := startEnv(t)
 	e.live.set("alice", gate.Alive, "pid 4242 running, started 2030-01-02T03:04:05Z")
 	e.mutate("alice", "src/a.go")
-	asker := exec.Command("sleep", "60")
-	if err := asker.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = asker.Process.Kill(); _ = asker.Wait() })
+	asker := childtest.Start(t)
 	events := e.c.Subscribe(e.ctx, 64)
 	ctx := leasegate.WithPeer(e.ctx, gate.Peer{PID: asker.Process.Pid, UID: uint32(os.Geteuid()), GID: uint32(os.Getegid())})
 	r, err := e.c.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"src/a.go"}})

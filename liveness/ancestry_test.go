@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/leasegate/leasegate/internal/childtest"
 	"github.com/leasegate/leasegate/liveness"
 )
 
@@ -12,7 +13,7 @@ import (
 // its parent and on up to a process without a visible parent, each with
 // the create time ProcessStart gives.
 func TestAncestryOfAChild(t *testing.T) {
-	cmd := MustStart(t, false, "sleep", "30")
+	cmd := childtest.Start(t)
 	chain, err := liveness.Ancestry(cmd.Process.Pid)
 	if err != nil {
 		t.Fatalf("Ancestry(%d) = %v", cmd.Process.Pid, err)
@@ -29,9 +30,7 @@ func TestAncestryOfAChild(t *testing.T) {
 
 // TestAncestryOfNoProcess: a pid no process has is ErrProcessNotFound.
 func TestAncestryOfNoProcess(t *testing.T) {
-	cmd := MustStart(t, false, "true")
-	pid := cmd.Process.Pid
-	_ = cmd.Wait()
+	pid := childtest.Reaped(t)
 	if _, err := liveness.Ancestry(pid); !errors.Is(err, liveness.ErrProcessNotFound) {
 		t.Fatalf("Ancestry of reaped pid %d = %v, want ErrProcessNotFound", pid, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/childtest"
 	"github.com/leasegate/leasegate/liveness"
 )
 
@@ -62,10 +63,7 @@ func TestEvaluateByHeartbeat(t *testing.T) {
 // TestEvaluateRemoteIgnoresPid gives a remote owner the pid of a live
 // local process and of a reaped one: only the heartbeat decides.
 func TestEvaluateRemoteIgnoresPid(t *testing.T) {
-	live := MustStart(t, false, "sleep", "30")
-	reaped := MustStart(t, false, "sleep", "30")
-	_ = reaped.Process.Kill()
-	_ = reaped.Wait()
+	live, reaped := childtest.Start(t), childtest.Reaped(t)
 	e := MustEvaluator(t)
 	tests := []struct {
 		name string
@@ -74,7 +72,7 @@ func TestEvaluateRemoteIgnoresPid(t *testing.T) {
 		want gate.LivenessStatus
 	}{
 		{name: "pid of a live local process, stale heartbeat", pid: live.Process.Pid, age: time.Minute, want: gate.Dead},
-		{name: "pid of a reaped local process, fresh heartbeat", pid: reaped.Process.Pid, age: time.Second, want: gate.Alive},
+		{name: "pid of a reaped local process, fresh heartbeat", pid: reaped, age: time.Second, want: gate.Alive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -136,8 +136,7 @@ func (c *Coordinator) inside(p string) error {
 	if i := strings.IndexAny(p, "*?["); i >= 0 {
 		lit = p[:strings.LastIndexByte(p[:i], '/')+1]
 	}
-	abs := filepath.Join(c.cfg.Workspace, filepath.FromSlash(lit))
-	real := workspace.ResolveExisting(abs)
+	real := workspace.ResolveBelow(c.cfg.Workspace, filepath.FromSlash(lit))
 	if _, in := workspace.Under(c.cfg.Workspace, real); !in {
 		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
 			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}

@@ -32,8 +32,23 @@ func (r pathRules) resolveExisting(p string) string {
 		p = filepath.Clean(p)
 	}
 	vol := filepath.VolumeName(p)
-	done := vol + string(filepath.Separator)
-	elems := splitPath(p[len(vol):])
+	return r.resolveFrom(vol+string(filepath.Separator), splitPath(p[len(vol):]))
+}
+
+// ResolveBelow is ResolveExisting of rel joined to root, for a root that
+// is absolute and resolved already (a Workspace's Root): only rel's
+// elements are looked up, not root's again, which saves a request that
+// names a file in the workspace one lstat per element of the root.
+func ResolveBelow(root, rel string) string {
+	r := native()
+	if r.lexicalDotDot {
+		rel = filepath.Clean(rel)
+	}
+	return r.resolveFrom(root, splitPath(rel))
+}
+
+// resolveFrom resolves elems one by one from done, a resolved directory.
+func (r pathRules) resolveFrom(done string, elems []string) string {
 	for i, e := range elems {
 		if e == ".." {
 			done = filepath.Dir(done)

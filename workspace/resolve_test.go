@@ -64,3 +64,34 @@ func TestResolveExisting(t *testing.T) {
 		t.Fatalf("ResolveExisting(/) = %s, want /", got)
 	}
 }
+
+// TestResolveBelowIsResolveExisting: resolving a name below a resolved
+// root from the root gives what resolving the whole path gives, through
+// links inside and out of the root, "..", dangling links and missing names.
+func TestResolveBelowIsResolveExisting(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(top, "ws")
+	for _, d := range []string{"ws/src", "elsewhere/dir"} {
+		if err := os.MkdirAll(filepath.Join(top, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(top, "elsewhere", "dir"), filepath.Join(ws, "out")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	for name, target := range map[string]string{"in": "src", "dangling": "nothing"} {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, rel := range []string{"src", "src/a.go", "in/a.go", "out/y.go", "out/../x.go", "dangling",
+		"missing/deep/x.go", "src/../in/b.go", "../elsewhere/dir/z"} {
+		got := workspace.ResolveBelow(ws, filepath.FromSlash(rel))
+		if want := workspace.ResolveExisting(ws + string(filepath.Separator) + filepath.FromSlash(rel)); got != want {
+			t.Errorf("ResolveBelow(%s, %s) = %s, want %s", ws, rel, got, want)
+		}
+	}
+}

@@ -40,7 +40,6 @@ var wineSkips = []struct{ tests, why string }{
 	{"TestAskerGoneWithdrawsContention", "its connection is accepted at the synctest bubble's time (2000), and where liveness.Identify cannot name the process (all but Linux) the asker's real start time comes after it: a fault of the test on every platform but Linux"},
 	{"TestOpenCreatesPrivateFile|TestOpenCreatesPrivateJournal", "they check Unix file modes, and Windows has only a read-only bit"},
 	{"TestCrashLosesNoAcknowledgedEvent", "it wants its killed child to end by SIGKILL, and Windows ends it with exit status 1"},
-	{"TestStatusShowsLedger", "it wants slash-separated paths, and Windows shows backslashes"},
 }
 
 // TestWindowsBuildUnderWine runs the Windows test binaries of every package

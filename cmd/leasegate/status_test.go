@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,13 +116,14 @@ func TestStatusNeverActive(t *testing.T) {
 // serves and what named it: the file by its path in the workspace, a
 // shared one by its workspace and endpoints.
 func TestStatusShowsLedger(t *testing.T) {
+	ledgerRel := filepath.FromSlash(".git/leasegate/ledger.db") // as the platform spells a path
 	tests := []struct {
 		ledger leasegate.LedgerView
 		want   string
 	}{
-		{ledger: leasegate.LedgerView{File: "/w/.git/leasegate/ledger.db"}, want: "  ledger   .git/leasegate/ledger.db (no cluster named)\n"},
+		{ledger: leasegate.LedgerView{File: "/w/.git/leasegate/ledger.db"}, want: "  ledger   " + ledgerRel + " (no cluster named)\n"},
 		{ledger: leasegate.LedgerView{File: "/w/.git/leasegate/ledger.db", From: "LEASEGATE_CLUSTER"},
-			want: "  ledger   .git/leasegate/ledger.db (named by LEASEGATE_CLUSTER)\n"},
+			want: "  ledger   " + ledgerRel + " (named by LEASEGATE_CLUSTER)\n"},
 		{ledger: leasegate.LedgerView{Endpoints: []string{"http://b:2379", "http://a:2379"}, Workspace: "acme/web", From: "leasegate.json"},
 			want: `  ledger   workspace "acme/web" on etcd [http://a:2379 http://b:2379] (named by leasegate.json)` + "\n"},
 	}

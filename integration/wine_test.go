@@ -38,8 +38,6 @@ var wineSkips = []struct{ tests, why string }{
 		"they make symlinks: Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none (fixme:file:CreateSymbolicLinkW ... stub)"},
 	{"TestCallerActsOnlyAsItsOwner|TestAncestryOfAChild", "they look at the test's parent process, and a Windows process that Wine starts from Linux has parent pid 0"},
 	{"TestAskerGoneWithdrawsContention", "its connection is accepted at the synctest bubble's time (2000), and where liveness.Identify cannot name the process (all but Linux) the asker's real start time comes after it: a fault of the test on every platform but Linux"},
-	{"TestOpenCreatesPrivateFile|TestOpenCreatesPrivateJournal", "they check Unix file modes, and Windows has only a read-only bit"},
-	{"TestCrashLosesNoAcknowledgedEvent", "it wants its killed child to end by SIGKILL, and Windows ends it with exit status 1"},
 }
 
 // TestWindowsBuildUnderWine runs the Windows test binaries of every package
@@ -63,6 +61,12 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 		t.Fatalf("the Windows tests under %s: %v\n%s", wine, err, out)
 	}
 	t.Logf("the Windows tests under %s:\n%s", wine, out)
+	for pkg, why := range wineExcluded {
+		t.Logf("not run under Wine: %s: %s", pkg, why)
+	}
+	for _, s := range wineSkips {
+		t.Logf("skipped under Wine: %s: %s", s.tests, s.why)
+	}
 }
 
 // winePrefix makes a Wine prefix of the test's own, with the runtime's

@@ -70,8 +70,8 @@ func TestOpenCreatesPrivateFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fi.Mode().Perm(); got != 0o600 {
-		t.Fatalf("ledger file mode = %v, want 0600", got)
+	if got := fi.Mode().Perm(); got != privateMode {
+		t.Fatalf("ledger file mode = %v, want %v", got, privateMode)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -161,17 +160,6 @@ func checkLocked(t *testing.T, path string) {
 	}
 	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Open(%q) while the child holds it = %v, want %v naming the path", path, err, store.ErrLocked)
-	}
-}
-
-func checkKilled(t *testing.T, err error, stderr *bytes.Buffer) {
-	t.Helper()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("child Wait() = %v, want killed; stderr:\n%s", err, stderr)
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, want SIGKILL; stderr:\n%s", err, stderr)
 	}
 }
 

@@ -235,8 +235,8 @@ func TestOpenCreatesPrivateJournal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fi.Mode().Perm(); got != 0o600 || fi.Size() != bolt.DefaultJournalSize {
-			t.Fatalf("segment %d: mode %v, size %d; want 0600, %d", i, got, fi.Size(), bolt.DefaultJournalSize)
+		if got := fi.Mode().Perm(); got != privateMode || fi.Size() != bolt.DefaultJournalSize {
+			t.Fatalf("segment %d: mode %v, size %d; want %v, %d", i, got, fi.Size(), privateMode, bolt.DefaultJournalSize)
 		}
 	}
 }

@@ -27,6 +27,10 @@ import (
 // of its length, even through a short name of its directory.
 var ErrPathTooLong = errors.New("socket path too long")
 
+// ErrUnsupported means this system has no unix sockets: Windows before
+// Windows 10 version 1803, and Wine.
+var ErrUnsupported = errors.New("this system has no unix sockets (AF_UNIX)")
+
 // Listen binds a unix socket at path and listens on it. Closing the
 // listener removes the socket file, unless another socket has taken its
 // place since (a later coordinator's).

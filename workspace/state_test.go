@@ -68,6 +68,9 @@ func TestEnsureStateDirRefusesAnotherUsers(t *testing.T) {
 	if !errors.As(err, &fe) || fe.UID != 65534 || fe.Path != w.StateDir {
 		t.Fatalf("EnsureStateDir() in uid 65534's state dir = %v, want a *ForeignStateError naming it", err)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "root starts no coordinator there") || !strings.Contains(msg, "`leasegate serve`") {
+		t.Errorf("EnsureStateDir() as root = %q, want it to say root starts none and how to start one", msg)
+	}
 	if _, err := os.Stat(w.BlockersDir()); err == nil {
 		t.Error("EnsureStateDir() refused the state dir but made its blockers dir")
 	}

@@ -21,9 +21,17 @@ type ForeignStateError struct {
 	// when the system has no name for it.
 	UID   int
 	Owner string
+	// AsRoot is set when root was refused: it reaches the owner's
+	// coordinator, but starts none there.
+	AsRoot bool
 }
 
 func (e *ForeignStateError) Error() string {
+	if e.AsRoot {
+		return fmt.Sprintf("%s belongs to user %s (uid %d): root starts no coordinator there, since the files it made "+
+			"would be root's and lock %s out of the ledger; start it as %s (`leasegate serve` in the workspace), "+
+			"and root's commands reach it", e.Path, e.Owner, e.UID, e.Owner, e.Owner)
+	}
 	me := strconv.Itoa(os.Geteuid())
 	if u, err := user.Current(); err == nil {
 		me = u.Username
@@ -66,5 +74,5 @@ func checkOwner(path string) error {
 	if u, err := user.LookupId(name); err == nil {
 		name = u.Username
 	}
-	return &ForeignStateError{Path: path, UID: uid, Owner: name}
+	return &ForeignStateError{Path: path, UID: uid, Owner: name, AsRoot: os.Geteuid() == 0}
 }

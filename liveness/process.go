@@ -69,7 +69,7 @@ func newProcess(pid int) (*process.Process, error) {
 	if pid <= 0 || pid > math.MaxInt32 {
 		return nil, fmt.Errorf("pid %d: %w", pid, ErrInvalidPID)
 	}
-	p, err := process.NewProcess(int32(pid))
+	p, err := openProcess(int32(pid))
 	if err != nil {
 		return nil, lookupError(pid, err)
 	}

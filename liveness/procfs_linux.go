@@ -4,7 +4,18 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/shirou/gopsutil/v3/process"
 )
+
+// openProcess is gopsutil's handle of pid, whose every read goes to /proc.
+// It is made directly, not by process.NewProcess: that asks
+// os.FindProcess, which opens a pidfd only the garbage collector closes,
+// one per lookup, so a coordinator identifying its callers under a low
+// `ulimit -n` ran out of descriptors (TestLookupsHoldNoDescriptor). A pid
+// no process has fails its first read with ENOENT, which lookupError
+// takes for ErrProcessNotFound.
+func openProcess(pid int32) (*process.Process, error) { return &process.Process{Pid: pid}, nil }
 
 // CheckProcfs reports whether /proc shows the processes of this process's
 // own pid namespace. Every piece of process evidence leasegate reads there

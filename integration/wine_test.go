@@ -37,7 +37,7 @@ var wineSkips = []struct{ tests, why string }{
 	{"TestPathRulesDotDot|TestSpelling|TestArgPath|TestResolveExisting|TestRel|TestMutateThroughSymlink|TestWriteThroughOutsideLinkGated",
 		"they make symlinks: Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none (fixme:file:CreateSymbolicLinkW ... stub)"},
 	{"TestCallerActsOnlyAsItsOwner|TestAncestryOfAChild", "they look at the test's parent process, and a Windows process that Wine starts from Linux has parent pid 0"},
-	{"TestAskerGoneWithdrawsContention", "its connection is accepted at the synctest bubble's time (2000), and where liveness.Identify cannot name the process (all but Linux) the asker's real start time comes after it: a fault of the test on every platform but Linux"},
+	{"TestAskerGoneWithdrawsContention", "it wants the asker's exit seen at once, which takes a pidfd (Linux); elsewhere the asker is judged by pid and start time, and its connection accepted at the synctest bubble's time (2000) seems to predate its real start"},
 }
 
 // TestWindowsBuildUnderWine runs the Windows test binaries of every package

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -22,6 +21,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/neterr"
 	"github.com/leasegate/leasegate/internal/unixsock"
 )
 
@@ -100,7 +100,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 // (EAGAIN) and 5xx answers are still retried.
 func retryPolicy(socket bool) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if socket && err != nil && ctx.Err() == nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
+		if socket && err != nil && ctx.Err() == nil && (neterr.Refused(err) || errors.Is(err, fs.ErrNotExist)) {
 			return false, nil
 		}
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/neterr"
 )
 
 // probeTimeout bounds each endpoint's TCP dial in probe.
@@ -47,7 +49,7 @@ func dialCause(err error) string {
 	var dns *net.DNSError
 	var ne net.Error
 	switch {
-	case refused(err):
+	case neterr.Refused(err):
 		return "connection refused (nothing listens there)"
 	case errors.As(err, &dns):
 		return "the name does not resolve (" + dns.Err + ")"

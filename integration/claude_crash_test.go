@@ -8,19 +8,27 @@ import (
 	"testing"
 )
 
-// TestClaudeCodeMissingHookBlocks: when the installed hook cannot run
-// (its binary moved or deleted), the real Claude Code blocks the write
-// instead of letting it through ungated: install writes the Claude Code
-// handler with onFailure "block", as it writes Cursor's with failClosed.
+// TestClaudeCodeMissingHookBlocks: when the installed hook cannot answer
+// (its binary moved or deleted, or killed by a signal while it answers),
+// the real Claude Code blocks the write instead of letting it through
+// ungated: install writes the Claude Code handler with onFailure "block",
+// as it writes Cursor's with failClosed.
 func TestClaudeCodeMissingHookBlocks(t *testing.T) {
-	r := newRepo(t, nil)
-	m := newMessagesMock(t, "Write", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "free.txt")))
-	c := newClaudeRun(t, r, m)
-	settings := r.read(".claude/settings.local.json")
-	gone := filepath.Join(t.TempDir(), "moved", "leasegate")
-	r.write(".claude/settings.local.json", strings.ReplaceAll(settings, fmt.Sprintf("%q", bin), fmt.Sprintf("%q", gone)))
-	out, _ := c.run(t, "write free.txt", "Write")
-	if got, err := os.ReadFile(filepath.Join(r.dir, "free.txt")); err == nil {
-		t.Fatalf("free.txt = %q: Claude Code wrote it though its leasegate hook could not run\n%s", got, out)
+	for _, f := range hookFailures {
+		t.Run(f.name, func(t *testing.T) {
+			r := newRepo(t, nil)
+			m := newMessagesMock(t, "Write", fmt.Sprintf(`{"file_path":%q,"content":"new\n"}`, filepath.Join(r.dir, "free.txt")))
+			c := newClaudeRun(t, r, m)
+			exe := movableLeasegate(t)
+			settings := r.read(".claude/settings.local.json")
+			r.write(".claude/settings.local.json", strings.ReplaceAll(settings, fmt.Sprintf("%q", bin), fmt.Sprintf("%q", exe)))
+			if err := f.apply(exe); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := c.run(t, "write free.txt", "Write")
+			if got, err := os.ReadFile(filepath.Join(r.dir, "free.txt")); err == nil {
+				t.Fatalf("free.txt = %q: Claude Code wrote it though its leasegate hook could not answer\n%s", got, out)
+			}
+		})
 	}
 }

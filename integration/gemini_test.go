@@ -33,11 +33,13 @@ const geminiModel = "gemini-2.5-flash"
 // with the script's call n, when the request offers its tool; anything
 // else with a short text. It keeps the tools offered and the function
 // responses Gemini CLI sends back, and calls onResult, if set, before it
-// answers a request that brings a new response (while the session lives).
+// answers a request that brings a new response (while the session lives),
+// and onCall before it answers with a call.
 type generateMock struct {
 	srv *httptest.Server
 	modelScript
 	onResult func() // set and called with mu held
+	onCall   func() // set and called with mu held
 }
 
 func newGenerateMock(t *testing.T, script ...toolCall) *generateMock {
@@ -74,6 +76,9 @@ func (m *generateMock) serve(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		if fresh && m.onResult != nil {
 			m.onResult()
+		}
+		if ok && m.onCall != nil {
+			m.onCall()
 		}
 		m.mu.Unlock()
 		if ok {

@@ -1,0 +1,136 @@
+package integration_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hookFailure is one way an installed hook's leasegate ends without an
+// answer, and what the agent is told of it.
+type hookFailure struct {
+	name string
+	// apply makes the leasegate at path fail so.
+	apply func(path string) error
+	says  string
+}
+
+// hookFailures: the binary moved away (as a `go install` to another
+// GOPATH, or an upgrade that removes the old path, leaves it), and a
+// leasegate killed by a signal while it answers (as the OOM killer would):
+// a script standing in at the installed path reads the call and kills
+// itself.
+var hookFailures = []hookFailure{
+	{"moved", func(path string) error { return os.Rename(path, path+".moved") }, ": not found"},
+	{"killed", func(path string) error {
+		_ = os.Remove(path)
+		return os.WriteFile(path, []byte("#!/bin/sh\ncat > /dev/null\nkill -9 $$\n"), 0o755)
+	}, "was killed by signal 9"},
+}
+
+// movableLeasegate is a copy of the leasegate under test in a directory
+// of its own, whose name holds a space and a quote, for a test to install
+// hooks from and then make fail.
+func movableLeasegate(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lease gate's bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "leasegate")
+	if err := os.WriteFile(exe, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// lgProgram runs the leasegate at prog in dir with env, and returns its
+// combined output and exit status.
+func lgProgram(t *testing.T, prog, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(out), ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %v: %v", prog, args, err)
+	}
+	return string(out), 0
+}
+
+// TestCodexMissingHookBlocks drives the real Codex CLI through a mock
+// model: with leasegate's hooks installed and trusted, a leasegate that
+// was moved away, or that is killed by a signal while it answers, blocks
+// Codex's apply_patch of a free file instead of letting it through
+// ungated, and the model is told why.
+func TestCodexMissingHookBlocks(t *testing.T) {
+	codex := codexProgram(t)
+	for _, f := range hookFailures {
+		t.Run(f.name, func(t *testing.T) {
+			r := newRepo(t, map[string]string{"f.txt": "old\n"})
+			m := newResponsesMock(t)
+			env := codexEnv(t, r, codex, m)
+			exe := movableLeasegate(t)
+			if out, code := lgProgram(t, exe, r.dir, env, "install", "codex", "--trust"); code != 0 || !strings.Contains(out, "all 5 hooks: they run") {
+				t.Fatalf("install codex --trust: exit %d:\n%s", code, out)
+			}
+			if err := f.apply(exe); err != nil {
+				t.Fatal(err)
+			}
+			log := runCodex(t, r, codex, env)
+			if got := r.read("f.txt"); got != "old\n" {
+				t.Fatalf("f.txt = %q: Codex wrote it though its leasegate hook could not answer\ncodex:\n%s", got, log)
+			}
+			outs := m.toolOutputs()
+			if len(outs) == 0 || !strings.Contains(outs[len(outs)-1], "leasegate hook could not run") || !strings.Contains(outs[len(outs)-1], f.says) {
+				t.Errorf("Codex did not tell the model that the hook could not run (%s); tool outputs: %q\ncodex:\n%s", f.says, outs, log)
+			}
+		})
+	}
+}
+
+// TestGeminiMissingHookBlocks drives the real Gemini CLI through a mock
+// model: a leasegate that is moved away in the session, or that is killed
+// by a signal while it answers, blocks Gemini's write_file of a free file
+// instead of letting it through, and the model is told why. The failure
+// starts as the model asks for the write, after the prompt's hook ran
+// (Gemini CLI refuses the whole prompt when that one cannot be run at
+// all, exit 127, but not when it is killed).
+func TestGeminiMissingHookBlocks(t *testing.T) {
+	for _, f := range hookFailures {
+		t.Run(f.name, func(t *testing.T) {
+			r := newRepo(t, nil)
+			m := newGenerateMock(t, toolCall{"write_file", `{"file_path":"` + filepath.Join(r.dir, "free.txt") + `","content":"new\n"}`})
+			g := newGeminiRun(t, r, m)
+			exe := movableLeasegate(t)
+			if out, code := lgProgram(t, exe, r.dir, g.env, "install", "gemini"); code != 0 {
+				t.Fatalf("install gemini: exit %d\n%s", code, out)
+			}
+			var applied error
+			m.mu.Lock()
+			m.onCall = func() { applied, m.onCall = f.apply(exe), nil }
+			m.mu.Unlock()
+			_, log := g.run(t, "write free.txt")
+			m.mu.Lock()
+			err := applied
+			m.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := os.ReadFile(filepath.Join(r.dir, "free.txt")); err == nil {
+				t.Fatalf("free.txt = %q: Gemini CLI wrote it though its leasegate hook could not answer\n%s", got, log)
+			}
+			_, results := m.seen()
+			if len(results) == 0 || !strings.Contains(results[0], "leasegate hook could not run") || !strings.Contains(results[0], f.says) {
+				t.Errorf("Gemini CLI did not tell the model that the hook could not run (%s); results %q\n%s", f.says, results, log)
+			}
+		})
+	}
+}

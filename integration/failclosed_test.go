@@ -1,11 +1,15 @@
 package integration_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leasegate/leasegate/hooks"
 )
 
 // hookFailure is one way an installed hook's leasegate ends without an
@@ -133,4 +137,80 @@ func TestGeminiMissingHookBlocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCodexUpgradeToFailClosed: over the Codex hooks an older install
+// wrote (leasegate alone on the line) and the user trusted, doctor says
+// that they fail open; install replaces the two gating ones in place (5
+// hooks still, no duplicates), and the real Codex then reports those two
+// modified, so untrusted, which install and doctor say; `install codex
+// --trust` trusts them again and doctor finds nothing left.
+func TestCodexUpgradeToFailClosed(t *testing.T) {
+	codex := codexProgram(t)
+	r := newRepo(t, map[string]string{"f.txt": "old\n"})
+	m := newResponsesMock(t)
+	env := codexEnv(t, r, codex, m)
+	lg := func(args ...string) (string, int) {
+		t.Helper()
+		return lgIn(t, r.dir, env, args...)
+	}
+	if out, code := lg("install", "codex"); code != 0 {
+		t.Fatalf("install codex: exit %d\n%s", code, out)
+	}
+	file := filepath.Join(r.dir, ".codex", "hooks.json")
+	r.write(".codex/hooks.json", olderCodexHooks(t, r.read(".codex/hooks.json")))
+	// The older install, trusted through Codex as its install --trust did.
+	for _, kv := range [][2]string{{"HOME", envValue(env, "HOME")}, {"CODEX_HOME", envValue(env, "CODEX_HOME")}} {
+		t.Setenv(kv[0], kv[1])
+	}
+	if _, tr, err := hooks.TrustCodex(context.Background(), codex, r.dir, file); err != nil || tr.Problem(5) != "" {
+		t.Fatalf("trusting the older hooks: %v, %q", err, tr.Problem(5))
+	}
+	out, code := lg("doctor")
+	if code != 1 || !strings.Contains(out, "2 of leasegate's PreToolUse hooks run leasegate alone") || !strings.Contains(out, "install codex --trust") {
+		t.Fatalf("doctor over the older hooks: exit %d, want 1 saying 2 PreToolUse hooks fail open:\n%s", code, out)
+	}
+
+	out, code = lg("install", "codex")
+	if code != 0 || strings.Count(out, "updated codex hook PreToolUse") != 2 || !strings.Contains(out, "NOT ACTIVE YET") || strings.Count(out, "(modified)") != 2 {
+		t.Fatalf("install codex over the older hooks: exit %d, want 2 updated and both said modified:\n%s", code, out)
+	}
+	if n := strings.Count(r.read(".codex/hooks.json"), `"timeout"`); n != 5 {
+		t.Errorf("%d hooks in .codex/hooks.json after installing over the older ones, want 5:\n%s", n, r.read(".codex/hooks.json"))
+	}
+	if out, code = lg("doctor"); code != 1 || !strings.Contains(out, "Codex skips 2 of leasegate's hooks") {
+		t.Fatalf("doctor after the update: exit %d, want 1 saying Codex skips the 2 changed hooks:\n%s", code, out)
+	}
+	out, code = lg("install", "codex", "--trust")
+	if code != 0 || strings.Count(out, "(it was modified)") != 2 || !strings.Contains(out, "all 5 hooks: they run") {
+		t.Fatalf("install codex --trust after the update: exit %d, want the 2 changed hooks trusted:\n%s", code, out)
+	}
+	if out, code = lg("doctor"); code != 0 || !strings.Contains(out, "codex: ok") {
+		t.Fatalf("doctor after trusting the update: exit %d, want codex ok:\n%s", code, out)
+	}
+}
+
+// olderCodexHooks is a Codex hooks file as an install before the
+// fail-closed line wrote it: every handler runs `PATH hook codex` alone.
+func olderCodexHooks(t *testing.T, text string) string {
+	t.Helper()
+	var doc map[string]map[string][]struct {
+		Matcher string           `json:"matcher,omitempty"`
+		Hooks   []map[string]any `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, groups := range doc["hooks"] {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				h["command"] = bin + " hook codex"
+			}
+		}
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out) + "\n"
 }

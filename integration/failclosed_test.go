@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,4 +214,62 @@ func olderCodexHooks(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return string(out) + "\n"
+}
+
+// TestInstallNamesPathLink: a leasegate that PATH reaches through a link
+// (as a package manager's bin/leasegate names its versioned binary) is
+// written into the hooks by the link's path, not by the versioned one it
+// resolves to: after an upgrade that replaces the versioned binary and
+// removes the old one, the installed hooks still run.
+func TestInstallNamesPathLink(t *testing.T) {
+	r := newRepo(t, nil)
+	prefix := t.TempDir()
+	version := func(v string) string {
+		t.Helper()
+		dir := filepath.Join(prefix, "Cellar", "leasegate", v, "bin")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(dir, "leasegate")
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return exe
+	}
+	link := filepath.Join(prefix, "bin", "leasegate")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(version("1.0"), link); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), r.env...), "PATH="+filepath.Dir(link)+string(os.PathListSeparator)+envValue(r.env, "PATH"))
+	if out, code := lgProgram(t, link, r.dir, env, "install", "claude-code", "--no-mcp"); code != 0 {
+		t.Fatalf("install claude-code: exit %d\n%s", code, out)
+	}
+	settings := r.read(".claude/settings.local.json")
+	if !strings.Contains(settings, fmt.Sprintf(`"command": %q`, link)) || strings.Contains(settings, "Cellar") {
+		t.Fatalf("the hooks do not name PATH's link %s:\n%s", link, settings)
+	}
+
+	// The upgrade: a new versioned binary, the link moved to it, the old
+	// one removed.
+	next := version("1.1")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(next, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(prefix, "Cellar", "leasegate", "1.0")); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := lgProgram(t, link, r.dir, env, "doctor")
+	if !strings.Contains(out, "claude-code: ok") {
+		t.Fatalf("doctor after the upgrade: want claude-code ok (its hooks still run):\n%s", out)
+	}
 }

@@ -79,8 +79,13 @@ func otherFileNote(a hooks.Agent, base, path, verb string, to target) []string {
 
 // hookProgram is the program the hooks will run: this binary's absolute
 // path, or with shared the name `leasegate`, looked up in PATH by the
-// agent. An install refuses a binary that will not last: one that Go
-// built for `go run` in its build cache or a temporary directory.
+// agent. The absolute path is the one PATH reaches this binary by, when
+// it does: a package manager's link (/opt/homebrew/bin/leasegate) names
+// each upgrade's binary in turn, while the binary's own path (the
+// versioned directory the link resolves to, which /proc/self/exe names)
+// is removed by the next upgrade and every hook with it. An install
+// refuses a binary that will not last: one that Go built for `go run` in
+// its build cache or a temporary directory.
 func hookProgram(name string, shared bool) (string, error) {
 	if name != "install" {
 		return "", nil
@@ -105,7 +110,31 @@ func hookProgram(name string, shared bool) (string, error) {
 			"`go install ./cmd/leasegate` from the clone, then `%s install ...` (or --shared, to name `leasegate` from PATH)",
 			exe, filepath.Join(goBin(), "leasegate"))
 	}
+	if p := pathName(exe); p != "" {
+		return p, nil
+	}
 	return exe, nil
+}
+
+// pathName is the absolute path by which PATH finds `leasegate` when that
+// is the binary exe, else "".
+func pathName(exe string) string {
+	p, err := exec.LookPath("leasegate")
+	if err != nil {
+		return ""
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return ""
+	}
+	found, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	self, err := os.Stat(exe)
+	if err != nil || !os.SameFile(found, self) {
+		return ""
+	}
+	return p
 }
 
 // transientBuild reports whether exe lies where Go keeps what it builds

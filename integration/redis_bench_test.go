@@ -37,7 +37,8 @@ const versusRounds = 4
 // the disk that matters; tmpfs would measure no fsync), the clients in this
 // process with one connection each, 16 and 1 at once. Each sub-benchmark
 // runs b.N pairs on each server in versusRounds turns and reports pairs/s,
-// p50 and p99 of a pair, the CPU each server's process used per pair, and
+// p50 and p99 of a pair, the CPU each server's process used per pair (and
+// this process, its clients'), and
 // leasegate's pairs/s over Redis's ("ratio", ahead when above 1).
 //
 // A Redis pair is the cheapest honest lease: SET key owner NX, then DEL
@@ -95,7 +96,8 @@ type pairFunc func(ctx context.Context, i int) error
 type serverFigures struct {
 	name string
 	pairbench.Result
-	cpu time.Duration // the server process's user and system time
+	cpu       time.Duration // the server process's user and system time
+	clientCPU time.Duration // this process's, where the clients run
 }
 
 // compareServers runs n pairs from clients clients on each server, in
@@ -116,7 +118,7 @@ func compareServers(n, clients int, servers ...versusServer) ([]serverFigures, e
 	for round := range versusRounds {
 		for j := range servers {
 			k := (round + j) % len(servers)
-			cpu0 := processCPU(servers[k].pid)
+			cpu0, self0 := processCPU(servers[k].pid), processCPU(os.Getpid())
 			r, err := pairbench.Run(per, clients, func(ctx context.Context, c, i int) error {
 				return dos[k][c](ctx, round*per+i)
 			})
@@ -124,6 +126,7 @@ func compareServers(n, clients int, servers ...versusServer) ([]serverFigures, e
 				return nil, fmt.Errorf("%s: %w", servers[k].name, err)
 			}
 			figs[k].cpu += processCPU(servers[k].pid) - cpu0
+			figs[k].clientCPU += processCPU(os.Getpid()) - self0
 			figs[k].Add(r)
 		}
 	}
@@ -139,6 +142,7 @@ func reportVersus(b *testing.B, figs []serverFigures) {
 		b.ReportMetric(float64(s.Percentile(99).Microseconds()), s.name+"-p99-µs")
 		if s.cpu > 0 {
 			b.ReportMetric(float64(s.cpu.Microseconds())/float64(s.Ops()), s.name+"-cpu-µs/pair")
+			b.ReportMetric(float64(s.clientCPU.Microseconds())/float64(s.Ops()), s.name+"-client-cpu-µs/pair")
 		}
 	}
 	for _, s := range figs[1:] {

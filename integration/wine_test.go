@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,12 +51,19 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	if wine == "" {
 		t.Skip("LEASEGATE_TEST_WINE names no wine64 (.ci/run installs Debian's wine64 and sets it)")
 	}
-	env := winePrefix(t, wine)
-	args := []string{"test", "-exec", wine, "-overlay", deleteatOverlay(t), "-vet=off", "-count=1", "-timeout", "5m", "-skip", wineSkipPattern()}
+	prefix := winePrefix(t, wine)
+	overlay := deleteatOverlay(t)
+	t.Run("tests", func(t *testing.T) { wineTests(t, wine, prefix, overlay) })
+	t.Run("cli", func(t *testing.T) { wineCLI(t, wine, prefix, overlay) })
+}
+
+// wineTests runs the packages' Windows test binaries under wine.
+func wineTests(t *testing.T, wine string, prefix []string, overlay string) {
+	args := []string{"test", "-exec", wine, "-overlay", overlay, "-vet=off", "-count=1", "-timeout", "5m", "-skip", wineSkipPattern()}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", append(args, windowsTestPackages(t)...)...)
-	cmd.Dir, cmd.Env = "..", env
+	cmd.Dir, cmd.Env = "..", slices.Concat(os.Environ(), windowsTarget, prefix)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the Windows tests under %s: %v\n%s", wine, err, out)
@@ -69,15 +77,19 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	}
 }
 
+// windowsTarget is the environment of a go command that builds for
+// Windows.
+var windowsTarget = []string{"GOOS=windows", "GOARCH=amd64"}
+
 // winePrefix makes a Wine prefix of the test's own, with the runtime's
 // bcryptprimitives.dll built from testdata/wine, and returns the
-// environment that runs Windows programs in it. The prefix's wineserver
-// is stopped when the test ends.
+// variables that run Windows programs in it. The prefix's wineserver is
+// stopped when the test ends.
 func winePrefix(t *testing.T, wine string) []string {
 	t.Helper()
-	prefix := t.TempDir()
-	env := append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "WINEPREFIX="+prefix, "WINEDEBUG=-all",
-		"WINEDLLOVERRIDES=mscoree,mshtml=")
+	dir := t.TempDir()
+	prefix := []string{"WINEPREFIX=" + dir, "WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml="}
+	env := append(os.Environ(), prefix...)
 	t.Cleanup(func() {
 		kill := exec.Command(filepath.Join(filepath.Dir(wine), "wineserver"), "-k")
 		kill.Env = env
@@ -90,7 +102,7 @@ func winePrefix(t *testing.T, wine string) []string {
 	if out, err := boot.CombinedOutput(); err != nil {
 		t.Fatalf("%s wineboot -i: %v\n%s", wine, err, out)
 	}
-	system32 := filepath.Join(prefix, "drive_c", "windows", "system32")
+	system32 := filepath.Join(dir, "drive_c", "windows", "system32")
 	if _, err := os.Stat(system32); err != nil {
 		t.Fatalf("wineboot made no system32: %v", err)
 	}
@@ -100,7 +112,7 @@ func winePrefix(t *testing.T, wine string) []string {
 	if out, err := shim.CombinedOutput(); err != nil {
 		t.Fatalf("build bcryptprimitives.dll (.ci/run installs gcc-mingw-w64-x86-64-win32): %v\n%s", err, out)
 	}
-	return env
+	return prefix
 }
 
 // deleteatOverlay returns a go build overlay that lets os.RemoveAll work
@@ -146,7 +158,7 @@ func deleteatOverlay(t *testing.T) string {
 func windowsTestPackages(t *testing.T) []string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}", "./...")
-	cmd.Dir, cmd.Env = "..", append(os.Environ(), "GOOS=windows", "GOARCH=amd64")
+	cmd.Dir, cmd.Env = "..", append(os.Environ(), windowsTarget...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -76,6 +76,27 @@ func Owner(b []byte, o gate.Owner, err error) ([]byte, error) {
 	return append(b, '}'), err
 }
 
+// Operator appends o as encoding/json writes a *gate.Operator, unless an
+// earlier step failed.
+func Operator(b []byte, o *gate.Operator, err error) ([]byte, error) {
+	b = append(b, '{')
+	if o.PID != 0 {
+		b = append(b, `"pid":`...)
+		b = strconv.AppendInt(b, int64(o.PID), 10)
+		b = append(b, ',')
+	}
+	if o.Comm != "" {
+		b = append(b, `"comm":`...)
+		b, err = StringAfter(b, o.Comm, err)
+		b = append(b, ',')
+	}
+	b = append(b, `"uid":`...)
+	b = strconv.AppendUint(b, uint64(o.UID), 10)
+	b = append(b, `,"source":`...)
+	b, err = StringAfter(b, o.Source, err)
+	return append(b, '}'), err
+}
+
 // Scope appends sc as encoding/json writes a gate.Scope, unless an earlier
 // step failed.
 func Scope(b []byte, sc gate.Scope, err error) ([]byte, error) {

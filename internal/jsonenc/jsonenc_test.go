@@ -61,6 +61,7 @@ func TestKnowsEveryField(t *testing.T) {
 	}{
 		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
 		{gate.Owner{}, "name host pid start_time"},
+		{gate.Operator{}, "pid comm uid source"},
 		{gate.Scope{}, "type paths files"},
 		{gate.File{}, "path dev ino"},
 	}

@@ -29,7 +29,7 @@ func appendEventJSON(b []byte, e *gate.Event) ([]byte, error) {
 }
 
 func appendEvent(b []byte, e *gate.Event) ([]byte, error) {
-	if len(e.Data) > 0 || e.By != nil {
+	if len(e.Data) > 0 {
 		return b, jsonenc.ErrSlowPath
 	}
 	b = append(b, `{"seq":`...)
@@ -50,5 +50,9 @@ func appendEvent(b []byte, e *gate.Event) ([]byte, error) {
 	}
 	b, err = jsonenc.StringField(b, `,"reason":`, e.Reason, err)
 	b, err = jsonenc.StringField(b, `,"path":`, e.Path, err)
+	if e.By != nil && err == nil {
+		b = append(b, `,"by":`...)
+		b, err = jsonenc.Operator(b, e.By, err)
+	}
 	return append(b, '}'), err
 }

@@ -40,6 +40,9 @@ func parseEvent(v []byte) (e gate.Event, ok bool) {
 	if p.Opt(`,"path":`) {
 		e.Path = p.str()
 	}
+	if p.Opt(`,"by":`) {
+		e.By = p.operator()
+	}
 	if p.Opt(`,"data":`) {
 		e.Data = p.Trailing()
 	}
@@ -111,6 +114,26 @@ func (p *parser) lease() *gate.Lease {
 	}
 	p.Lit(`}`)
 	return l
+}
+
+// operator reads an operator as jsonenc.Operator writes it.
+func (p *parser) operator() *gate.Operator {
+	o := new(gate.Operator)
+	p.Lit(`{`)
+	if p.Opt(`"pid":`) {
+		o.PID = int(p.Int(math.MinInt, math.MaxInt))
+		p.Lit(`,`)
+	}
+	if p.Opt(`"comm":`) {
+		o.Comm = p.str()
+		p.Lit(`,`)
+	}
+	p.Lit(`"uid":`)
+	o.UID = uint32(p.Uint(math.MaxUint32))
+	p.Lit(`,"source":`)
+	o.Source = p.str()
+	p.Lit(`}`)
+	return o
 }
 
 // files reads the rest of a list of file identities as jsonenc.Files

@@ -22,3 +22,7 @@ func commandWords(line string) []string { return shellWords(line) }
 // the fail-closed one, such as the bare `PATH hook AGENT` an older
 // install wrote.
 func failsOpen(line string) bool { return !isFailClosedLine(line) }
+
+// openGatingNote is what install says where a gating hook fails open: no
+// such hook is written here.
+const openGatingNote = ""

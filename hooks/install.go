@@ -155,16 +155,18 @@ func Install(a Agent, path, exe string) ([]string, error) {
 		}
 	}
 	if len(did) == 0 {
-		return []string{fmt.Sprintf("%s hooks already installed in %s", a, path)}, nil
+		return append([]string{fmt.Sprintf("%s hooks already installed in %s", a, path)}, lines.notes()...), nil
 	}
 	if !existed {
 		data = append(data, '\n')
 	}
-	return writeInstalled(path, existed, before, data, mode, did)
+	written, err := writeInstalled(path, existed, before, data, mode, did)
+	return append(written, lines.notes()...), err
 }
 
 // commands are the shell lines install writes for an agent's handlers:
-// gating for those of its failClosedOn event, plain for the rest.
+// gating for those of its failClosedOn event where the agent has no
+// member that makes them fail closed ("" otherwise), plain for the rest.
 type commands struct{ plain, gating string }
 
 // commands are the lines that run exe for a (none in exec form).
@@ -176,7 +178,7 @@ func (s agentSettings) commands(a Agent, exe string) (commands, error) {
 	if err != nil {
 		return commands{}, err
 	}
-	gating := plain
+	gating := ""
 	if s.failClosedOn != "" && s.failClosed.key == "" {
 		if gating, err = gatingCommand(a, exe); err != nil {
 			return commands{}, err
@@ -185,9 +187,18 @@ func (s agentSettings) commands(a Agent, exe string) (commands, error) {
 	return commands{plain: plain, gating: gating}, nil
 }
 
+// notes say what the user should know of the lines: that the gating ones
+// fail open, where no line can make them block (see gatingCommand).
+func (c commands) notes() []string {
+	if c.gating != "" && c.gating == c.plain {
+		return []string{openGatingNote}
+	}
+	return nil
+}
+
 // of is the line of e's handler.
 func (c commands) of(s agentSettings, e hookEntry) string {
-	if e.event == s.failClosedOn {
+	if e.event == s.failClosedOn && c.gating != "" {
 		return c.gating
 	}
 	return c.plain

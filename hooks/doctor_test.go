@@ -118,6 +118,11 @@ func TestDiagnoseOpenOnFailure(t *testing.T) {
 			if p := says(); !strings.HasPrefix(p, fmt.Sprint(c.n)+" of leasegate's") || !strings.Contains(p, "leasegate install "+string(c.agent)) {
 				t.Errorf("doctor with the member taken out says %q, want %d hooks named and install again", p, c.n)
 			}
+			// Uninstall takes the older hooks out as it takes its own.
+			if _, err := hooks.Uninstall(c.agent, path); err != nil || hooks.InstalledIn(c.agent, path) != 0 {
+				t.Errorf("uninstall of the older hooks: %v, %d left", err, hooks.InstalledIn(c.agent, path))
+			}
+			writeFile(t, path, old, 0o644)
 			// Install again updates those hooks where they are.
 			did, err := hooks.Install(c.agent, path, exe)
 			if err != nil || strings.Count(strings.Join(did, "\n"), "updated") != c.n {

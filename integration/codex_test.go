@@ -154,10 +154,7 @@ func TestCodexRealHooksTrust(t *testing.T) {
 	r := newRepo(t, map[string]string{"f.txt": "old\n"})
 	m := newResponsesMock(t)
 	env := codexEnv(t, r, codex, m)
-	lg := func(args ...string) (string, int) {
-		t.Helper()
-		return lgIn(t, r.dir, env, args...)
-	}
+	lg := lgFunc(t, r.dir, env)
 
 	out, code := lg("install", "codex")
 	if code != 0 || !strings.Contains(out, "NOT ACTIVE YET") || !strings.Contains(out, "does not trust the project") {

@@ -108,13 +108,28 @@ func TestCodexUninstallRemovesTrust(t *testing.T) {
 // output, stdout and stderr together, and its exit code.
 func lgIn(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return lgProgram(t, bin, dir, env, args...)
+}
+
+// lgFunc is lgIn in dir with env, as a function of the arguments.
+func lgFunc(t *testing.T, dir string, env []string) func(args ...string) (string, int) {
+	return func(args ...string) (string, int) {
+		t.Helper()
+		return lgIn(t, dir, env, args...)
+	}
+}
+
+// lgProgram runs the leasegate at prog in dir with env, and returns its
+// combined output and exit status.
+func lgProgram(t *testing.T, prog, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return string(out), ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("leasegate %v: %v", args, err)
+		t.Fatalf("%s %v: %v", prog, args, err)
 	}
 	return string(out), 0
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +39,13 @@ var hookFailures = []hookFailure{
 // hooks from and then make fail.
 func movableLeasegate(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "lease gate's bin")
+	return copyLeasegate(t, filepath.Join(t.TempDir(), "lease gate's bin"))
+}
+
+// copyLeasegate copies the leasegate under test to dir/leasegate, making
+// dir, and returns its path.
+func copyLeasegate(t *testing.T, dir string) string {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -53,21 +58,6 @@ func movableLeasegate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return exe
-}
-
-// lgProgram runs the leasegate at prog in dir with env, and returns its
-// combined output and exit status.
-func lgProgram(t *testing.T, prog, dir string, env []string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return string(out), ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %v: %v", prog, args, err)
-	}
-	return string(out), 0
 }
 
 // TestCodexMissingHookBlocks drives the real Codex CLI through a mock
@@ -151,10 +141,7 @@ func TestCodexUpgradeToFailClosed(t *testing.T) {
 	r := newRepo(t, map[string]string{"f.txt": "old\n"})
 	m := newResponsesMock(t)
 	env := codexEnv(t, r, codex, m)
-	lg := func(args ...string) (string, int) {
-		t.Helper()
-		return lgIn(t, r.dir, env, args...)
-	}
+	lg := lgFunc(t, r.dir, env)
 	if out, code := lg("install", "codex"); code != 0 {
 		t.Fatalf("install codex: exit %d\n%s", code, out)
 	}
@@ -224,22 +211,7 @@ func olderCodexHooks(t *testing.T, text string) string {
 func TestInstallNamesPathLink(t *testing.T) {
 	r := newRepo(t, nil)
 	prefix := t.TempDir()
-	version := func(v string) string {
-		t.Helper()
-		dir := filepath.Join(prefix, "Cellar", "leasegate", v, "bin")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe := filepath.Join(dir, "leasegate")
-		if err := os.WriteFile(exe, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return exe
-	}
+	version := func(v string) string { return copyLeasegate(t, filepath.Join(prefix, "Cellar", "leasegate", v, "bin")) }
 	link := filepath.Join(prefix, "bin", "leasegate")
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 // TestClaudeCodeMissingHookBlocks: when the installed hook cannot answer
 // (its binary moved or deleted, or killed by a signal while it answers),
 // the real Claude Code blocks the write instead of letting it through
-// ungated: install writes the Claude Code handler with onFailure "block",
-// as it writes Cursor's with failClosed.
+// ungated, and names the hook to the model: install writes the Claude Code
+// handler with onFailure "block", as it writes Cursor's with failClosed.
 func TestClaudeCodeMissingHookBlocks(t *testing.T) {
 	for _, f := range hookFailures {
 		t.Run(f.name, func(t *testing.T) {
@@ -28,6 +28,10 @@ func TestClaudeCodeMissingHookBlocks(t *testing.T) {
 			out, _ := c.run(t, "write free.txt", "Write")
 			if got, err := os.ReadFile(filepath.Join(r.dir, "free.txt")); err == nil {
 				t.Fatalf("free.txt = %q: Claude Code wrote it though its leasegate hook could not answer\n%s", got, out)
+			}
+			// Claude Code tells the model which hook failed and that it blocks.
+			if _, results := m.seen(); len(results) == 0 || !strings.Contains(results[0], exe) || !strings.Contains(results[0], "blocking") {
+				t.Errorf("the model was not told that %s failed and blocks; results %q\n%s", exe, results, out)
 			}
 		})
 	}

@@ -75,7 +75,8 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 	// Every owner's liveness and every peer's ancestry is read in /proc:
 	// where /proc is another pid namespace's, that evidence would be false.
 	// Where none is mounted it is missing, and owners are judged unknown.
-	if err := liveness.CheckProcfs(); errors.Is(err, liveness.ErrForeignProcfs) {
+	// Where it hides processes (hidepid) no caller could be identified.
+	if err := liveness.CheckProcfs(); errors.Is(err, liveness.ErrForeignProcfs) || errors.Is(err, liveness.ErrHiddenProcs) {
 		return nil, err
 	}
 	cfg.setDefaults()

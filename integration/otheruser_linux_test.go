@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // nobody is uid and gid 65534, the user these tests drop to (CI runs as root).
@@ -102,5 +104,42 @@ func TestAnotherUsersCoordinator(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, ".git", "leasegate", "coord.sock")); err == nil {
 		t.Error("nobody started a coordinator in root's state directory")
+	}
+}
+
+// TestHiddenProcsSaid: with /proc mounted hidepid=invisible, a user's own
+// leasegate processes (undumpable) are hidden from its coordinator, which
+// then identified no caller and refused every command with OWNER_MISMATCH
+// ("process not found"). run now says why at once (exit 2) and starts
+// nothing, and so does a coordinator (exit 5).
+func TestHiddenProcsSaid(t *testing.T) {
+	nobodyBin, open := nobodyBinary(t)
+	r := newCheckout(t, nil)
+	ran := filepath.Join(open, "ran")
+	own := filepath.Join(open, "ws") // a workspace of nobody's, for its coordinator
+	if err := os.Mkdir(own, 0o755); err != nil || os.Chown(own, nobody, nobody) != nil {
+		t.Fatalf("make nobody's workspace: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"run", "--workspace", r.dir, "--as", "w", "--", "touch", ran}, 2},
+		{[]string{"serve", "--workspace", own}, 5},
+	} {
+		script := `mount -t proc -o hidepid=invisible proc /proc && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"`
+		// A serve that does not refuse serves on: the deadline ends it.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, "unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", script, "sh", nobodyBin}, tc.args...)...)
+		cmd.Dir = "/"
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != tc.code || !strings.Contains(string(out), "hidepid=invisible") {
+			t.Errorf("%s under hidepid as nobody: %v, %s; want exit %d naming hidepid", tc.args[0], err, out, tc.code)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the refused worker ran")
 	}
 }

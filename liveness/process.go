@@ -21,6 +21,11 @@ var ErrInvalidPID = errors.New("invalid pid")
 // namespace's processes.
 var ErrForeignProcfs = errors.New("/proc is not this pid namespace's")
 
+// ErrHiddenProcs is CheckProcfs's answer when /proc hides processes from
+// this user (mounted with hidepid): the callers a coordinator identifies
+// there cannot be read.
+var ErrHiddenProcs = errors.New("/proc hides processes from this user")
+
 // ErrNoProcfs is CheckProcfs's answer when no proc file system is mounted
 // at /proc.
 var ErrNoProcfs = errors.New("no proc file system is mounted at /proc")

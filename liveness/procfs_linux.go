@@ -3,7 +3,9 @@ package liveness
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/shirou/gopsutil/v3/process"
 )
@@ -28,7 +30,54 @@ func openProcess(pid int32) (*process.Process, error) { return &process.Process{
 // its pid in /proc's namespace. Where no proc file system is mounted the
 // error is ErrNoProcfs: evidence is then missing (lookups fail, and an
 // owner is judged unknown, never dead on doubt), not false.
-func CheckProcfs() error { return checkProcfs("/proc", os.Getpid()) }
+//
+// A /proc mounted with hidepid hides from a user every process /proc
+// would not let it trace: other users' processes, and its own leasegate
+// processes, which make themselves undumpable so that workers cannot
+// trace them. A coordinator could then identify no caller, and its
+// user's commands would be refused one by one: ErrHiddenProcs says why at
+// once, unless the mount's gid= exempts the user or it is root.
+func CheckProcfs() error {
+	if err := checkProcfs("/proc", os.Getpid()); err != nil {
+		return err
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil // no mount table to read: the lookups say what they cannot read
+	}
+	groups, _ := os.Getgroups()
+	return checkHidepid(string(mounts), os.Geteuid(), append(groups, os.Getegid()))
+}
+
+// checkHidepid returns ErrHiddenProcs when the last proc file system
+// mounted at /proc in mounts (a mountinfo table) hides processes from a
+// process of uid euid in groups.
+func checkHidepid(mounts string, euid int, groups []int) error {
+	var opts []string
+	for line := range strings.Lines(mounts) {
+		f := strings.Fields(line)
+		if sep := slices.Index(f, "-"); sep > 4 && len(f) > sep+3 && f[4] == "/proc" && f[sep+1] == "proc" {
+			opts = strings.Split(f[sep+3], ",")
+		}
+	}
+	hidepid, gid := "", -1
+	for _, o := range opts {
+		k, v, _ := strings.Cut(o, "=")
+		switch k {
+		case "hidepid":
+			hidepid = v
+		case "gid":
+			gid, _ = strconv.Atoi(v)
+		}
+	}
+	if hidepid == "" || hidepid == "0" || hidepid == "off" || euid == 0 || slices.Contains(groups, gid) {
+		return nil
+	}
+	return fmt.Errorf("%w: /proc is mounted with hidepid=%s, which hides from this user the processes of other users and "+
+		"its own leasegate processes (undumpable, so that workers cannot trace them), so a coordinator could identify none "+
+		"of its callers; remount it without hidepid (mount -o remount,hidepid=off /proc) or with gid= a group of this user's",
+		ErrHiddenProcs, hidepid)
+}
 
 // checkProcfs is CheckProcfs for the proc file system at root, read by the
 // process whose pid in its own namespace is pid.

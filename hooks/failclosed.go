@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"strings"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // An agent that runs a hook line through a shell allows the call when the
@@ -23,11 +25,14 @@ import (
 const failClosedMarker = "leasegate-hook"
 
 // failClosedScript is the /bin/sh program of the fail-closed line: $1 is
-// leasegate's binary, $2 the agent. It holds no single quote, backslash,
+// leasegate's binary, $2 the agent. It names itself ($$) to the hook in
+// HookParent, since an agent that gives up the call kills the process it
+// started, the shell, and the hook must end its wait then (see
+// EndWithCaller). It holds no single quote, backslash,
 // backquote or "!", so that every shell reads it alike in single quotes,
 // and no $GEMINI_* or $CLAUDE_* name, which Gemini CLI replaces in a hook
 // line before running it.
-const failClosedScript = `"$1" hook "$2"; s=$?; case $s in 0|2) exit $s;; esac; ` +
+const failClosedScript = envname.HookParent + `=$$ "$1" hook "$2"; s=$?; case $s in 0|2) exit $s;; esac; ` +
 	`fix="leasegate doctor says more"; why="$1 ended with status $s before it answered"; ` +
 	`case $s in 126) why="$1 cannot be executed";; 127) why="$1: not found";; esac; ` +
 	`if [ $s -eq 126 ] || [ $s -eq 127 ]; then fix="run leasegate install $2 again with the leasegate you use now"; fi; ` +

@@ -53,6 +53,7 @@ func cmdHook(ctx context.Context, args []string) error {
 	if err != nil {
 		return usagef("hook: unknown agent %q: want one of %s", pos[0], hookTargets)
 	}
+	hooks.EndWithCaller()
 	if hooks.InheritAgentEnv(agent) {
 		// The flags' defaults come from the environment: read them again
 		// with the variables the agent withheld (set now, so once).

@@ -41,6 +41,10 @@ const (
 	// --timeout and --unreachable.
 	HookTimeout     = "LEASEGATE_HOOK_TIMEOUT"
 	HookUnreachable = "LEASEGATE_HOOK_UNREACHABLE"
+	// HookParent is the pid of the /bin/sh that the fail-closed hook line
+	// runs the hook under (hooks/failclosed.go): the hook ends its wait
+	// when that process ends. The hook removes it from its environment.
+	HookParent = "LEASEGATE_HOOK_PARENT"
 	// AgentProgram adds program names (comma-separated) the hooks take
 	// for an agent's.
 	AgentProgram = "LEASEGATE_AGENT_PROGRAM"

@@ -26,8 +26,8 @@ import (
 const versusBaselineEnv = "LEASEGATE_BENCH_BASELINE"
 
 // versusRounds is how many times each server's share of a comparison is
-// split, the two servers taking turns, so that a burst of load elsewhere
-// on the machine falls on both.
+// split, the servers taking turns, so that a burst of load elsewhere on
+// the machine falls on each of them.
 const versusRounds = 4
 
 // BenchmarkVersusRedis is BRIEF §5's bar for the coordinator: durable
@@ -38,8 +38,8 @@ const versusRounds = 4
 // process with one connection each, 16 and 1 at once. Each sub-benchmark
 // runs b.N pairs on each server in versusRounds turns and reports pairs/s,
 // p50 and p99 of a pair, the CPU each server's process used per pair (and
-// this process, its clients'), and
-// leasegate's pairs/s over Redis's ("ratio", ahead when above 1).
+// this process, its clients'), and leasegate's pairs/s over Redis's
+// ("leasegate-ratio", ahead when above 1).
 //
 // A Redis pair is the cheapest honest lease: SET key owner NX, then DEL
 // key, each appended to the AOF and fsynced before its answer. A leasegate

@@ -34,6 +34,7 @@ type caller struct {
 	root     int      // the nearest owner's root pid
 	operator bool
 	unknown  error         // why the peer is unidentified
+	busy     bool          // unknown is a want of resources, not a verdict (peer.go)
 	unseen   bool          // the peer is outside the coordinator's pid namespace (unseen.go)
 	comm     func() string // the peer's command name, read once per connection
 }
@@ -53,7 +54,7 @@ func (c *Coordinator) callerOf(ctx context.Context) caller {
 	}
 	ch := ancestry(pc)
 	if ch.err != nil {
-		return caller{peer: pc.Peer, unknown: ch.err}
+		return caller{peer: pc.Peer, unknown: ch.err, busy: ch.busy}
 	}
 	c.mu.Lock()
 	cl := c.matchRoots(ch.procs)
@@ -116,6 +117,8 @@ func (cl caller) actAs(name string) error {
 	switch {
 	case cl.trusted, cl.operator, slices.Contains(cl.owners, name):
 		return nil
+	case cl.busy:
+		return cl.notYet()
 	case cl.unknown != nil:
 		return &gate.DeniedError{Reason: gate.ReasonOwnerMismatch, Message: fmt.Sprintf("cannot act as %s: %v", name, cl.unknown)}
 	}
@@ -131,12 +134,21 @@ func (cl caller) admin(what string) error {
 	switch {
 	case cl.trusted, cl.operator:
 		return nil
+	case cl.busy:
+		return cl.notYet()
 	case cl.unknown != nil:
 		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf("%s is an operator's act: %v", what, cl.unknown)}
 	}
 	return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf(
 		"%s is an operator's act, and this process (pid %d) runs under owner %s (root pid %d, SO_PEERCRED and /proc ancestry): no token changes that",
 		what, cl.peer.PID, cl.owners[0], cl.root)}
+}
+
+// notYet is the answer to a caller not identified for want of resources:
+// no denial, which would fail its write for good, but an internal error
+// (HTTP 500) that its client retries, a held write waiting meanwhile.
+func (cl caller) notYet() error {
+	return fmt.Errorf("cannot identify the caller for now, try again: %w", cl.unknown)
 }
 
 // record is what the ledger keeps of an operator's act: the operator's

@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"fmt"
+	"testing"
 
 	"github.com/leasegate/leasegate"
 )
@@ -19,3 +21,21 @@ func PrimePeer(ctx context.Context) {
 
 // Sync brings in what other coordinators sharing the ledger committed.
 func (c *Coordinator) Sync(ctx context.Context) error { return c.sync(ctx) }
+
+// FailAncestryOnce makes the next read of a connection's ancestry fail
+// with err, as /proc does when the coordinator runs out of descriptors;
+// the reads after it give the ancestry of ctx's peer, read now (outside
+// any synctest bubble, whose fake clock would skew it). Undone when the
+// test ends.
+func FailAncestryOnce(t testing.TB, ctx context.Context, err error) {
+	real := readChain(leasegate.ConnectionOf(ctx))
+	failed := false
+	readAncestry = func(*leasegate.Connection) chain {
+		if failed {
+			return real
+		}
+		failed = true
+		return chain{err: fmt.Errorf("cannot identify the connecting process: %w", err), busy: outOfResources(err)}
+	}
+	t.Cleanup(func() { readAncestry = readChain })
+}

@@ -143,3 +143,15 @@ func TestHiddenProcsSaid(t *testing.T) {
 		t.Error("the refused worker ran")
 	}
 }
+
+// TestReadOnlyGitDirSaid: in a checkout whose .git another user owns and
+// this one may not write, the state directory cannot be made, and the
+// refusal names whose .git it is.
+func TestReadOnlyGitDirSaid(t *testing.T) {
+	nobodyBin, _ := nobodyBinary(t)
+	r := newCheckout(t, nil)
+	out, code := r.asNobody(t, nobodyBin, "acquire", "README.md", "--as", "bob")
+	if code != 5 || !strings.Contains(out, "permission denied") || !strings.Contains(out, ".git belongs to user root, and this user may not write in it") {
+		t.Errorf("acquire as nobody in root's checkout: exit %d, %q; want 5 naming .git's owner", code, out)
+	}
+}

@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -35,7 +37,7 @@ func (w *Workspace) EnsureStateDir() error {
 
 func ensurePrivateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
-		return err
+		return withParentOwner(err, filepath.Dir(dir))
 	}
 	if err := checkOwner(dir); err != nil {
 		return err
@@ -51,4 +53,16 @@ func ensurePrivateDir(dir string) error {
 		return nil
 	}
 	return os.Chmod(dir, 0o700)
+}
+
+// withParentOwner adds to a permission error making a directory in parent
+// whose user owns parent, when another user does: a checkout's .git that
+// only its owner may write holds no state directory of this user's.
+func withParentOwner(err error, parent string) error {
+	var fe *ForeignStateError
+	if !errors.Is(err, fs.ErrPermission) || !errors.As(checkOwner(parent), &fe) {
+		return err
+	}
+	return fmt.Errorf("%w (%s belongs to user %s, and this user may not write in it: run this as %s, or work in a clone of your own)",
+		err, parent, fe.Owner, fe.Owner)
 }

@@ -1,7 +1,7 @@
-//go:build !linux
+//go:build !linux && !darwin && !freebsd && !netbsd && !openbsd && !dragonfly
 
 package hooks
 
-// endWithParent does nothing here: no parent-death signal. A hook whose
-// shell was killed waits on until its own --timeout.
+// endWithParent does nothing here: no parent-death signal, and no
+// fail-closed line starts a hook (Windows).
 func endWithParent(int) {}

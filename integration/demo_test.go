@@ -106,3 +106,16 @@ func checkNothingLeft(t *testing.T, tmp string) {
 		}
 	}
 }
+
+// TestDemoMissingTmpdir: with TMPDIR naming no directory, the demo says
+// that its temporary repository could not be made there, naming TMPDIR
+// (it said only "stat /nonexistent: no such file or directory").
+func TestDemoMissingTmpdir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	cmd := exec.Command(bin, "demo")
+	cmd.Env, cmd.Dir = append(cleanEnv(), "TMPDIR="+missing), t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "temporary directory "+missing+" (TMPDIR)") {
+		t.Errorf("demo with TMPDIR=%s: %v, %s; want exit 1 naming TMPDIR", missing, err, out)
+	}
+}

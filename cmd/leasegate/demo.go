@@ -66,7 +66,7 @@ func newDemo() (*demo, error) {
 	}
 	dir, err := os.MkdirTemp("", "leasegate-demo-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("demo: make its repository in the temporary directory %s (TMPDIR): %w", os.TempDir(), err)
 	}
 	env := append(withoutEnv(withoutEnv(os.Environ(), envname.As), envname.Workspace),
 		envname.RetryAfter+"="+demoRetryAfter.String(), envname.IdleAfter+"="+demoIdleAfter.String(),

@@ -69,7 +69,8 @@ func (r *repo) asNobody(t *testing.T, nobodyBin string, args ...string) (string,
 
 // TestAnotherUsersCoordinator: on a checkout shared by two users, the one
 // whose coordinator made the state directory is served; the other is told
-// whose it is (exit 5) by every command, read-only ones included: never
+// whose it is (exit 5) by every command, read-only ones included, and by
+// doctor (its hooks there would refuse every write): never
 // "no coordinator running (nothing is held)" while a lease is held, never
 // a coordinator of its own, nothing of its worker run.
 func TestAnotherUsersCoordinator(t *testing.T) {
@@ -94,6 +95,9 @@ func TestAnotherUsersCoordinator(t *testing.T) {
 	}
 	if _, err := os.Stat(ran); err == nil {
 		t.Error("nobody's worker ran")
+	}
+	if out, code := r.asNobody(t, nobodyBin, "doctor"); code != 1 || !strings.Contains(out, "coordinator: NOT reachable by this user") || !strings.Contains(out, whose) {
+		t.Errorf("doctor as nobody: exit %d, %q; want 1 saying its hooks here refuse every write, and why", code, out)
 	}
 	if h := r.holders(); h["a.txt"] != "alice" {
 		t.Errorf("holders after nobody's attempts = %v, want a.txt still alice's", h)

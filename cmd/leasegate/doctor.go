@@ -52,14 +52,21 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	if gitErr == nil && len(git) > 0 {
 		gitMissing, gitErr = hooks.GitMissingInSubmodules(ctx, ws)
 	}
+	// Another user's state directory: every hook this user runs here
+	// fails closed, refusing every write and commit.
+	foreign := ws.CheckStateOwner()
 	if f.jsonOut {
-		return printDoctorJSON(ds, ms, git, gitMissing, gitErr)
+		return printDoctorJSON(ds, ms, git, gitMissing, gitErr, foreign)
 	}
 	printDoctor(ds, git, gitErr)
 	for _, dir := range gitMissing {
 		fmt.Printf("git: NOT in the submodule %s, whose commits run its own hooks (`leasegate install git` again)\n", dir)
 	}
 	printDoctorMCP(ms)
+	if foreign != nil {
+		fmt.Printf("coordinator: NOT reachable by this user, so its hooks here refuse every write and commit: %v\n", foreign)
+		return &exitStatus{code: exitError}
+	}
 	return doctorVerdict(ds, ms)
 }
 
@@ -105,7 +112,7 @@ func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
 	return false
 }
 
-func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr error) error {
+func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr, foreign error) error {
 	type agent struct {
 		hooks.Diagnosis
 		OK bool `json:"ok"`
@@ -116,9 +123,13 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 		Git      []string             `json:"git_hooks"`
 		GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
 		GitError string               `json:"git_error,omitempty"`
+		Foreign  string               `json:"coordinator_error,omitempty"`
 	}{Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms)}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
+	}
+	if foreign != nil {
+		out.Foreign = foreign.Error()
 	}
 	for _, d := range ds {
 		if d.Installed > 0 || len(d.Problems) > 0 {
@@ -129,6 +140,9 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		return err
+	}
+	if foreign != nil {
+		return &exitStatus{code: exitError}
 	}
 	return doctorVerdict(ds, ms)
 }

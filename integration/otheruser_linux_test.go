@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/intercept/fuse"
 )
 
 // nobody is uid and gid 65534, the user these tests drop to (CI runs as root).
@@ -157,5 +160,27 @@ func TestReadOnlyGitDirSaid(t *testing.T) {
 	out, code := r.asNobody(t, nobodyBin, "acquire", "README.md", "--as", "bob")
 	if code != 5 || !strings.Contains(out, "permission denied") || !strings.Contains(out, ".git belongs to user root, and this user may not write in it") {
 		t.Errorf("acquire as nobody in root's checkout: exit %d, %q; want 5 naming .git's owner", code, out)
+	}
+}
+
+// TestFuseInUserNamespace: a user without root runs the FUSE gate in a
+// user namespace of its own (unshare -Ur), where it may make the mount
+// namespace and the mount: the worker's write is leased and made.
+func TestFuseInUserNamespace(t *testing.T) {
+	if err := fuse.Available(); err != nil {
+		t.Skipf("no FUSE here: %v", err)
+	}
+	nobodyBin, _ := nobodyBinary(t)
+	r := newCheckout(t, nil)
+	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", nobody, nobody), r.dir).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v, %s", err, out)
+	}
+	out, code := r.asNobody(t, "unshare", "-Ur", nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo more >> README.md")
+	defer r.asNobody(t, nobodyBin, "serve", "--stop", "--force")
+	if code != 0 || r.read("README.md") != "# it\nmore\n" {
+		t.Fatalf("run --gate fuse in nobody's user namespace: exit %d, %s; README.md %q", code, out, r.read("README.md"))
+	}
+	if out, _ := r.asNobody(t, nobodyBin, "history", "README.md"); !strings.Contains(out, "lease.granted") || !strings.Contains(out, "by w") {
+		t.Errorf("history of README.md shows no lease of w:\n%s", out)
 	}
 }

@@ -47,6 +47,13 @@ func nobodyBinary(t *testing.T) (string, string) {
 // its binary, lets nobody read root's repository.
 func (r *repo) asNobody(t *testing.T, nobodyBin string, args ...string) (string, int) {
 	t.Helper()
+	return r.asNobodyUnder(t, nil, nobodyBin, args...)
+}
+
+// asNobodyUnder is asNobody with the CLI run by the command under (as
+// unshare -Ur).
+func (r *repo) asNobodyUnder(t *testing.T, under []string, nobodyBin string, args ...string) (string, int) {
+	t.Helper()
 	gitconfig := filepath.Join(filepath.Dir(nobodyBin), "gitconfig")
 	if err := os.WriteFile(gitconfig, []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -56,7 +63,8 @@ func (r *repo) asNobody(t *testing.T, nobodyBin string, args ...string) (string,
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(nobodyBin, args...)
+	argv := append(append(slices.Clone(under), nobodyBin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = r.dir
 	cmd.Env = append(slices.Clone(r.env), "HOME=/", "GIT_CONFIG_GLOBAL="+gitconfig)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -175,7 +183,7 @@ func TestFuseInUserNamespace(t *testing.T) {
 	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", nobody, nobody), r.dir).CombinedOutput(); err != nil {
 		t.Fatalf("chown: %v, %s", err, out)
 	}
-	out, code := r.asNobody(t, "unshare", "-Ur", nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo more >> README.md")
+	out, code := r.asNobodyUnder(t, []string{"unshare", "-Ur"}, nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo more >> README.md")
 	defer r.asNobody(t, nobodyBin, "serve", "--stop", "--force")
 	if code != 0 || r.read("README.md") != "# it\nmore\n" {
 		t.Fatalf("run --gate fuse in nobody's user namespace: exit %d, %s; README.md %q", code, out, r.read("README.md"))

@@ -179,16 +179,42 @@ func TestFuseInUserNamespace(t *testing.T) {
 		t.Skipf("no FUSE here: %v", err)
 	}
 	nobodyBin, _ := nobodyBinary(t)
-	r := newCheckout(t, nil)
-	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", nobody, nobody), r.dir).CombinedOutput(); err != nil {
-		t.Fatalf("chown: %v, %s", err, out)
-	}
+	r := nobodysCheckout(t, nobodyBin)
 	out, code := r.asNobodyUnder(t, []string{"unshare", "-Ur"}, nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo more >> README.md")
-	defer r.asNobody(t, nobodyBin, "serve", "--stop", "--force")
 	if code != 0 || r.read("README.md") != "# it\nmore\n" {
 		t.Fatalf("run --gate fuse in nobody's user namespace: exit %d, %s; README.md %q", code, out, r.read("README.md"))
 	}
 	if out, _ := r.asNobody(t, nobodyBin, "history", "README.md"); !strings.Contains(out, "lease.granted") || !strings.Contains(out, "by w") {
 		t.Errorf("history of README.md shows no lease of w:\n%s", out)
+	}
+}
+
+// nobodysCheckout is a checkout that nobody owns (group included: a user
+// namespace of nobody's maps neither of root's ids), whose coordinator,
+// started by nobody's commands, is stopped when the test ends.
+func nobodysCheckout(t *testing.T, nobodyBin string) *repo {
+	t.Helper()
+	r := newCheckout(t, nil)
+	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", nobody, nobody), r.dir).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v, %s", err, out)
+	}
+	t.Cleanup(func() { r.asNobody(t, nobodyBin, "serve", "--stop", "--force") })
+	return r
+}
+
+// TestUndumpableWorkerSaid: a worker process that makes itself undumpable
+// (PR_SET_DUMPABLE 0, as ssh-agent does) cannot have its system calls
+// read by a sidecar without root: its write fails (EACCES, never
+// ungated), and run says why on stderr (it said nothing).
+func TestUndumpableWorkerSaid(t *testing.T) {
+	nobodyBin, _ := nobodyBinary(t)
+	r := nobodysCheckout(t, nobodyBin)
+	script := "import ctypes\nctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\ntry:\n  open('new.txt', 'w')\nexcept OSError as e:\n  print('refused', e.errno)\n"
+	out, _ := r.asNobody(t, nobodyBin, "run", "--as", "w", "--", "python3", "-c", script)
+	if !strings.Contains(out, "refused 13") || !strings.Contains(out, "made itself undumpable") || !strings.Contains(out, "comm=python3") {
+		t.Errorf("run of an undumpable writer as nobody: %s; want its write refused with EACCES and why", out)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "new.txt")); err == nil {
+		t.Error("the undumpable worker's file was made")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -83,7 +85,20 @@ func (s *Supervisor) unresolved(n notif, oc *openCall, err error) {
 		name = e.name
 	}
 	s.log.Debug("mutation not resolved", "syscall", name, "tid", n.PID, "error", err, "errno", errno)
+	if errors.Is(err, unix.EPERM) && !errors.Is(err, errOutsideTree) && !s.unreadSaid.Swap(true) {
+		// process_vm_readv refused: the process made itself undumpable
+		// (PR_SET_DUMPABLE 0, as ssh-agent and gpg-agent do), whose
+		// memory only a tracer with CAP_SYS_PTRACE may read.
+		s.log.Warn("a worker process made itself undumpable, so this sidecar (not root) cannot read the paths of its system calls: "+
+			"its writes in the workspace fail with EACCES", "tid", n.PID, "comm", readComm(int(n.PID)), "syscall", name)
+	}
 	s.send(n, errnoResp(n.ID, errno))
+}
+
+// readComm is the short name of thread tid, or "" when it cannot be read.
+func readComm(tid int) string {
+	b, _ := os.ReadFile((&tracee{tid: tid}).proc("comm"))
+	return strings.TrimSpace(string(b))
 }
 
 // inspect reads what the syscall is about and resolves its paths. What it

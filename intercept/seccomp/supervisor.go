@@ -32,6 +32,7 @@ type Supervisor struct {
 	tgids          tgidCache
 	lookups        lookups
 	instant        intercept.InstantDecider // cfg.Decider if it is one, else nil
+	unreadSaid     atomic.Bool              // a worker's memory was found unreadable, and that said
 
 	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx
 	cancel  context.CancelFunc

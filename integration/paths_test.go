@@ -92,8 +92,9 @@ func TestLongWorkspacePath(t *testing.T) {
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := w.wait(t, 30*time.Second); code != 0 || r.read("d.txt") != "d\n" {
-		t.Fatalf("dave's write after the coordinator was killed: exit %d, d.txt %q:\n%s", code, r.read("d.txt"), w.out)
+	code = w.wait(t, 30*time.Second)
+	if got, err := os.ReadFile(filepath.Join(r.dir, "d.txt")); code != 0 || string(got) != "d\n" {
+		t.Fatalf("dave's write after the coordinator was killed: exit %d, d.txt %q (%v):\n%s", code, got, err, w.out)
 	}
 	if !strings.Contains(w.out.String(), "starting the coordinator again") {
 		t.Errorf("the sidecar did not start the coordinator again:\n%s", w.out)

@@ -104,13 +104,13 @@ func (m *member) start() error {
 		return err
 	}
 	defer logf.Close()
-	m.cmd = exec.Command(m.bin, m.args...)
-	m.cmd.Stdout, m.cmd.Stderr = logf, logf
-	if err := m.cmd.Start(); err != nil {
+	cmd := exec.Command(m.bin, m.args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", m.bin, err)
 	}
-	m.exited = make(chan struct{})
-	go func() { m.cmd.Wait(); close(m.exited) }()
+	m.cmd, m.exited = cmd, make(chan struct{})
+	go func() { cmd.Wait(); close(m.exited) }()
 	return nil
 }
 

@@ -107,6 +107,9 @@ func TestAnotherUsersCoordinator(t *testing.T) {
 	if _, err := os.Stat(ran); err == nil {
 		t.Error("nobody's worker ran")
 	}
+	if out, code := r.asNobody(t, nobodyBin, "ledger", "check"); code != 1 || !strings.Contains(out, "ledger check: "+r.dir+"/.git/leasegate "+whose) {
+		t.Errorf("ledger check as nobody: exit %d, %q; want 1 saying whose the ledger is", code, out)
+	}
 	if out, code := r.asNobody(t, nobodyBin, "doctor"); code != 1 || !strings.Contains(out, "coordinator: NOT reachable by this user") || !strings.Contains(out, whose) {
 		t.Errorf("doctor as nobody: exit %d, %q; want 1 saying its hooks here refuse every write, and why", code, out)
 	}

@@ -39,6 +39,16 @@ func cmdLedger(ctx context.Context, args []string) error {
 	if ws.Config.Cluster != nil {
 		return ledgerShared(ctx, f, args[0], ws)
 	}
+	// Another user's ledger is that user's to read, and to replace: files
+	// recover made as root would lock its user out (EnsureStateDir).
+	if err := ws.CheckStateOwner(); err != nil {
+		return fmt.Errorf("ledger %s: %w", args[0], err)
+	}
+	if args[0] == "recover" {
+		if err := ws.EnsureStateDir(); err != nil {
+			return fmt.Errorf("ledger %s: %w", args[0], err)
+		}
+	}
 	// The serve lock keeps a coordinator from starting on the files
 	// while they are read or replaced.
 	lock, err := ws.LockServe()

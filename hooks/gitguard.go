@@ -12,6 +12,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/internal/gitrun"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -228,7 +229,7 @@ func stagedFiles(ctx context.Context, dir string) ([]string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git diff --cached: %v: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, gitrun.Failed([]string{"diff", "--cached"}, err, stderr.String())
 	}
 	var files []string
 	for _, f := range bytes.Split(out, []byte{0}) {

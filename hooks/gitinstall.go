@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/leasegate/leasegate/internal/gitrun"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -62,7 +63,7 @@ func GitHooksDir(ctx context.Context, dir string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("git rev-parse --git-path hooks: %v: %s", err, strings.TrimSpace(stderr.String()))
+		return "", gitrun.Failed([]string{"rev-parse", "--git-path", "hooks"}, err, stderr.String())
 	}
 	p := strings.TrimSpace(string(out))
 	if !filepath.IsAbs(p) {

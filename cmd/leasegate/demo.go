@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
 // demo windows: short enough to watch, announced at the start.
@@ -121,7 +121,7 @@ func (d *demo) setupRepo() error {
 		}
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-qm", "initial"}} {
-		if err := d.cmd("", "git", args...); err != nil {
+		if err := d.git(args...); err != nil {
 			return err
 		}
 	}
@@ -182,13 +182,14 @@ func (d *demo) output(ctx context.Context, args ...string) (string, error) {
 	return string(out), err
 }
 
-func (d *demo) cmd(stdin string, name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	cmd.Env, cmd.Dir, cmd.Stdin = d.env, d.dir, strings.NewReader(stdin)
+// git runs git with args in the demo's repository.
+func (d *demo) git(args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Env, cmd.Dir = d.env, d.dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, stderr.String())
+		return gitrun.Failed(args, err, stderr.String())
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package gitrun
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -115,4 +116,16 @@ func (t *exitTail) Write(p []byte) (int, error) {
 		t.b = append(t.b, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
+}
+
+// Failed is the error of a git command that failed: what ran (as "git
+// ARGS"), its error, and what git said on standard error when it said
+// anything, so that a git that could not even start (not installed) reads
+// as that and nothing more.
+func Failed(args []string, err error, stderr string) error {
+	what := "git " + strings.Join(args, " ")
+	if msg := strings.TrimSpace(stderr); msg != "" {
+		return fmt.Errorf("%s: %w: %s", what, err, msg)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }

@@ -37,6 +37,7 @@ type caller struct {
 	busy     bool          // unknown is a want of resources, not a verdict (peer.go)
 	unseen   bool          // the peer is outside the coordinator's pid namespace (unseen.go)
 	comm     func() string // the peer's command name, read once per connection
+	hostUID  uint32        // the peer's uid as the parent user namespace knows it (userns.go)
 }
 
 // callerOf identifies the caller of ctx. The peer's ancestry is read once
@@ -59,7 +60,7 @@ func (c *Coordinator) callerOf(ctx context.Context) caller {
 	c.mu.Lock()
 	cl := c.matchRoots(ch.procs)
 	c.mu.Unlock()
-	cl.peer, cl.comm = pc.Peer, ch.comm
+	cl.peer, cl.comm, cl.hostUID = pc.Peer, ch.comm, c.uids.host(pc.Peer.UID)
 	if len(cl.owners) == 0 {
 		cl.operator, cl.unknown = operatorUID(pc.Peer)
 	}
@@ -161,7 +162,7 @@ func (cl caller) record() *gate.Operator {
 	if cl.comm != nil {
 		comm = cl.comm()
 	}
-	return &gate.Operator{PID: cl.peer.PID, Comm: comm, UID: cl.peer.UID, Source: "SO_PEERCRED"}
+	return &gate.Operator{PID: cl.peer.PID, Comm: comm, UID: cl.hostUID, Source: "SO_PEERCRED"}
 }
 
 // stamp marks every event of an act with the operator who did it.

@@ -56,6 +56,7 @@ type Coordinator struct {
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
 	pidNS       leasegate.PidNS // the coordinator's own pid namespace
+	uids        uidMap          // its user namespace's uid_map: nil in the initial one
 	kick        chan struct{}   // asks the liveness loop for a check now
 	served      atomic.Uint64   // the ledger session the table was loaded under (session.go)
 	committed   *committedFold  // on a shared ledger: the fold of committed events only (committed.go)
@@ -86,7 +87,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
 		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(cfg.Folding),
 		gatedIn: newRecentEnds(cfg.Folding),
-		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), kick: make(chan struct{}, 1),
+		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), uids: currentUIDMap(), kick: make(chan struct{}, 1),
 		numbers: newNumbering(cfg.Ledger),
 	}
 	if s, ok := cfg.Ledger.(sessionKeeper); ok {

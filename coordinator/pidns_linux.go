@@ -10,6 +10,16 @@ import (
 // (PROC_PID_INIT_INO).
 const initialPidNS = "pid:[4026531836]"
 
+// currentUIDMap is the coordinator's user namespace's uid_map; nil when
+// it cannot be read.
+func currentUIDMap() uidMap {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return nil
+	}
+	return parseUIDMap(string(b))
+}
+
 // CurrentPidNS names the calling process's pid namespace (the
 // coordinator's, when it calls it).
 func CurrentPidNS() leasegate.PidNS {

@@ -221,3 +221,22 @@ func TestUndumpableWorkerSaid(t *testing.T) {
 		t.Error("the undumpable worker's file was made")
 	}
 }
+
+// TestOperatorInUserNamespaceRecordedByHostUID: a coordinator started in a
+// rootless container (unshare -Ur) sees its user as uid 0 by SO_PEERCRED;
+// an operator's act is recorded with the uid the host knows that user by
+// (it said uid 0, as if root had done it).
+func TestOperatorInUserNamespaceRecordedByHostUID(t *testing.T) {
+	nobodyBin, _ := nobodyBinary(t)
+	r := nobodysCheckout(t, nobodyBin)
+	if out, code := r.asNobodyUnder(t, []string{"unshare", "-Ur"}, nobodyBin, "acquire", "README.md", "--as", "alice"); code != 0 {
+		t.Fatalf("acquire in nobody's user namespace: exit %d, %s", code, out)
+	}
+	if out, code := r.asNobody(t, nobodyBin, "release", "README.md", "--as", "alice"); code != 0 {
+		t.Fatalf("release by nobody on the host: exit %d, %s", code, out)
+	}
+	out, _ := r.asNobody(t, nobodyBin, "history", "README.md")
+	if !strings.Contains(out, fmt.Sprintf("uid %d (SO_PEERCRED)", nobody)) {
+		t.Errorf("history after nobody released alice's check-out does not name uid %d:\n%s", nobody, out)
+	}
+}

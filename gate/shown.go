@@ -8,22 +8,35 @@ import (
 )
 
 // ShownPath is p as text meant for a person shows it: p itself when it
-// is valid UTF-8 and every character is printable, else quoted as a Go
-// string. A file name is a worker's choice; one holding a newline or an
-// escape sequence would otherwise forge lines of a message or drive the
-// operator's terminal.
+// is valid UTF-8, every character is printable, it neither starts nor
+// ends with a space and it does not start with a double quote; else
+// quoted as a Go string. A file name is a worker's choice; one holding a
+// newline or an escape sequence would otherwise forge lines of a message
+// or drive the operator's terminal. The rest keeps two names from
+// looking alike: a name that starts with a quote would pass for another
+// name quoted (`"a\nb"` for a and b on two lines), and a space at either
+// end is invisible.
 func ShownPath(p string) string {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+	if needsQuote(p) {
 		return strconv.Quote(p)
 	}
 	return p
 }
 
-// ShownPaths is paths as ShownPath shows them, joined by sep.
+func needsQuote(p string) bool {
+	return !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 ||
+		strings.HasPrefix(p, `"`) || strings.HasPrefix(p, " ") || strings.HasSuffix(p, " ")
+}
+
+// ShownPaths is paths as ShownPath shows them, joined by sep; a path that
+// holds sep is quoted too, so that one name is never shown as two.
 func ShownPaths(paths []string, sep string) string {
 	shown := make([]string, len(paths))
 	for i, p := range paths {
 		shown[i] = ShownPath(p)
+		if sep != "" && strings.Contains(shown[i], sep) && shown[i] == p {
+			shown[i] = strconv.Quote(p)
+		}
 	}
 	return strings.Join(shown, sep)
 }

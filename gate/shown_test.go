@@ -40,3 +40,30 @@ func TestHeldMessageNamesPathsSafely(t *testing.T) {
 		t.Errorf("ShownPath of invalid UTF-8 = %q, want it quoted", got)
 	}
 }
+
+// TestShownPathsNeverLookAlike: two different names, or one name and a
+// list of two, are never shown the same way: a name that starts with a
+// quote is not taken for another name quoted, a space at either end is
+// visible, and a name holding the list's separator is not taken for two.
+func TestShownPathsNeverLookAlike(t *testing.T) {
+	for _, c := range []struct {
+		a, b []string
+		sep  string
+	}{
+		{a: []string{"nl\nname"}, b: []string{`"nl\nname"`}},
+		{a: []string{"a.txt"}, b: []string{"a.txt "}},
+		{a: []string{"a.txt"}, b: []string{" a.txt"}},
+		{a: []string{"a b"}, b: []string{"a", "b"}, sep: " "},
+		{a: []string{"a, b"}, b: []string{"a", "b"}, sep: ", "},
+	} {
+		sa, sb := gate.ShownPaths(c.a, c.sep), gate.ShownPaths(c.b, c.sep)
+		if strings.TrimSpace(sa) == strings.TrimSpace(sb) {
+			t.Errorf("ShownPaths(%q) = ShownPaths(%q) = %s, want them told apart", c.a, c.b, sa)
+		}
+	}
+	for _, p := range []string{"a b.txt", "d\u00e9j\u00e0/x", `mid"quote`} {
+		if got := gate.ShownPath(p); got != p {
+			t.Errorf("ShownPath(%q) = %s, want it as it is", p, got)
+		}
+	}
+}

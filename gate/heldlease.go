@@ -41,3 +41,30 @@ func HeldLease(covering []Lease, owner, path string) (Lease, error) {
 	}
 	return Lease{}, &DeniedError{Reason: ReasonNotFound, Message: fmt.Sprintf("no active lease%s covers %s", of, ShownPath(path))}
 }
+
+// EndedLease picks, from a path's history (oldest first, as the ledger
+// keeps it), the lease of owner's that covered the path and was ended last
+// by eviction or expiry: the two ends the owner did not make, which a
+// later check-in, renewal or release by the path must report as such
+// (LEASE_EVICTED, LEASE_EXPIRED) rather than as LEASE_NOT_FOUND. It
+// reports false when owner has no such lease, or when a lease of owner's
+// was granted on the path after it (that one, ended or not, is the one
+// the owner means).
+func EndedLease(history []Event, owner string) (LeaseID, bool) {
+	mine := map[LeaseID]bool{}
+	var last LeaseID
+	for _, e := range history {
+		switch e.Type {
+		case EventGranted:
+			if e.Lease != nil && e.Lease.HeldBy(owner) {
+				mine[e.Lease.ID] = true
+				last = NoLease
+			}
+		case EventEvicted, EventExpired:
+			if mine[e.LeaseID] {
+				last = e.LeaseID
+			}
+		}
+	}
+	return last, last != NoLease
+}

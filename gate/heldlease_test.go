@@ -41,3 +41,32 @@ func TestHeldLease(t *testing.T) {
 		}
 	}
 }
+
+// TestEndedLease: of a path's history, the owner's lease that an eviction
+// or expiry ended last, unless the owner was granted another there since
+// or it ended otherwise.
+func TestEndedLease(t *testing.T) {
+	granted := func(id gate.LeaseID, owner string) gate.Event {
+		return gate.Event{Type: gate.EventGranted, Lease: &gate.Lease{ID: id, Owner: gate.Owner{Name: owner}}}
+	}
+	ended := func(typ gate.EventType, id gate.LeaseID) gate.Event { return gate.Event{Type: typ, LeaseID: id} }
+	tests := []struct {
+		name    string
+		history []gate.Event
+		want    gate.LeaseID
+	}{
+		{"evicted", []gate.Event{granted("L1", "bob"), ended(gate.EventEvicted, "L1")}, "L1"},
+		{"expired", []gate.Event{granted("L1", "bob"), ended(gate.EventExpired, "L1")}, "L1"},
+		{"the last of two", []gate.Event{granted("L1", "bob"), ended(gate.EventExpired, "L1"), granted("L2", "bob"), ended(gate.EventEvicted, "L2")}, "L2"},
+		{"granted again since", []gate.Event{granted("L1", "bob"), ended(gate.EventEvicted, "L1"), granted("L2", "bob"), ended(gate.EventReleased, "L2")}, ""},
+		{"released", []gate.Event{granted("L1", "bob"), ended(gate.EventReleased, "L1")}, ""},
+		{"another's", []gate.Event{granted("L1", "alice"), ended(gate.EventEvicted, "L1")}, ""},
+		{"nothing", nil, ""},
+	}
+	for _, tt := range tests {
+		got, ok := gate.EndedLease(tt.history, "bob")
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: EndedLease = %q, %v; want %q", tt.name, got, ok, tt.want)
+		}
+	}
+}

@@ -287,6 +287,18 @@ func TestCheckoutLifecycle(t *testing.T) {
 	if _, errs, code := r.lg("checkin", string(bobs), "--as", "bob"); code != 3 || !strings.Contains(errs, "LEASE_EVICTED") {
 		t.Fatalf("checkin after eviction: exit %d %q", code, errs)
 	}
+	// By a path the lease covered, the eviction is said as by its id; to
+	// another owner the path is no lease of theirs.
+	for _, c := range []struct {
+		cmd, owner, want string
+		code             int
+	}{
+		{"checkin", "bob", "LEASE_EVICTED", 3}, {"release", "bob", "LEASE_EVICTED", 3}, {"renew", "bob", "LEASE_EVICTED", 3}, {"checkin", "carol", "LEASE_NOT_FOUND", 2},
+	} {
+		if _, errs, code := r.lg(c.cmd, "src/a.go", "--as", c.owner); code != c.code || !strings.Contains(errs, c.want) || c.code == 3 && !strings.Contains(errs, string(bobs)) {
+			t.Errorf("%s src/a.go --as %s after eviction: exit %d %q, want %d and %s", c.cmd, c.owner, code, errs, c.code, c.want)
+		}
+	}
 	hist := r.mustLG("history", string(bobs))
 	for _, want := range []string{"lease.granted", "lease.evicted", "emergency maintenance", "notice"} {
 		if !strings.Contains(hist, want) {

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -204,17 +205,13 @@ func (s *Server) leaseRef(arg string) (leaseRef, error) {
 	return leaseRef{path: p}, err
 }
 
-// findLease resolves a reference to the lease: by id, or the active lease
-// of owner covering the path.
+// findLease resolves a reference to the lease: by id, or by the path as
+// api.LeaseAt does.
 func findLease(ctx context.Context, cl Coordinator, ref leaseRef, owner string) (gate.Lease, error) {
 	if ref.id != "" {
 		return cl.GetLease(ctx, ref.id)
 	}
-	ls, err := cl.Leases(ctx, ref.path)
-	if err != nil {
-		return gate.Lease{}, err
-	}
-	return gate.HeldLease(ls, owner, ref.path)
+	return api.LeaseAt(ctx, cl, owner, ref.path)
 }
 
 func (s *Server) leaseAnswer(me, done string, ls []gate.Lease) (*sdk.CallToolResult, LeaseOutput, error) {

@@ -25,9 +25,8 @@ func relArg(ws *workspace.Workspace, a string) (string, error) {
 	return ws.ArgPath(wd, a)
 }
 
-// findLease resolves a lease id or a path to a lease; for a path, the
-// active lease of owner covering it (or the only one when owner is empty),
-// as gate.HeldLease picks it.
+// findLease resolves a lease id or a path to a lease; for a path, as
+// api.LeaseAt does.
 func findLease(ctx context.Context, cl *api.Client, ws *workspace.Workspace, arg, owner string) (gate.Lease, error) {
 	if gate.ValidID(arg) == nil && !strings.ContainsAny(arg, "./*") {
 		l, err := cl.GetLease(ctx, gate.LeaseID(arg))
@@ -39,9 +38,5 @@ func findLease(ctx context.Context, cl *api.Client, ws *workspace.Workspace, arg
 	if err != nil {
 		return gate.Lease{}, err
 	}
-	ls, err := cl.Leases(ctx, rel)
-	if err != nil {
-		return gate.Lease{}, err
-	}
-	return gate.HeldLease(ls, owner, rel)
+	return api.LeaseAt(ctx, cl, owner, rel)
 }

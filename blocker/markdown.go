@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -22,7 +25,7 @@ func (r Report) Markdown() string {
 // WriteMarkdown writes r.Markdown() to w.
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# BLOCKED: %s cannot write %s\n\n", oneLine(r.Requester.Name), oneLine(r.Path))
+	fmt.Fprintf(&b, "# BLOCKED: %s cannot write %s\n\n", oneLine(r.Requester.Name), gate.ShownPath(r.Path))
 	b.WriteString("| Field | Value |\n|---|---|\n")
 	for _, row := range r.rows() {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], cell(row[1]))
@@ -40,7 +43,7 @@ func (r Report) rows() [][2]string {
 	h := r.Holder
 	rows := [][2]string{
 		{"Blocker", fmt.Sprintf("%s (%s)", code(r.ID), r.Status)},
-		{"File", code(r.Path)},
+		{"File", code(gate.ShownPath(r.Path))},
 		{"All paths", codes(r.Paths)},
 		{"Operation", orDash(r.Op)},
 		{"Requester", owner(r.Requester)},
@@ -54,7 +57,7 @@ func (r Report) rows() [][2]string {
 		{"Retry interval", "retry=" + r.RetryInterval.String() + from(r.RetryFrom, "the requester's window")},
 	}
 	if h.SameFileAs != "" {
-		rows = slices.Insert(rows, 2, [2]string{"Same file as", code(h.SameFileAs) + " (held under that name)"})
+		rows = slices.Insert(rows, 2, [2]string{"Same file as", code(gate.ShownPath(h.SameFileAs)) + " (held under that name)"})
 	}
 	if h.IdleAfter != 0 {
 		rows = append(rows, [2]string{"Holder stop-idle", h.IdleAfter.String() + from(h.IdleFrom, "the holder's window")})
@@ -124,10 +127,11 @@ func orDash(s string) string {
 	return s
 }
 
-func codes(ss []string) string {
-	cs := make([]string, len(ss))
-	for i, s := range ss {
-		cs[i] = code(s)
+// codes renders paths as code spans, each shown by gate.ShownPath.
+func codes(paths []string) string {
+	cs := make([]string, len(paths))
+	for i, p := range paths {
+		cs[i] = code(gate.ShownPath(p))
 	}
 	return strings.Join(cs, ", ")
 }
@@ -149,6 +153,14 @@ func code(s string) string {
 // cell makes s safe inside a table cell.
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
+// oneLine is s on one line with nothing a terminal would act on: s
+// itself when every character prints, else quoted as a Go string. The
+// paths of a report are shown by gate.ShownPath; the rest (names,
+// evidence) is the coordinator's text, quoted only if a process's name or
+// another value it quotes held such a character.
 func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strconv.Quote(s)
 }

@@ -82,17 +82,26 @@ func TestMarkdownShowsResolution(t *testing.T) {
 }
 
 // TestMarkdownEscapes checks that a path with a pipe, a backtick and a
-// newline cannot break the table or the title.
+// newline cannot break the table or the title, and that one with an
+// escape sequence cannot drive the terminal the report is shown on: each
+// is quoted as `leasegate status` quotes it, so it does not look like
+// the name with a space where the newline was.
 func TestMarkdownEscapes(t *testing.T) {
 	in := input()
 	in.Path = "a|b`c\nd"
-	in.Paths = nil
+	in.Paths = []string{in.Path, "\x1b[31mred"}
 	md := blocker.New(in).Markdown()
-	if want := "\n| File | ``a\\|b`c d`` |\n"; !strings.Contains(md, want) {
+	if want := "\n| File | ``\"a\\|b`c\\nd\"`` |\n"; !strings.Contains(md, want) {
 		t.Errorf("Markdown() lacks the escaped File row %q:\n%s", want, md)
 	}
-	if !strings.HasPrefix(md, "# BLOCKED: alice cannot write a|b`c d\n") {
-		t.Errorf("Markdown() title = %q, want the path on one line", strings.SplitN(md, "\n", 2)[0])
+	if want := "| All paths | ``\"a\\|b`c\\nd\"``, `\"\\x1b[31mred\"` |\n"; !strings.Contains(md, want) {
+		t.Errorf("Markdown() lacks the escaped All paths row %q:\n%s", want, md)
+	}
+	if !strings.HasPrefix(md, "# BLOCKED: alice cannot write \"a|b`c\\nd\"\n") {
+		t.Errorf("Markdown() title = %q, want the path quoted on one line", strings.SplitN(md, "\n", 2)[0])
+	}
+	if strings.Contains(md, "\x1b") {
+		t.Errorf("Markdown() holds an escape character:\n%q", md)
 	}
 }
 

@@ -3,6 +3,7 @@ package hooks
 import (
 	"fmt"
 
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -11,6 +12,9 @@ type targets struct {
 	gated   []string // workspace-relative, each once
 	refused string   // a path agents may never write (as the tool named it), if any
 	class   workspace.Class
+	// unnamed says why refused, a path inside the workspace, is no name
+	// the gate can lease (over gate.MaxPathLen, a NUL byte).
+	unnamed error
 }
 
 // classify resolves each path of ev (relative ones against ev.Cwd,
@@ -25,6 +29,11 @@ func classify(rule *gateRule, ev Event) targets {
 		switch {
 		case v.Refused():
 			t.refused, t.class = p, v.Class
+		case v.Class == workspace.Outside && v.Rel != "":
+			// Inside the root but no path the gate can lease: refused
+			// (fail closed), not let through as if it lay outside.
+			_, t.unnamed = gate.CleanPath(v.Rel)
+			t.refused, t.class = p, v.Class
 		case v.Class == workspace.Gated && !seen[v.Rel]:
 			seen[v.Rel] = true
 			t.gated = append(t.gated, v.Rel)
@@ -35,8 +44,12 @@ func classify(rule *gateRule, ev Event) targets {
 
 // refusal is the reason a write of t.refused is denied.
 func (t targets) refusal(ws *workspace.Workspace) string {
-	if t.class == workspace.Operator {
-		return fmt.Sprintf("leasegate: %s is the operator's gating rule (%s), which agents may not change", t.refused, workspace.ConfigFile)
+	shown := gate.ShownPath(t.refused)
+	switch {
+	case t.unnamed != nil:
+		return fmt.Sprintf("leasegate: %s lies in the workspace %s but is no path a lease can name (%v), so the write is refused", shown, ws.Root, t.unnamed)
+	case t.class == workspace.Operator:
+		return fmt.Sprintf("leasegate: %s is the operator's gating rule (%s), which agents may not change", shown, workspace.ConfigFile)
 	}
-	return fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", t.refused, ws.StateDir)
+	return fmt.Sprintf("leasegate: %s is inside leasegate's state directory %s, which agents may never write", shown, ws.StateDir)
 }

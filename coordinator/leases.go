@@ -162,10 +162,11 @@ func (c *Coordinator) CoversTree(dir string) bool {
 	return ok && c.anyAuto(gate.Subtree(cp), func(l gate.Lease) bool { return c.cfg.Folding.CoversTree(l.Scope, cp) })
 }
 
-// plainPath is p cleaned; false when p is no clean relative path or holds
-// glob characters.
+// plainPath is p cleaned, in the form the JSON of a mutation carries it
+// (gate.WirePath); false when p is no clean relative path or holds glob
+// characters.
 func plainPath(p string) (string, bool) {
-	cp, err := gate.CleanPath(p)
+	cp, err := gate.CleanPath(gate.WirePath(p))
 	return cp, err == nil && !gate.IsGlob(cp)
 }
 

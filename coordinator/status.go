@@ -175,7 +175,7 @@ var ErrFellBehind = errors.New("event follower fell behind")
 // ReportUngated records a write no sidecar gated. When the path is leased,
 // the collision is recorded in the ledger as well.
 func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
-	cp, err := gate.CleanPath(w.Path)
+	cp, err := gate.CleanPath(gate.WirePath(w.Path))
 	if err != nil {
 		return gate.AsDenied(err)
 	}

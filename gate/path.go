@@ -3,6 +3,7 @@ package gate
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // CleanPath validates and normalizes a workspace-relative path or pattern:
@@ -34,6 +35,28 @@ func CleanPath(p string) (string, error) {
 		c += "/**"
 	}
 	return c, nil
+}
+
+// WirePath is p as the API's and the ledger's JSON carries it: each byte
+// that is not part of a valid UTF-8 character becomes U+FFFD, as
+// encoding/json makes it. A path that reaches the coordinator over the
+// socket arrives so; one seen in process (the watcher's) is taken to the
+// same form, so that it names the same lease.
+func WirePath(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(p[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Subtree is the pattern covering dir and everything beneath it: what a

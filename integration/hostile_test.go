@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHookRefusesPathNoLeaseCanName: a Claude Code write of a path inside
@@ -37,5 +38,29 @@ func TestHookRefusesPathNoLeaseCanName(t *testing.T) {
 			!strings.Contains(got.Out.PermissionDecisionReason, "no path a lease can name") {
 			t.Errorf("%s: hook claude-code exited %d, stdout %s, stderr %s; want a refusal saying %q", name, code, out, errs, c.want)
 		}
+	}
+}
+
+// TestInvalidUTF8NameIsOneLease: a worker's write of a name that is not
+// valid UTF-8 is leased under the name as JSON carries it (each stray
+// byte U+FFFD), and the watcher that sees the raw name finds that lease:
+// the write is not reported as ungated, while a write no worker made is.
+func TestInvalidUTF8NameIsOneLease(t *testing.T) {
+	r := newRepo(t, nil)
+	trigger := filepath.Join(t.TempDir(), "go")
+	w := r.worker("alice", "printf x > \"$(printf 'bad\\377.txt')\"; while [ ! -e "+trigger+" ]; do sleep 0.05; done")
+	eventually(t, 20*time.Second, "alice's lease", func() bool { return r.holders()["bad\ufffd.txt"] == "alice" })
+	r.write("plain.txt", "ungated\n")
+	eventually(t, 20*time.Second, "the ungated write of plain.txt", func() bool { _, ok := r.ungatedWrites()["plain.txt"]; return ok })
+	for p := range r.ungatedWrites() {
+		if strings.HasPrefix(p, "bad") {
+			t.Errorf("alice's gated write of %q is reported as ungated", p)
+		}
+	}
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("alice exited %d:\n%s", code, w.out)
 	}
 }

@@ -48,5 +48,5 @@ func (c *Coordinator) adoptedHold(rep blocker.Report) *hold {
 	r := rep
 	return &hold{con: con, done: make(chan struct{}),
 		result: leasegate.Result{Outcome: leasegate.Blocked, Reason: rep.RetryResult, Holder: holder, Blocker: &r,
-			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, rep.Holder.Owner.Where(), rep.ID)}}
+			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", gate.ShownPath(rep.Path), rep.Holder.Owner.Where(), rep.ID)}}
 }

@@ -42,7 +42,7 @@ func sameFileAs(holder gate.Lease, paths []string, files []gate.File) string {
 // sameFileNote is sameFileAs for a message: " (the same file as f.txt)".
 func sameFileNote(holder gate.Lease, paths []string, files []gate.File) string {
 	if hp := sameFileAs(holder, paths, files); hp != "" {
-		return " (the same file as " + hp + ")"
+		return " (the same file as " + gate.ShownPath(hp) + ")"
 	}
 	return ""
 }

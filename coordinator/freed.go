@@ -81,7 +81,7 @@ func (c *Coordinator) checkFreed(id string, at time.Time) {
 	h.freeSince = at
 	rep = c.annotate([]blocker.Report{rep}, now)[0]
 	done, err := c.commit([]gate.Event{notice(rep.Requester.Name, leasegate.NoticeFree, now,
-		fmt.Sprintf("%s is free (blocker %s): %s; %s stays halted until then", rep.Path, id, rep.FreeNote(), rep.Requester.Name))})
+		fmt.Sprintf("%s is free (blocker %s): %s; %s stays halted until then", gate.ShownPath(rep.Path), id, rep.FreeNote(), rep.Requester.Name))})
 	c.mu.Unlock()
 	if err == nil {
 		err = <-done

@@ -139,7 +139,7 @@ func (c *Coordinator) inside(p string) error {
 	real := workspace.ResolveBelow(c.cfg.Workspace, filepath.FromSlash(lit))
 	if _, in := workspace.Under(c.cfg.Workspace, real); !in {
 		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
-			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, real)}
+			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, gate.ShownPath(real))}
 	}
 	return nil
 }
@@ -321,7 +321,7 @@ func failed(err error) <-chan error {
 func (con *contention) contended() leasegate.Result {
 	v := con.view
 	return leasegate.Result{Outcome: leasegate.Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
-		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", strings.Join(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
+		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", gate.ShownPaths(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
 			v.Holder.Owner.Where(), v.RetryAt.UTC().Format(time.RFC3339))}
 }
 

@@ -139,7 +139,7 @@ func (c *Coordinator) retryHeld(rep blocker.Report, now time.Time) (leasegate.Re
 		}
 		return leasegate.Result{Outcome: leasegate.Blocked, Reason: d.Reason, Holder: d.Holder,
 			Message: fmt.Sprintf("%s is still held by %s; blocker %s stays open and %s stays halted (`leasegate blockers %s` says how to resolve it)",
-				rep.Path, holder, rep.ID, rep.Requester.Name, rep.ID)}, nil, pre, nil
+				gate.ShownPath(rep.Path), holder, rep.ID, rep.Requester.Name, rep.ID)}, nil, pre, nil
 	}
 	c.fillIDs(d.Events, now)
 	return leasegate.Result{Outcome: leasegate.Granted, Reason: gate.ReasonOK, Leases: grantedLeases(d), Message: "an operator retried blocker " + rep.ID + ": granted"}, d.Events, pre, nil

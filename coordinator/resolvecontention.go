@@ -45,7 +45,7 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 			if err == nil && d.Holder != nil {
 				con.holdBy(d)
 			}
-			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", c.conflictFile(con.req.Paths, view.Holder),
+			msg := fmt.Sprintf("%s is still held by %s; the write keeps waiting for its retry at %s", gate.ShownPath(c.conflictFile(con.req.Paths, view.Holder)),
 				con.view.Holder.Owner.Where(), view.RetryAt.UTC().Format(time.RFC3339))
 			if err == nil {
 				var done <-chan error

@@ -95,8 +95,8 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	evs := []gate.Event{
 		{Type: gate.EventRetry, At: now, Actor: con.req.Owner, Path: rep.Path, LeaseID: h.ID, Reason: string(d.Reason), Data: retryData},
 		opened,
-		notice(con.req.Owner, leasegate.NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", rep.Path, h.Owner.Name, rep.ID)),
-		leaseNotice(h, leasegate.NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, heldPath(rep))),
+		notice(con.req.Owner, leasegate.NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", gate.ShownPath(rep.Path), h.Owner.Name, rep.ID)),
+		leaseNotice(h, leasegate.NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, gate.ShownPath(heldPath(rep)))),
 	}
 	done, err := c.commit(evs)
 	if err != nil {
@@ -106,7 +106,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	con.holdBy(d)
 	c.held[rep.ID] = &hold{con: con, done: make(chan struct{}),
 		result: leasegate.Result{Outcome: leasegate.Blocked, Reason: d.Reason, Holder: &h, Blocker: &rep,
-			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", rep.Path, h.Owner.Where(), rep.ID)}}
+			Message: fmt.Sprintf("%s is still held by %s after the retry; blocker %s is open", gate.ShownPath(rep.Path), h.Owner.Where(), rep.ID)}}
 	c.writeReport(rep)
 	c.log.Warn("blocker opened", "blocker", rep.ID, "file", rep.Path, "requester", con.req.Owner, "holder", h.Owner.Name)
 	return done, nil

@@ -91,9 +91,9 @@ func scopeText(s gate.Scope) string {
 		return "the whole workspace"
 	}
 	if len(s.Paths) == 1 {
-		return s.Paths[0]
+		return gate.ShownPath(s.Paths[0])
 	}
-	return fmt.Sprintf("%s and %d more", s.Paths[0], len(s.Paths)-1)
+	return fmt.Sprintf("%s and %d more", gate.ShownPath(s.Paths[0]), len(s.Paths)-1)
 }
 
 // keepDecided is how long a decided contention or a resolved hold stays

@@ -64,3 +64,36 @@ func TestInvalidUTF8NameIsOneLease(t *testing.T) {
 		t.Fatalf("alice exited %d:\n%s", code, w.out)
 	}
 }
+
+// TestRunNoticesQuoteHostileName: a file name holding an escape sequence
+// and a newline reaches the terminal of run only quoted: in the waiter's
+// contention and BLOCKED lines and in the holder's notice that it blocks
+// someone, as status shows it, so it can neither drive the terminal nor
+// forge a line.
+func TestRunNoticesQuoteHostileName(t *testing.T) {
+	r := newRepo(t, nil)
+	const name = "\x1b[31mred\nfake"
+	const shown = `"\x1b[31mred\nfake"`
+	mk := `"$(printf '\033[31mred\nfake')"`
+	trigger := filepath.Join(t.TempDir(), "go")
+	alice := r.start("run", "--as", "alice", "--notices", "tty", "--", "sh", "-c",
+		"printf x > "+mk+"; while [ ! -e "+trigger+" ]; do sleep 0.05; done")
+	eventually(t, 20*time.Second, "alice's lease", func() bool { return r.holders()[name] == "alice" })
+	bob := r.start("run", "--as", "bob", "--retry-after", "1s", "--", "sh", "-c", "{ printf b > "+mk+"; } 2>/dev/null")
+	eventually(t, 30*time.Second, "bob's blocker", func() bool { return len(r.openBlockers()) == 1 })
+	eventually(t, 10*time.Second, "alice's notice", func() bool { return strings.Contains(alice.out.String(), "blocked on your lease") })
+	r.mustLG("resolve", r.openBlockers()[0].ID, "--deny")
+	bob.wait(t, 30*time.Second)
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alice.wait(t, 30*time.Second)
+	for who, out := range map[string]string{"bob": bob.out.String(), "alice": alice.out.String()} {
+		if strings.Contains(out, "\x1b") || strings.Contains(out, "\nfake") || !strings.Contains(out, shown) {
+			t.Errorf("%s's run shows the name unquoted:\n%q", who, out)
+		}
+	}
+	if out := bob.out.String(); !strings.Contains(out, "contention: "+shown) || !strings.Contains(out, "BLOCKED: "+shown) {
+		t.Errorf("bob's run lacks the contention and BLOCKED lines naming %s:\n%s", shown, out)
+	}
+}

@@ -2,11 +2,11 @@ package sidecar
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // countdownEvery is how often the countdown line is redrawn.
@@ -52,7 +52,7 @@ func (s *Sidecar) startCountdown(c leasegate.ContentionView) *countdown {
 // countdownLine reads "leasegate: a.txt waits for carol (lease L) — retry in 2m41s".
 func countdownLine(c leasegate.ContentionView, now time.Time) string {
 	left := max(c.RetryAt.Sub(now), 0).Round(time.Second)
-	return fmt.Sprintf("leasegate: %s waits for %s (lease %s) — retry in %s", strings.Join(c.Paths, " "), c.Holder.Owner.Name, c.Holder.ID, left)
+	return fmt.Sprintf("leasegate: %s waits for %s (lease %s) — retry in %s", gate.ShownPaths(c.Paths, " "), c.Holder.Owner.Name, c.Holder.ID, left)
 }
 
 // end stops the countdown and erases its line; safe to call more than once

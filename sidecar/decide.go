@@ -37,7 +37,7 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	}
 	if s.linksOut(m) {
 		s.notef("refused link of %s to %s by pid %d: writes through a name outside the workspace would pass no gate; copy the file instead",
-			m.Paths[1], m.Paths[0], m.PID)
+			gate.ShownPath(m.Paths[1]), gate.ShownPath(m.Paths[0]), m.PID)
 		return syscall.EXDEV
 	}
 	if s.coveredFast(m) {
@@ -48,7 +48,7 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 		if holdsStateDir(s.cfg.Workspace, m) {
 			return syscall.ENOTEMPTY
 		}
-		s.notef("refused %s of %s by pid %d: workers may not change leasegate's state directory or leasegate.json", m.Op, strings.Join(m.Paths, " "), m.PID)
+		s.notef("refused %s of %s by pid %d: workers may not change leasegate's state directory or leasegate.json", m.Op, gate.ShownPaths(m.Paths, " "), m.PID)
 		return syscall.EACCES
 	}
 	if len(paths) == 0 || s.held.covers(paths) {
@@ -77,11 +77,11 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	}
 	if err != nil {
 		if sig, interrupted := intercept.InterruptedBy(ctx); interrupted {
-			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, strings.Join(paths, " "), signalName(sig))
+			s.notef("%s of %s interrupted by %s: the write is withdrawn and fails with EINTR", m.Op, gate.ShownPaths(paths, " "), signalName(sig))
 			return syscall.EINTR
 		}
 		if ctx.Err() == nil {
-			s.notef("%s of %s refused: %v", m.Op, strings.Join(paths, " "), err)
+			s.notef("%s of %s refused: %v", m.Op, gate.ShownPaths(paths, " "), err)
 		}
 		return syscall.EACCES
 	}
@@ -89,11 +89,11 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	case leasegate.Granted:
 		s.held.add(s.cfg.Name, r.Leases)
 		if halted && r.Message != "" {
-			s.notef("%s of %s proceeds: %s", m.Op, strings.Join(paths, " "), r.Message)
+			s.notef("%s of %s proceeds: %s", m.Op, gate.ShownPaths(paths, " "), r.Message)
 		}
 		return nil
 	}
-	s.notef("%s of %s failed with EBUSY: %s", m.Op, strings.Join(paths, " "), r.Message)
+	s.notef("%s of %s failed with EBUSY: %s", m.Op, gate.ShownPaths(paths, " "), r.Message)
 	return syscall.EBUSY
 }
 
@@ -260,7 +260,7 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 		Contended: func(r leasegate.Result) {
 			c := r.Contention
 			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
-				strings.Join(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
+				gate.ShownPaths(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
 				c.RetryAt.UTC().Format(time.RFC3339), c.RetryAt.Sub(s.cfg.Clock.Now()).Round(time.Second))
 			(*cd).end()
 			*cd = s.startCountdown(*c)
@@ -272,12 +272,12 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			b := r.Blocker
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
 				"  report: %s\n  resolve: leasegate resolve %s --retry | --deny | --abort",
-				b.Path, b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
+				gate.ShownPath(b.Path), b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
 			return true
 		},
 		Unavailable: func(err error, attempt int) {
 			if attempt == 1 || attempt%10 == 0 { // err reads "coordinator unavailable at SOCKET: why"
-				s.notef("%v; the write to %s is held and retried", err, strings.Join(paths, " "))
+				s.notef("%v; the write to %s is held and retried", err, gate.ShownPaths(paths, " "))
 			}
 		},
 		Slow: func(waited time.Duration) {
@@ -286,7 +286,7 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 				why = "its lease table is shared on etcd, which may not answer: `leasegate status` warns once its session has lapsed"
 			}
 			s.notef("the coordinator has not answered about the write to %s for %s; the write is held until it does (%s)",
-				strings.Join(paths, " "), waited, why)
+				gate.ShownPaths(paths, " "), waited, why)
 		},
 		SlowAfter: slowAnswer,
 		Clock:     s.cfg.Clock,

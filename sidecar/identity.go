@@ -18,5 +18,5 @@ func sameFile(holder gate.Lease, req leasegate.MutateRequest) string {
 	if hp == "" || hp == p {
 		return ""
 	}
-	return " (the same file as " + hp + ")"
+	return " (the same file as " + gate.ShownPath(hp) + ")"
 }

@@ -29,7 +29,7 @@ type InheritedError struct {
 
 func (e *InheritedError) Error() string {
 	return fmt.Sprintf("run: not started: descriptor %d is open for writing on %s, and the worker may not write it: %v "+
-		"(close it for the worker, e.g. `%d>&-`, or run it once the file is free)", e.FD, e.Path, e.Err, e.FD)
+		"(close it for the worker, e.g. `%d>&-`, or run it once the file is free)", e.FD, gate.ShownPath(e.Path), e.Err, e.FD)
 }
 
 func (e *InheritedError) Unwrap() error { return e.Err }

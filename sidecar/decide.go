@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,10 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	}
 	if s.coveredFast(m) {
 		return nil
+	}
+	if abs, err := s.unnameable(m); err != nil {
+		s.notef("refused %s of %s by pid %d: no lease can name it (%v)", m.Op, gate.ShownPath(".../"+filepath.Base(abs)), m.PID, err)
+		return syscall.ENAMETOOLONG
 	}
 	paths, refuse := s.gatedPaths(m)
 	if refuse {
@@ -214,6 +219,19 @@ func (s *Sidecar) gatedPaths(m intercept.Mutation) (paths []string, refuse bool)
 		}
 	}
 	return paths, false
+}
+
+// unnameable returns a path of m that lies in the workspace but that no
+// lease can name, and why: reached by a relative name from a deep working
+// directory, it is over gate.MaxPathLen from the root. Classified as
+// outside the workspace, it would pass ungated.
+func (s *Sidecar) unnameable(m intercept.Mutation) (string, error) {
+	for _, abs := range m.Paths {
+		if v := s.cfg.Workspace.Locate(abs, workspace.ReachFile); v.Class == workspace.Gated && len(v.Rel) > gate.MaxPathLen {
+			return abs, fmt.Errorf("its path from the workspace root is %d bytes, over the %d byte limit", len(v.Rel), gate.MaxPathLen)
+		}
+	}
+	return "", nil
 }
 
 // refUpdate reports whether abs, the new name of a rename, is HEAD or a

@@ -92,6 +92,13 @@ func (s *Supervisor) unresolved(n notif, oc *openCall, err error) {
 		s.log.Warn("a worker process made itself undumpable, so this sidecar (not root) cannot read the paths of its system calls: "+
 			"its writes in the workspace fail with EACCES", "tid", n.PID, "comm", readComm(int(n.PID)), "syscall", name)
 	}
+	if errors.Is(err, unix.ENAMETOOLONG) && !s.longSaid.Swap(true) {
+		// Reached step by step (chdir, openat), a file can lie deeper than
+		// PATH_MAX from the root, where /proc gives no path for its
+		// directory; natively its write would succeed.
+		s.log.Warn("a worker process wrote where the full path is over 4096 bytes (PATH_MAX), which the gate cannot name: "+
+			"its writes there fail with ENAMETOOLONG", "tid", n.PID, "comm", readComm(int(n.PID)), "syscall", name)
+	}
 	s.send(n, errnoResp(n.ID, errno))
 }
 

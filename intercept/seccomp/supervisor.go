@@ -33,6 +33,7 @@ type Supervisor struct {
 	lookups        lookups
 	instant        intercept.InstantDecider // cfg.Decider if it is one, else nil
 	unreadSaid     atomic.Bool              // a worker's memory was found unreadable, and that said
+	longSaid       atomic.Bool              // a path over PATH_MAX was refused, and that said
 
 	ctx     context.Context // cancelled when serving stops; parent of every Decide ctx
 	cancel  context.CancelFunc

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -20,7 +21,7 @@ import (
 func unavailable(ws *workspace.Workspace, paths []string, err error) Decision {
 	return halt(
 		fmt.Sprintf("leasegate: the lease coordinator of %s cannot be reached (%v), so the write to %s is refused: writes fail closed while it is down. Do not write the file by other means; tell the user.",
-			ws.Root, err, strings.Join(paths, ", ")),
+			ws.Root, err, gate.ShownPaths(paths, ", ")),
 		fmt.Sprintf("leasegate: the coordinator of %s cannot be reached: %v. Check it with `leasegate status --workspace %s`; agent writes are refused until it answers.", ws.Root, err, ws.Root))
 }
 
@@ -33,7 +34,7 @@ func notConnected(ws *workspace.Workspace, paths []string, err error) Decision {
 	}
 	return halt(
 		fmt.Sprintf("leasegate: the write to %s is refused because the lease coordinator of %s serves another lease table than this session was told to use (%v). Do not write the file by other means; tell the user.",
-			strings.Join(paths, ", "), ws.Root, err),
+			gate.ShownPaths(paths, ", "), ws.Root, err),
 		fmt.Sprintf("leasegate: %v. Agent writes are refused until the coordinator serves the ledger named.", err))
 }
 
@@ -41,10 +42,10 @@ func notConnected(ws *workspace.Workspace, paths []string, err error) Decision {
 // held: the model learns what is held and must stop; the operator learns
 // how to resolve the blocker.
 func blocked(rep blocker.Report) Decision {
-	holder := rep.Holder.Owner.Name
+	holder, shown := rep.Holder.Owner.Name, gate.ShownPath(rep.Path)
 	return halt(
 		fmt.Sprintf("leasegate: %s is leased by %s (lease %s, held for %s). The write was retried once after %s and the file is still held, so blocker %s is open and this session is halted. Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
-			rep.Path, holder, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, rep.Path, rep.ID),
+			shown, holder, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, shown, rep.ID),
 		blockerStop(rep))
 }
 
@@ -52,7 +53,7 @@ func blocked(rep blocker.Report) Decision {
 func blockerStop(rep blocker.Report) string {
 	holder := rep.Holder.Owner.Name
 	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
-		rep.ID, rep.Path, holder, rep.ID, rep.Holder.LetsGo(holder), rep.ID)
+		rep.ID, gate.ShownPath(rep.Path), holder, rep.ID, rep.Holder.LetsGo(holder), rep.ID)
 }
 
 // refusal tells the user which blockers halt the session and how to go on.
@@ -60,7 +61,7 @@ func refusal(reps []blocker.Report, what string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "leasegate: this session is halted by %d open blocker(s), so %s:", len(reps), what)
 	for _, r := range reps {
-		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, r.Path, r.Holder.Owner.Name)
+		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, gate.ShownPath(r.Path), r.Holder.Owner.Name)
 	}
 	fmt.Fprintf(&b, " resolve with `leasegate resolve ID --retry|--deny|--abort` (`leasegate blockers` shows them), then go on.")
 	return b.String()

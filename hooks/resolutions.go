@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/leasegate/leasegate/blocker"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // toldPrefix names the files that remember which resolutions a session
@@ -44,7 +45,7 @@ func (h *Handler) resolutions(ctx context.Context, cl Coordinator, sess session,
 
 func resolutionMessage(r blocker.Report) string {
 	res := r.Resolution
-	msg := fmt.Sprintf("leasegate: an operator resolved blocker %s on %s: %s", r.ID, r.Path, res.Action)
+	msg := fmt.Sprintf("leasegate: an operator resolved blocker %s on %s: %s", r.ID, gate.ShownPath(r.Path), res.Action)
 	switch res.Action {
 	case blocker.ActionDeny:
 		msg += " (the write was refused; go on without it)"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate"
@@ -23,7 +22,7 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 	defer cancel()
 	ws, err := h.workspace(ev)
 	if err != nil {
-		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, strings.Join(ev.Paths, ", ")))
+		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, gate.ShownPaths(ev.Paths, ", ")))
 	}
 	o, nameErr := h.owner(ws, ev)
 	w := writer{key: o.key, name: o.name, explicit: o.explicit, agent: ev.Agent, transcript: ev.Transcript}
@@ -196,20 +195,20 @@ func (h *Handler) result(paths []string, r leasegate.Result) Decision {
 		return Decision{}
 	case leasegate.Blocked:
 		if r.Blocker == nil {
-			return halt(fmt.Sprintf("leasegate: the write to %s is blocked: %s", strings.Join(paths, ", "), r.Message), "leasegate: "+r.Message)
+			return halt(fmt.Sprintf("leasegate: the write to %s is blocked: %s", gate.ShownPaths(paths, ", "), r.Message), "leasegate: "+r.Message)
 		}
 		return blocked(*r.Blocker)
 	case leasegate.Aborted:
-		return halt(fmt.Sprintf("leasegate: an operator aborted this session's write to %s (%s). Stop working and tell the user.", strings.Join(paths, ", "), r.Message),
+		return halt(fmt.Sprintf("leasegate: an operator aborted this session's write to %s (%s). Stop working and tell the user.", gate.ShownPaths(paths, ", "), r.Message),
 			"leasegate: the operator aborted this session: "+r.Message)
 	}
 	return deny(fmt.Sprintf("leasegate: the write to %s is refused: %s (%s). Do not write it by other means; go on with other work or tell the user.",
-		strings.Join(paths, ", "), firstOf(r.Message, string(r.Outcome)), r.Reason))
+		gate.ShownPaths(paths, ", "), firstOf(r.Message, string(r.Outcome)), r.Reason))
 }
 
 // failed turns an error of the protocol into a denial: fail closed.
 func (h *Handler) failed(ws *workspace.Workspace, paths []string, err error) Decision {
-	files := strings.Join(paths, ", ")
+	files := gate.ShownPaths(paths, ", ")
 	var de *gate.DeniedError
 	switch {
 	case errors.Is(err, errUnreachable) || errors.Is(err, api.ErrUnavailable):

@@ -97,3 +97,41 @@ func TestRunNoticesQuoteHostileName(t *testing.T) {
 		t.Errorf("bob's run lacks the contention and BLOCKED lines naming %s:\n%s", shown, out)
 	}
 }
+
+// TestHookDenialQuotesHostileName: a Claude Code session blocked on a
+// file whose name holds an escape sequence and a newline is told so with
+// the name quoted, on stderr and in the reason and stop reason the agent
+// shows its user, as status shows it.
+func TestHookDenialQuotesHostileName(t *testing.T) {
+	r := newRepo(t, nil)
+	const name = "\x1b[31mred\nfake"
+	ev := func(session string) string {
+		body, err := json.Marshal(map[string]any{"session_id": session, "cwd": r.dir, "hook_event_name": "PreToolUse",
+			"tool_name": "Write", "tool_input": map[string]string{"file_path": filepath.Join(r.dir, name), "content": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(t.TempDir(), "event.json")
+		if err := os.WriteFile(f, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if out, errs, code := r.lgStdin(ev("s1"), "hook", "claude-code"); code != 0 || out != "" {
+		t.Fatalf("s1's write: exit %d, stdout %s, stderr %s", code, out, errs)
+	}
+	out, errs, _ := r.lgStdin(ev("s2"), "hook", "claude-code", "--retry-after", "1s")
+	var got struct {
+		Out struct {
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+		StopReason string `json:"stopReason"`
+	}
+	mustJSON(t, out, &got)
+	const shown = `"\x1b[31mred\nfake" is leased by cc-s1`
+	for what, s := range map[string]string{"stderr": errs, "reason": got.Out.PermissionDecisionReason, "stop reason": got.StopReason} {
+		if strings.Contains(s, "\x1b") || strings.Contains(s, "\nfake") || !strings.Contains(s, shown) {
+			t.Errorf("the blocked hook's %s shows the name unquoted: %q", what, s)
+		}
+	}
+}

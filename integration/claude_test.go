@@ -33,6 +33,7 @@ func claudeProgram(t *testing.T) string {
 type messagesMock struct {
 	srv *httptest.Server
 	modelScript
+	hold *turnHold // set before the agent starts
 }
 
 // toolCall is a tool call the mock model makes.
@@ -110,7 +111,10 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var req messagesRequest
 	_ = json.Unmarshal(body, &req)
-	call, n, ok := m.note(req)
+	call, n, fresh, ok := m.note(req)
+	if fresh {
+		m.hold.wait(r.Context())
+	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":"msg_0","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
@@ -136,9 +140,9 @@ func (m *messagesMock) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // note records a request's tools and tool results, and returns the call
-// of the script that comes next and its index, if the request offers its
-// tool.
-func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool) {
+// of the script that comes next and its index, whether the request brought
+// a result not seen before, and whether it offers the call's tool.
+func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool, bool) {
 	var names, results []string
 	for _, tl := range req.Tools {
 		names = append(names, tl.Name)
@@ -157,8 +161,7 @@ func (m *messagesMock) note(req messagesRequest) (toolCall, int, bool) {
 			}
 		}
 	}
-	call, n, _, ok := m.next(names, results)
-	return call, n, ok
+	return m.next(names, results)
 }
 
 // claudeRun is a Claude Code session in the repo, with its own home,
@@ -192,12 +195,23 @@ func (c *claudeRun) run(t *testing.T, prompt, tool string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.program, "-p", prompt, "--allowedTools", tool, "--output-format", "json")
-	cmd.Dir, cmd.Env = c.r.dir, c.env
+	cmd := c.command(ctx, prompt, tool)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err
+}
+
+// start starts `claude -p prompt` allowing tool in the background.
+func (c *claudeRun) start(t *testing.T, prompt, tool string) *worker {
+	t.Helper()
+	return startProcess(t, c.command(context.Background(), prompt, tool))
+}
+
+func (c *claudeRun) command(ctx context.Context, prompt, tool string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, c.program, "-p", prompt, "--allowedTools", tool, "--output-format", "json")
+	cmd.Dir, cmd.Env = c.r.dir, c.env
+	return cmd
 }
 
 // TestClaudeCodeMCPCheck drives the real Claude Code through a mock

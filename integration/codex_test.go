@@ -51,12 +51,20 @@ const codexPatch = "*** Begin Patch\n*** Update File: f.txt\n@@\n-old\n+new\n***
 // a plain message, and the tool results are kept.
 type responsesMock struct {
 	srv     *httptest.Server
+	patch   string
+	hold    *turnHold // set before the agent starts
 	mu      sync.Mutex
 	outputs []string // the custom_tool_call_output items Codex sent back
 }
 
+// newResponsesMock is a mock model that applies codexPatch.
 func newResponsesMock(t *testing.T) *responsesMock {
-	m := &responsesMock{}
+	return newPatchMock(t, codexPatch)
+}
+
+// newPatchMock is a mock model that applies patch.
+func newPatchMock(t *testing.T, patch string) *responsesMock {
+	m := &responsesMock{patch: patch}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
@@ -72,22 +80,25 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 		Input []json.RawMessage `json:"input"`
 	}
 	_ = json.Unmarshal(body, &req)
-	answered := false
+	var outputs []string
 	for _, in := range req.Input {
 		var item struct {
 			Type   string          `json:"type"`
 			Output json.RawMessage `json:"output"`
 		}
 		if json.Unmarshal(in, &item) == nil && item.Type == "custom_tool_call_output" {
-			answered = true
-			m.mu.Lock()
-			m.outputs = append(m.outputs, string(item.Output))
-			m.mu.Unlock()
+			outputs = append(outputs, string(item.Output))
 		}
 	}
+	if len(outputs) > 0 {
+		m.mu.Lock()
+		m.outputs = append(m.outputs, outputs...)
+		m.mu.Unlock()
+		m.hold.wait(r.Context())
+	}
 	item := map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch",
-		"input": codexPatch, "status": "completed"}
-	if answered {
+		"input": m.patch, "status": "completed"}
+	if len(outputs) > 0 {
 		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
 			"content": []any{map[string]any{"type": "output_text", "text": "done"}}}
 	}
@@ -128,19 +139,30 @@ func codexEnv(t *testing.T, r *repo, codex string, m *responsesMock) []string {
 }
 
 // runCodex runs `codex exec` once in the repo: the mock makes it apply
-// codexPatch to f.txt.
+// its patch (codexPatch to f.txt).
 func runCodex(t *testing.T, r *repo, codex string, env []string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "-s", "workspace-write", "change f.txt")
-	cmd.Dir, cmd.Env = r.dir, env
+	cmd := codexCommand(ctx, r, codex, env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("codex exec: %v\n%s", err, out.String())
 	}
 	return out.String()
+}
+
+// startCodex starts `codex exec` in the repo in the background.
+func startCodex(t *testing.T, r *repo, codex string, env []string) *worker {
+	t.Helper()
+	return startProcess(t, codexCommand(context.Background(), r, codex, env))
+}
+
+func codexCommand(ctx context.Context, r *repo, codex string, env []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "-s", "workspace-write", "change f.txt")
+	cmd.Dir, cmd.Env = r.dir, env
+	return cmd
 }
 
 // TestCodexRealHooksTrust drives the real Codex CLI through a mock model:

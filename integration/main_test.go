@@ -276,20 +276,27 @@ func (r *repo) start(args ...string) *worker {
 // startEnv starts the CLI with args and env added to the repo's.
 func (r *repo) startEnv(env []string, args ...string) *worker {
 	r.t.Helper()
-	w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
-	w.cmd = r.command(context.Background(), args...)
-	w.cmd.Dir, w.cmd.Env = r.dir, append(slices.Clone(r.env), env...)
+	cmd := r.command(context.Background(), args...)
+	cmd.Dir, cmd.Env = r.dir, append(slices.Clone(r.env), env...)
+	return startProcess(r.t, cmd)
+}
+
+// startProcess starts cmd in the background, its output kept, and kills
+// it when the test ends.
+func startProcess(t testing.TB, cmd *exec.Cmd) *worker {
+	t.Helper()
+	w := &worker{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	w.cmd.WaitDelay = time.Second // a killed sidecar's orphans may keep the pipe open
 	if err := w.cmd.Start(); err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	go func() {
 		_ = w.cmd.Wait()
 		w.code = w.cmd.ProcessState.ExitCode()
 		close(w.done)
 	}()
-	r.t.Cleanup(func() {
+	t.Cleanup(func() {
 		_ = w.cmd.Process.Kill()
 		<-w.done
 	})

@@ -189,6 +189,8 @@ func assertWindows(t *testing.T, s leasegate.Status, owner string, want gate.Win
 // contention is a contention.heartbeat event's payload and time.
 type contention struct {
 	at         time.Time
+	Requester  string      `json:"requester"`
+	Holder     string      `json:"holder"`
 	RetryAt    time.Time   `json:"retry_at"`
 	RetryAfter gate.Window `json:"retry_after"`
 }

@@ -1,0 +1,221 @@
+package integration_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// The file both agents write: Claude Code writes it whole, then Codex
+// patches what Claude Code wrote.
+const (
+	sharedByClaude = "package shared\n\n// Claude Code wrote this.\n"
+	sharedByCodex  = "package shared\n\n// Claude Code wrote this.\n// Codex added this.\n"
+	sharedPatch    = "*** Begin Patch\n*** Update File: shared.go\n@@\n // Claude Code wrote this.\n+// Codex added this.\n*** End Patch\n"
+)
+
+// agentWait bounds how long a real agent CLI may take to start and reach
+// its tool call on a loaded machine.
+const agentWait = 90 * time.Second
+
+// contenders is one repository whose coordinator has the contract's
+// windows, with two real agents installed in it: Claude Code (A), whose
+// model writes shared.go, and Codex (B), whose model patches it. Each
+// model holds its session open after its tool's result until the test
+// lets it go. Each agent names its own windows in its environment.
+type contenders struct {
+	r      *repo
+	claude *claudeRun
+	am     *messagesMock
+	codex  string
+	benv   []string
+	bm     *responsesMock
+}
+
+func newContenders(t *testing.T, aWindows, bWindows []string) *contenders {
+	t.Helper()
+	r := newCheckout(t, map[string]string{"shared.go": "package shared\n"})
+	r.startServerCmd(r.command(context.Background(), "serve", "--workspace", r.dir, "--log-level", "debug", "--idle-exit", "0"))
+	assertContractDefaults(t, r.status())
+	c := &contenders{r: r, codex: codexProgram(t)}
+	write := fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, "shared.go"), sharedByClaude)
+	c.am = newScriptedMock(t, toolCall{"Write", write})
+	c.am.hold = newTurnHold(t)
+	c.claude = newClaudeRun(t, r, c.am)
+	c.claude.env = append(c.claude.env, aWindows...)
+	c.bm = newPatchMock(t, sharedPatch)
+	c.bm.hold = newTurnHold(t)
+	c.benv = append(codexEnv(t, r, c.codex, c.bm), bWindows...)
+	if out, code := lgIn(t, r.dir, c.benv, "install", "codex", "--trust"); code != 0 || !strings.Contains(out, "all 5 hooks: they run") {
+		t.Fatalf("install codex --trust: exit %d\n%s", code, out)
+	}
+	return c
+}
+
+// startHolder starts Claude Code and waits until its Write of shared.go
+// is done and its model holds the session open; it returns the process
+// and the session's owner, which must hold shared.go, alive.
+func (c *contenders) startHolder(t *testing.T) (*worker, string) {
+	t.Helper()
+	a := c.claude.start(t, "write shared.go", "Write")
+	c.am.hold.reachedWithin(t, agentWait, "Claude Code's Write of shared.go", a.out.String)
+	if got := c.r.read("shared.go"); got != sharedByClaude {
+		t.Fatalf("shared.go = %q after Claude Code's Write, want %q\n%s", got, sharedByClaude, a.out)
+	}
+	holder := c.r.holders()["shared.go"]
+	if !strings.HasPrefix(holder, "cc-") {
+		t.Fatalf("shared.go held by %q after Claude Code's Write, want its session (cc-...)", holder)
+	}
+	if o, _ := c.r.ownerView(holder); o.Liveness.Status != gate.Alive || !o.StoppedAt.IsZero() {
+		t.Fatalf("holder %s is %s (stopped at %v), want alive and working while its model thinks", holder, o.Liveness.Status, o.StoppedAt)
+	}
+	return a, holder
+}
+
+// startWaiter starts Codex, whose patch of shared.go the gate holds, and
+// returns the process and the contention heartbeat the ledger recorded
+// for it, which must name Codex's session as requester and holder as
+// holder, with Codex's own retry window.
+func (c *contenders) startWaiter(t *testing.T, holder string, retry time.Duration) (*worker, contention) {
+	t.Helper()
+	b := startCodex(t, c.r, c.codex, c.benv)
+	var con contention
+	eventually(t, agentWait, "Codex's contention heartbeat on shared.go", func() bool {
+		con = codexContention(t, c.r)
+		return !con.at.IsZero()
+	})
+	if con.Holder != holder || !strings.HasPrefix(con.Requester, "codex-") {
+		t.Fatalf("contention heartbeat requester %q holder %q, want Codex's session (codex-...) and %s", con.Requester, con.Holder, holder)
+	}
+	if got := con.RetryAt.Sub(con.at); got != retry || con.RetryAfter != (gate.Window{After: retry, From: gate.FromEnv}) {
+		t.Fatalf("contention heartbeat: retry_at %s after the denial, window %+v; want Codex's %s from its environment", got, con.RetryAfter, retry)
+	}
+	return b, con
+}
+
+// codexContention is the contention heartbeat of Codex's session on
+// shared.go in the ledger, if any.
+func codexContention(t *testing.T, r *repo) contention {
+	t.Helper()
+	var con contention
+	for _, e := range r.history("shared.go") {
+		if e.Type == gate.EventContention && strings.HasPrefix(e.Actor, "codex-") {
+			mustJSON(t, string(e.Data), &con)
+			con.at = e.At
+			return con
+		}
+	}
+	return con
+}
+
+// finish lets both models answer, waits for both agents to end, and
+// checks that nothing of theirs is left: no lease, no open blocker.
+func (c *contenders) finish(t *testing.T, a, b *worker) {
+	t.Helper()
+	c.am.hold.let()
+	c.bm.hold.let()
+	a.wait(t, agentWait)
+	b.wait(t, agentWait)
+	eventually(t, slack, "no lease left once both sessions ended", func() bool { return len(c.r.status().Leases) == 0 })
+	if bs := c.r.openBlockers(); len(bs) != 0 {
+		t.Fatalf("open blockers after both sessions ended: %+v", bs)
+	}
+}
+
+// TestAgentsContendHolderEnds: Claude Code writes shared.go and, its
+// model still thinking, holds it; Codex's apply_patch of the same file
+// waits (a contention heartbeat naming both, Codex's own 20 s retry).
+// Claude Code's session then ends before the retry: its lease is
+// released, which wakes Codex's held write at once, and the file holds
+// Codex's patch over Claude Code's content. Claude Code's Stop opened its
+// own 2 s idle window; afterwards nothing is left.
+func TestAgentsContendHolderEnds(t *testing.T) {
+	const retry = 20 * time.Second
+	c := newContenders(t, []string{"LEASEGATE_IDLE_AFTER=2s"}, []string{"LEASEGATE_RETRY_AFTER=" + retry.String()})
+	a, holder := c.startHolder(t)
+	b, con := c.startWaiter(t, holder, retry)
+
+	c.am.hold.let()
+	c.bm.hold.reachedWithin(t, agentWait, "Codex's apply_patch after Claude Code's session ended", b.out.String)
+	if got := c.r.read("shared.go"); got != sharedByCodex {
+		t.Fatalf("shared.go = %q, want Codex's patch over Claude Code's content %q\ncodex:\n%s", got, sharedByCodex, b.out)
+	}
+	var released, woken time.Time
+	for _, e := range c.r.history("shared.go") {
+		switch {
+		case e.Type == gate.EventReleased && e.Actor == holder:
+			released = e.At
+		case e.Type == gate.EventContentionWoken && e.Actor == con.Requester:
+			woken = e.At
+		}
+	}
+	if released.IsZero() || woken.IsZero() || woken.Before(released) || !woken.Before(con.RetryAt) {
+		t.Fatalf("Claude Code's lease released at %v, Codex's write woken at %v (retry at %v): want the release to wake it before the retry; history %v",
+			released, woken, con.RetryAt, c.r.history("shared.go"))
+	}
+	t.Logf("Codex waited %s: woken %s after Claude Code's release", woken.Sub(con.at), woken.Sub(released))
+	st, _ := lastStop(t, c.r.history(""), holder)
+	if st.IdleAfter != (gate.Window{After: 2 * time.Second, From: gate.FromEnv}) || st.ReleaseAt.Sub(st.at) != 2*time.Second {
+		t.Errorf("Claude Code's Stop recorded idle window %+v (release %s after), want its own 2s from its environment", st.IdleAfter, st.ReleaseAt.Sub(st.at))
+	}
+	c.finish(t, a, b)
+}
+
+// TestAgentsContendHolderStays: Claude Code writes shared.go and, its
+// model still thinking, holds it; Codex's apply_patch of the same file
+// waits for its own 3 s retry, which finds the file still held: a blocker
+// opens naming Claude Code's live session, with its evidence and windows,
+// Codex's write is refused, the file keeps Claude Code's content, and
+// Codex's model is told who holds the file and which blocker halts it.
+// `leasegate resolve ID --deny` closes the blocker; both sessions then
+// end and nothing is left.
+func TestAgentsContendHolderStays(t *testing.T) {
+	const retry = 3 * time.Second
+	c := newContenders(t, []string{"LEASEGATE_IDLE_AFTER=2s"}, []string{"LEASEGATE_RETRY_AFTER=" + retry.String()})
+	a, holder := c.startHolder(t)
+	b, con := c.startWaiter(t, holder, retry)
+
+	c.bm.hold.reachedWithin(t, agentWait, "Codex's apply_patch refused after its retry", b.out.String)
+	if got := c.r.read("shared.go"); got != sharedByClaude {
+		t.Fatalf("shared.go = %q, want Claude Code's %q unchanged\ncodex:\n%s", got, sharedByClaude, b.out)
+	}
+	bs := c.r.openBlockers()
+	if len(bs) != 1 || bs[0].Holder.Owner.Name != holder || bs[0].Requester.Name != con.Requester || bs[0].Path != "shared.go" {
+		t.Fatalf("open blockers %+v, want one of %s on shared.go against %s", bs, con.Requester, holder)
+	}
+	rep := bs[0]
+	if rep.RetriedAt.Before(con.RetryAt) || rep.RetryInterval != retry || rep.RetryFrom != gate.FromEnv ||
+		rep.Holder.IdleAfter != 2*time.Second || rep.Holder.IdleFrom != gate.FromEnv {
+		t.Errorf("blocker retried at %v (retry at %v) with window %s (%s), holder idle %s (%s); want the retry at its time, each agent's window from its environment",
+			rep.RetriedAt, con.RetryAt, rep.RetryInterval, rep.RetryFrom, rep.Holder.IdleAfter, rep.Holder.IdleFrom)
+	}
+	if rep.Holder.Liveness.Status != gate.Alive || len(rep.Holder.Liveness.Evidence) == 0 {
+		t.Errorf("blocker's holder liveness %+v, want alive with evidence", rep.Holder.Liveness)
+	}
+	outs := c.bm.toolOutputs()
+	if len(outs) == 0 {
+		t.Fatalf("Codex's model got no tool output\ncodex:\n%s", b.out)
+	}
+	for _, want := range []string{"shared.go is leased by " + holder, "blocker " + rep.ID + " is open", "Do not write shared.go by any other means"} {
+		if !strings.Contains(outs[len(outs)-1], want) {
+			t.Errorf("Codex's model was not told %q; tool output: %s", want, outs[len(outs)-1])
+		}
+	}
+	if h := c.r.holders()["shared.go"]; h != holder {
+		t.Errorf("shared.go held by %q after the blocker opened, want %s still", h, holder)
+	}
+
+	c.r.mustLG("resolve", rep.ID, "--deny")
+	if bs := c.r.openBlockers(); len(bs) != 0 {
+		t.Fatalf("open blockers after resolve --deny: %+v", bs)
+	}
+	c.finish(t, a, b)
+	if got := c.r.read("shared.go"); got != sharedByClaude {
+		t.Errorf("shared.go = %q after both sessions, want Claude Code's %q: the denied patch was applied\ncodex:\n%s", got, sharedByClaude, b.out)
+	}
+}

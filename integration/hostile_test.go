@@ -15,20 +15,12 @@ import (
 // ungated as if it lay outside the workspace.
 func TestHookRefusesPathNoLeaseCanName(t *testing.T) {
 	r := newRepo(t, nil)
-	long := filepath.Join(r.dir, strings.Repeat(strings.Repeat("d", 200)+"/", 21)+"f.txt")
+	long := strings.Repeat(strings.Repeat("d", 200)+"/", 21) + "f.txt"
 	for name, c := range map[string]struct{ path, want string }{
 		"too long": {long, "over the 4096 byte limit"},
-		"nul":      {filepath.Join(r.dir, "nul\x00x.txt"), "contains a NUL byte"},
+		"nul":      {"nul\x00x.txt", "contains a NUL byte"},
 	} {
-		body, err := json.Marshal(map[string]any{"session_id": "s1", "cwd": r.dir, "hook_event_name": "PreToolUse",
-			"tool_name": "Write", "tool_input": map[string]string{"file_path": c.path, "content": "x"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev := filepath.Join(t.TempDir(), "event.json")
-		if err := os.WriteFile(ev, body, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		ev := eventFile(t, claudeWrite(r, "s1", c.path))
 		out, errs, code := r.lgStdin(ev, "hook", "claude-code")
 		var got struct {
 			Out struct{ PermissionDecision, PermissionDecisionReason string } `json:"hookSpecificOutput"`
@@ -105,18 +97,7 @@ func TestRunNoticesQuoteHostileName(t *testing.T) {
 func TestHookDenialQuotesHostileName(t *testing.T) {
 	r := newRepo(t, nil)
 	const name = "\x1b[31mred\nfake"
-	ev := func(session string) string {
-		body, err := json.Marshal(map[string]any{"session_id": session, "cwd": r.dir, "hook_event_name": "PreToolUse",
-			"tool_name": "Write", "tool_input": map[string]string{"file_path": filepath.Join(r.dir, name), "content": "x"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(t.TempDir(), "event.json")
-		if err := os.WriteFile(f, body, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	ev := func(session string) string { return eventFile(t, claudeWrite(r, session, name)) }
 	if out, errs, code := r.lgStdin(ev("s1"), "hook", "claude-code"); code != 0 || out != "" {
 		t.Fatalf("s1's write: exit %d, stdout %s, stderr %s", code, out, errs)
 	}

@@ -116,3 +116,20 @@ func TestHookDenialQuotesHostileName(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedNameArgument: a name shown quoted (it holds a newline) is
+// given back to history as it was shown and names the file; a name that
+// starts with a quote is shown quoted and given back the same way.
+func TestQuotedNameArgument(t *testing.T) {
+	r := newRepo(t, nil)
+	w := r.worker("alice", `printf x > "$(printf 'nl\nname')"; printf x > '"q"'`)
+	if code := w.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("alice exited %d:\n%s", code, w.out)
+	}
+	for _, shown := range []string{`"nl\nname"`, `"\"q\""`} {
+		out, errs, code := r.lg("history", shown)
+		if code != 0 || !strings.Contains(out, "lease.granted") || !strings.Contains(out, shown+" (auto") {
+			t.Errorf("history %s: exit %d, %s%s; want the file's lease shown as %s", shown, code, out, errs, shown)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/leasegate/leasegate/api"
@@ -13,8 +14,14 @@ import (
 )
 
 // relArg makes a command-line path or glob workspace-relative, against
-// the current directory (see Workspace.ArgPath).
+// the current directory (see Workspace.ArgPath). One quoted as a Go
+// string, as status and history show a name holding a newline or an
+// escape sequence (gate.ShownPath), is taken unquoted, so that any name
+// shown can be given back as it was shown.
 func relArg(ws *workspace.Workspace, a string) (string, error) {
+	if u, err := strconv.Unquote(a); err == nil && strings.HasPrefix(a, `"`) {
+		a = u
+	}
 	wd := ""
 	if !filepath.IsAbs(a) {
 		var err error

@@ -122,11 +122,14 @@ func unwrapConn(c net.Conn) net.Conn {
 type memoryBudget struct {
 	mu   sync.Mutex
 	free int64
-	wake chan struct{} // closed when bytes are given back
+	// wake is made by a taker that has to wait and closed (and cleared)
+	// when bytes are given back: a give with no one waiting, the usual
+	// case, allocates nothing.
+	wake chan struct{}
 }
 
 func newMemoryBudget(n int64) *memoryBudget {
-	return &memoryBudget{free: n, wake: make(chan struct{})}
+	return &memoryBudget{free: n}
 }
 
 // take waits for n bytes until ctx ends.
@@ -138,6 +141,9 @@ func (b *memoryBudget) take(ctx context.Context, n int64) error {
 			b.mu.Unlock()
 			return nil
 		}
+		if b.wake == nil {
+			b.wake = make(chan struct{})
+		}
 		wake := b.wake
 		b.mu.Unlock()
 		select {
@@ -148,6 +154,17 @@ func (b *memoryBudget) take(ctx context.Context, n int64) error {
 	}
 }
 
+// tryTake takes n bytes if they are free now.
+func (b *memoryBudget) tryTake(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.free < n {
+		return false
+	}
+	b.free -= n
+	return true
+}
+
 func (b *memoryBudget) give(n int64) {
 	if n == 0 {
 		return
@@ -155,6 +172,8 @@ func (b *memoryBudget) give(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.free += n
-	close(b.wake)
-	b.wake = make(chan struct{})
+	if b.wake != nil {
+		close(b.wake)
+		b.wake = nil
+	}
 }

@@ -21,6 +21,9 @@ func (sc *serverStream) readFrame(ctx context.Context) ([]byte, error) {
 	if _, err := sc.r.Peek(1); err != nil {
 		return nil, err
 	}
+	if p, ok := sc.bufferedFrame(); ok {
+		return p, nil
+	}
 	deadline := time.Now().Add(FrameTimeout)
 	_ = sc.conn.SetReadDeadline(deadline)
 	defer sc.conn.SetReadDeadline(time.Time{})
@@ -51,4 +54,26 @@ func (sc *serverStream) readFrame(ctx context.Context) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// bufferedFrame takes the next frame when the read that brought its first
+// byte brought all of it, as it does for any request under the reader's
+// buffer size, and its bytes are free in frameMemory. Such a frame cannot
+// stall, so it needs no deadline: setting one and clearing it would change
+// two runtime timers a request, each of which may wake the thread that
+// waits in the network poller.
+func (sc *serverStream) bufferedFrame() ([]byte, bool) {
+	n := sc.r.Buffered()
+	if n < frameLen {
+		return nil, false
+	}
+	head, _ := sc.r.Peek(frameLen)
+	size := int64(binary.BigEndian.Uint32(head))
+	if size > MaxBody || int64(n) < frameLen+size || !frameMemory.tryTake(size) {
+		return nil, false
+	}
+	buf := make([]byte, size)
+	_, _ = sc.r.Discard(frameLen)
+	_, _ = io.ReadFull(sc.r, buf) // buffered: cannot fail
+	return buf, true
 }

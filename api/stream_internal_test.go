@@ -65,3 +65,57 @@ func TestAnswerHeadInPlace(t *testing.T) {
 		t.Errorf("putAnswerHead frame = %x, want %x", frame, want)
 	}
 }
+
+// deadlineConn counts the read deadlines set on a connection.
+type deadlineConn struct {
+	net.Conn
+	set int
+}
+
+func (c *deadlineConn) SetReadDeadline(time.Time) error { c.set++; return nil }
+
+// TestBufferedFrameSetsNoDeadline: a frame that arrived whole is taken
+// without setting and clearing a read deadline (two runtime timer changes
+// per request); one whose bytes are still to come gets one.
+func TestBufferedFrameSetsNoDeadline(t *testing.T) {
+	whole := appendRequest(nil, 1, "POST /v1/check", []byte(`{}`))
+	for _, tc := range []struct {
+		name string
+		size int // bytes of the reader's buffer
+		want int // read deadlines set and cleared
+	}{
+		{name: "whole in the buffer", size: 4096, want: 0},
+		{name: "longer than the buffer", size: 16, want: 2},
+	} {
+		client, server := net.Pipe()
+		go func() { _, _ = client.Write(whole); client.Close() }()
+		conn := &deadlineConn{Conn: server}
+		sc := &serverStream{conn: conn, r: bufio.NewReaderSize(server, tc.size)}
+		p, err := sc.readFrame(t.Context())
+		if err != nil {
+			t.Fatalf("%s: readFrame: %v", tc.name, err)
+		}
+		frameMemory.give(int64(len(p)))
+		if id, target, _, err := parseRequest(p); err != nil || id != 1 || target != "POST /v1/check" {
+			t.Errorf("%s: parseRequest = %d, %q, %v; want 1, POST /v1/check", tc.name, id, target, err)
+		}
+		if conn.set != tc.want {
+			t.Errorf("%s: %d read deadlines set, want %d", tc.name, conn.set, tc.want)
+		}
+		server.Close()
+	}
+}
+
+// TestMemoryGiveAllocatesNothing: giving frame memory back with no one
+// waiting for it, once a request, allocates nothing.
+func TestMemoryGiveAllocatesNothing(t *testing.T) {
+	b := newMemoryBudget(1 << 10)
+	if n := testing.AllocsPerRun(100, func() {
+		if !b.tryTake(100) {
+			t.Fatal("tryTake(100) of 1024 free = false")
+		}
+		b.give(100)
+	}); n != 0 {
+		t.Errorf("take and give: %v allocations, want 0", n)
+	}
+}

@@ -182,7 +182,8 @@ func (sc *serverStream) answer(id uint64, err error) {
 // reply sends one answer frame; a connection that is gone is not an
 // error here (the read loop sees it).
 func (sc *serverStream) reply(id uint64, status int, v any) {
-	frame, err := appendAnswerBody(make([]byte, frameLen+answerHead, 1024), v)
+	bp := answerBufs.Get().(*[]byte)
+	frame, err := appendAnswerBody((*bp)[:frameLen+answerHead], v)
 	if err == nil {
 		putAnswerHead(frame, id, status)
 	} else {
@@ -190,9 +191,22 @@ func (sc *serverStream) reply(id uint64, status int, v any) {
 		frame = appendAnswer(frame[:0], id, st, body)
 	}
 	sc.wmu.Lock()
-	defer sc.wmu.Unlock()
 	_, _ = sc.conn.Write(frame)
+	sc.wmu.Unlock()
+	if cap(frame) <= maxPooledAnswer {
+		*bp = frame
+		answerBufs.Put(bp)
+	}
 }
+
+// answerBufs are buffers for answer frames, given back once written: an
+// answer is made and written per request, and its buffer was most of the
+// stream's garbage.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledAnswer is the largest answer buffer kept for reuse; a large
+// answer (a status of many leases) is rare and its buffer left to the GC.
+const maxPooledAnswer = 64 << 10
 
 // streamSetKey carries a Serve call's streamSet in request contexts.
 type streamSetKey struct{}

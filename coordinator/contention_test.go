@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -275,4 +276,48 @@ func checkReportFiles(t *testing.T, dir string, rep blocker.Report) {
 			t.Errorf("blocker Markdown lacks %q:\n%s", want, md)
 		}
 	}
+}
+
+// TestReleaseWakesWaitersInTurn: several owners wait on one lease; its
+// release grants the file to the one denied first, and the others keep
+// waiting, now on that owner's lease, whatever order the coordinator
+// keeps its contentions in.
+func TestReleaseWakesWaitersInTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		e.live.set("alice", gate.Alive, "pid 4242 running, started 2030-01-02T03:04:05Z")
+		e.mutate("alice", "src/a.go")
+		var waiters []string
+		for i := range 16 {
+			name := fmt.Sprintf("w%02d", i)
+			e.register(name)
+			e.advanceTo(time.Duration(i+1) * time.Second)
+			if r := e.mutate(name, "src/a.go"); r.Outcome != leasegate.Contended {
+				t.Fatalf("Mutate(%s, src/a.go) = %s, want contended", name, r.Outcome)
+			}
+			waiters = append(waiters, name)
+		}
+		e.advanceTo(30 * time.Second)
+		if _, err := e.c.End(e.ctx, "alice", "worker exited"); err != nil {
+			t.Fatalf("End(alice) = %v", err)
+		}
+		synctest.Wait()
+		woken := e.events(gate.EventContentionWoken)
+		var actors []string
+		for _, ev := range woken {
+			actors = append(actors, ev.Actor)
+		}
+		if len(woken) != 1 || woken[0].Actor != waiters[0] {
+			t.Fatalf("contentions woken for %v, want one, for %s, denied first", actors, waiters[0])
+		}
+		s := mustStatus(e.t, e.c)
+		if len(s.Contentions) != len(waiters)-1 {
+			t.Fatalf("%d contentions wait after the release, want %d", len(s.Contentions), len(waiters)-1)
+		}
+		for _, c := range s.Contentions {
+			if c.Holder.Owner.Name != waiters[0] {
+				t.Errorf("%s waits on %s after the release, want %s's new lease", c.Requester, c.Holder.Owner.Name, waiters[0])
+			}
+		}
+	})
 }

@@ -1,7 +1,10 @@
 package coordinator
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate"
@@ -22,12 +25,21 @@ type wokenData struct {
 // wakeWaiters asks for an early decision of every waiting contention that
 // waits on the lease e ends. The decision runs on the scheduler, after the
 // commit that ended the lease, so it never runs inside another decision.
-// Call with c.mu held.
+// The scheduler runs decisions due at one instant in the order they were
+// asked for, so waiters are asked for in the order they were first denied:
+// the file goes to the one that has waited longest, not to whichever the
+// map of contentions yields first. Call with c.mu held.
 func (c *Coordinator) wakeWaiters(e gate.Event) {
+	var waiting []*contention
 	for _, con := range c.byKey {
-		if con.view.Outcome != leasegate.Contended || !con.waitsOn[e.LeaseID] {
-			continue
+		if con.view.Outcome == leasegate.Contended && con.waitsOn[e.LeaseID] {
+			waiting = append(waiting, con)
 		}
+	}
+	slices.SortFunc(waiting, func(a, b *contention) int {
+		return cmp.Or(a.view.FirstDeniedAt.Compare(b.view.FirstDeniedAt), strings.Compare(a.view.ID, b.view.ID))
+	})
+	for _, con := range waiting {
 		id, ended := con.view.ID, e
 		c.sched.ScheduleRetry(wakeKeyPrefix+id, e.At, 0, func(time.Time) { c.wake(id, ended) })
 	}

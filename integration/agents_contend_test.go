@@ -86,7 +86,7 @@ func (c *contenders) startWaiter(t *testing.T, holder string, retry time.Duratio
 	b := startCodex(t, c.r, c.codex, c.benv)
 	var con contention
 	eventually(t, agentWait, "Codex's contention heartbeat on shared.go", func() bool {
-		con = codexContention(t, c.r)
+		con = sharedContention(t, c.r, "codex-")
 		return !con.at.IsZero()
 	})
 	if con.Holder != holder || !strings.HasPrefix(con.Requester, "codex-") {
@@ -98,13 +98,13 @@ func (c *contenders) startWaiter(t *testing.T, holder string, retry time.Duratio
 	return b, con
 }
 
-// codexContention is the contention heartbeat of Codex's session on
-// shared.go in the ledger, if any.
-func codexContention(t *testing.T, r *repo) contention {
+// sharedContention is the contention heartbeat on shared.go in the
+// ledger of the first requester whose name starts with prefix, if any.
+func sharedContention(t *testing.T, r *repo, prefix string) contention {
 	t.Helper()
 	var con contention
 	for _, e := range r.history("shared.go") {
-		if e.Type == gate.EventContention && strings.HasPrefix(e.Actor, "codex-") {
+		if e.Type == gate.EventContention && strings.HasPrefix(e.Actor, prefix) {
 			mustJSON(t, string(e.Data), &con)
 			con.at = e.At
 			return con
@@ -218,4 +218,62 @@ func TestAgentsContendHolderStays(t *testing.T) {
 	if got := c.r.read("shared.go"); got != sharedByClaude {
 		t.Errorf("shared.go = %q after both sessions, want Claude Code's %q: the denied patch was applied\ncodex:\n%s", got, sharedByClaude, b.out)
 	}
+}
+
+// TestAgentsContendInTurn: three real agents on one file. Claude Code
+// writes shared.go and holds it; Codex's apply_patch, then Gemini CLI's
+// replace wait on it. Claude Code's end wakes Codex, denied first, whose
+// patch goes in over Claude Code's content while Gemini CLI waits on, now
+// for Codex's lease; Codex's end wakes Gemini CLI, whose replace goes in
+// over both. The file holds each agent's change, nothing overwritten.
+func TestAgentsContendInTurn(t *testing.T) {
+	const retry = 45 * time.Second
+	c := newContenders(t, nil, []string{"LEASEGATE_RETRY_AFTER=" + retry.String()})
+	replace := fmt.Sprintf(`{"file_path":%q,"old_string":"// Claude Code wrote this.\n","new_string":"// Claude Code wrote this.\n// Gemini CLI added this.\n","instruction":"add a line"}`,
+		filepath.Join(c.r.dir, "shared.go"))
+	gm := newGenerateMock(t, toolCall{"replace", replace})
+	g := newGeminiRun(t, c.r, gm)
+	g.env = append(g.env, "LEASEGATE_RETRY_AFTER="+retry.String())
+	g.install(t)
+
+	a, holder := c.startHolder(t)
+	b, codexCon := c.startWaiter(t, holder, retry)
+	gw := g.start(t, "add a line to shared.go")
+	var geminiCon contention
+	eventually(t, agentWait, "Gemini CLI's contention heartbeat on shared.go", func() bool {
+		geminiCon = sharedContention(t, c.r, "gemini-")
+		return !geminiCon.at.IsZero()
+	})
+	if geminiCon.Holder != holder {
+		t.Fatalf("Gemini CLI's contention names holder %q, want %s", geminiCon.Holder, holder)
+	}
+
+	c.am.hold.let()
+	c.bm.hold.reachedWithin(t, agentWait, "Codex's apply_patch after Claude Code's session ended", b.out.String)
+	if got := c.r.read("shared.go"); got != sharedByCodex {
+		t.Fatalf("shared.go = %q after Claude Code's end, want Codex's patch, denied first, over Claude Code's content %q\ngemini:\n%s", got, sharedByCodex, gw.out)
+	}
+	for _, con := range c.r.status().Contentions {
+		if strings.HasPrefix(con.Requester, "gemini-") && con.Holder.Owner.Name != codexCon.Requester {
+			t.Errorf("Gemini CLI waits on %s after Claude Code's end, want Codex's %s", con.Holder.Owner.Name, codexCon.Requester)
+		}
+	}
+	c.bm.hold.let()
+	if code := gw.wait(t, agentWait); code != 0 {
+		t.Fatalf("gemini -p: exit %d\n%s", code, gw.out)
+	}
+	want := "package shared\n\n// Claude Code wrote this.\n// Gemini CLI added this.\n// Codex added this.\n"
+	if got := c.r.read("shared.go"); got != want {
+		t.Fatalf("shared.go = %q after all three, want %q: every agent's change, none overwritten\ngemini:\n%s", got, want, gw.out)
+	}
+	var woken []string
+	for _, e := range c.r.history("shared.go") {
+		if e.Type == gate.EventContentionWoken {
+			woken = append(woken, e.Actor)
+		}
+	}
+	if len(woken) != 2 || woken[0] != codexCon.Requester || woken[1] != geminiCon.Requester {
+		t.Errorf("writes woken in turn: %v, want Codex's %s then Gemini CLI's %s", woken, codexCon.Requester, geminiCon.Requester)
+	}
+	c.finish(t, a, b)
 }

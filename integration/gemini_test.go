@@ -163,9 +163,7 @@ func (g *geminiRun) run(t *testing.T, prompt string, args ...string) (geminiResu
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	args = append([]string{"-m", geminiModel, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json"}, args...)
-	cmd := exec.CommandContext(ctx, g.program, args...)
-	cmd.Dir, cmd.Env = g.r.dir, g.env
+	cmd := g.command(ctx, prompt, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -178,6 +176,20 @@ func (g *geminiRun) run(t *testing.T, prompt string, args ...string) (geminiResu
 		t.Fatalf("gemini -p printed no JSON result:\n%s", log)
 	}
 	return res, log
+}
+
+// start starts `gemini -p prompt` with every tool call approved in the
+// background.
+func (g *geminiRun) start(t *testing.T, prompt string) *worker {
+	t.Helper()
+	return startProcess(t, g.command(context.Background(), prompt))
+}
+
+func (g *geminiRun) command(ctx context.Context, prompt string, args ...string) *exec.Cmd {
+	args = append([]string{"-m", geminiModel, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json"}, args...)
+	cmd := exec.CommandContext(ctx, g.program, args...)
+	cmd.Dir, cmd.Env = g.r.dir, g.env
+	return cmd
 }
 
 // TestGeminiHooksWrite drives the real Gemini CLI through a mock model:

@@ -20,6 +20,7 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 	for range b.N {
 		r := newRepo(b, nil)
 		empty := rssMiB(b, r.server.Process.Pid)
+		b.ReportMetric(statusMiB(b, r.server.Process.Pid, "VmHWM:"), "MiB-peak-empty")
 		ctx := context.Background()
 		if err := r.client.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "filler"}}); err != nil {
 			b.Fatal(err)
@@ -37,11 +38,16 @@ func BenchmarkCoordinatorRSS100k(b *testing.B) {
 		}
 		pid := r.server.Process.Pid
 		b.ReportMetric(rssMiB(b, pid), "MiB-rss-100k")
+		b.ReportMetric(statusMiB(b, pid, "VmHWM:"), "MiB-peak-filling")
 		b.ReportMetric(statusMiB(b, pid, "RssAnon:"), "MiB-anon-100k")
 		b.ReportMetric(statusMiB(b, pid, "RssFile:"), "MiB-file-100k")
 		if got := len(r.status().Leases); got != total {
 			b.Fatalf("%d leases, want %d", got, total)
 		}
+		// What answering for all of them costs on top: the RSS once a
+		// status of 100,000 leases was answered, and the most it held.
+		b.ReportMetric(rssMiB(b, pid), "MiB-rss-after-status")
+		b.ReportMetric(statusMiB(b, pid, "VmHWM:"), "MiB-peak")
 		b.ReportMetric(empty, "MiB-rss-empty")
 		r.stopServer()
 	}

@@ -164,6 +164,11 @@ func TestAgentsContendHolderEnds(t *testing.T) {
 		t.Errorf("Claude Code's Stop recorded idle window %+v (release %s after), want its own 2s from its environment", st.IdleAfter, st.ReleaseAt.Sub(st.at))
 	}
 	c.finish(t, a, b)
+	for p, u := range c.r.ungatedWrites() {
+		if strings.HasPrefix(p, "shared") {
+			t.Errorf("a write of the agents, each gated, was reported as ungated: %+v", u)
+		}
+	}
 }
 
 // TestAgentsContendHolderStays: Claude Code writes shared.go and, its

@@ -68,14 +68,35 @@ type judgement struct {
 }
 
 // judgeEvent judges the path abs that had the operations op: a new
-// directory is watched with its subtree, anything else judged as a file.
+// directory is watched with its subtree, a name made and gone before the
+// batch is judged is passed over, anything else judged as a file.
+//
+// A name that came and went changed nothing in the tree. It is most often
+// a temporary file renamed onto the file it replaces (how Claude Code's
+// Write, editors and sed -i save), and that file is judged under its own
+// name: reporting the temporary name too would report every such save of
+// a leased file, granted by its gate, as an ungated write. Its rename or
+// removal may come in the next batch, and is passed over there.
 func (wt *watcher) judgeEvent(j *judgement, abs string, op fsnotify.Op) {
 	rel, inside := wt.cfg.Workspace.Rel(abs)
 	if !inside || rel == "." {
 		return
 	}
+	if wt.gone[abs] {
+		delete(wt.gone, abs)
+		if !op.Has(fsnotify.Create) {
+			return
+		}
+	}
 	if op.Has(fsnotify.Create) {
-		if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
+		fi, err := os.Lstat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !op.Has(fsnotify.Rename) && !op.Has(fsnotify.Remove) {
+				wt.gone[abs] = true
+			}
+			return
+		case err == nil && fi.IsDir():
 			if wt.cfg.Rule.ClassifyTree(rel) == workspace.Gated {
 				wt.addTree(abs, j)
 			}

@@ -117,7 +117,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer w.Close()
-	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch(), unwatched: make(map[string]bool)}
+	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch(), unwatched: make(map[string]bool),
+		gone: make(map[string]bool)}
 	wt.addTree(cfg.Workspace.Root, nil)
 	recheck := cfg.Clock.Ticker(cfg.Recheck)
 	defer recheck.Stop()
@@ -170,6 +171,10 @@ type watcher struct {
 	// unwatched holds the directories (absolute) left unwatched because
 	// a lease covered them whole.
 	unwatched map[string]bool
+	// gone holds the names (absolute) passed over as made and gone
+	// before their batch was judged, whose rename or removal is still to
+	// come in a later batch: that event is theirs too, not a change.
+	gone map[string]bool
 	// blind is set once a directory could not be watched; the warning
 	// is said once.
 	blind bool

@@ -360,3 +360,24 @@ func TestConfigChangeIsFollowed(t *testing.T) {
 	write(t, filepath.Join(w.root, "build", "schema", "s.json"), "{}")
 	w.expect(t, watch.Change{Path: "build/schema/s.json", Op: "create"}, "src/y.tmp")
 }
+
+// TestTransientNameIsNotReported: a file saved under a temporary name and
+// renamed onto the file it replaces within one batch (as Claude Code's
+// Write saves an existing file) is a change of that file alone: the
+// temporary name, gone when the batch is judged, is not reported.
+func TestTransientNameIsNotReported(t *testing.T) {
+	w := start(t)
+	a := filepath.Join(w.root, "src", "a.go")
+	write(t, a, "package a")
+	w.expect(t, watch.Change{Path: "src/a.go", Op: "create"})
+	tmp := a + ".tmp.4242.8b9a86478fca"
+	write(t, tmp, "package a // saved")
+	if err := os.Rename(tmp, a); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.root, "src", "b.go"), "package a")
+	seen := w.counts(t, watch.Change{Path: "src/b.go", Op: "create"})
+	if seen["src/a.go.tmp.4242.8b9a86478fca"] != 0 || seen["src/a.go"] != 1 {
+		t.Fatalf("changes reported %v, want src/a.go once and not its temporary name", seen)
+	}
+}

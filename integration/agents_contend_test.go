@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -220,6 +221,10 @@ func TestAgentsContendHolderStays(t *testing.T) {
 		t.Fatalf("open blockers after resolve --deny: %+v", bs)
 	}
 	c.finish(t, a, b)
+	// Closed by the operator's deny, not by liveness once Codex was gone.
+	if got := mustBlocker(t, c.r, rep.ID).Resolution; got == nil || got.Action != blocker.ActionDeny || got.By == "liveness" {
+		t.Errorf("blocker %s resolution %+v, want the operator's deny", rep.ID, got)
+	}
 	if got := c.r.read("shared.go"); got != sharedByClaude {
 		t.Errorf("shared.go = %q after both sessions, want Claude Code's %q: the denied patch was applied\ncodex:\n%s", got, sharedByClaude, b.out)
 	}

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,6 +35,8 @@ func appendAnswerBody(dst []byte, v any) ([]byte, error) {
 		if v.Contention == nil && v.Blocker == nil {
 			b, err = appendResult(b, v)
 		}
+	case leasegate.Status:
+		b, err = appendStatus(b, v)
 	}
 	if errors.Is(err, jsonenc.ErrSlowPath) {
 		var body []byte
@@ -205,5 +209,38 @@ func appendLeases(b []byte, ls []gate.Lease) ([]byte, error) {
 	}
 	return append(b, ']'), nil
 }
+
+// appendStatus writes a status with its leases written by hand, and the
+// rest by encoding/json: a status of 100,000 leases through reflection
+// alone took the coordinator's memory from ~63 MiB to a peak of ~150 while
+// it answered. The leases are spliced where encoding/json writes the field
+// of a status without them; no string of that output can hold the field's
+// bytes, since a quote inside a string is escaped.
+func appendStatus(b []byte, s leasegate.Status) ([]byte, error) {
+	const field = `"leases":null`
+	leases := s.Leases
+	if leases == nil {
+		return b, jsonenc.ErrSlowPath
+	}
+	s.Leases = nil
+	rest, err := json.Marshal(s)
+	if err != nil {
+		return b, err
+	}
+	at := bytes.Index(rest, []byte(field))
+	if at < 0 {
+		return b, jsonenc.ErrSlowPath
+	}
+	b = slices.Grow(b, len(rest)+len(leases)*leaseBytes+1) // +1: the answer's newline
+	b = append(append(b, rest[:at]...), `"leases":`...)
+	if b, err = appendLeases(b, leases); err != nil {
+		return b, err
+	}
+	return append(b, rest[at+len(field):]...), nil
+}
+
+// leaseBytes is about what one lease of a status takes in JSON, so that
+// its buffer is sized once rather than doubled up to its size.
+const leaseBytes = 448
 
 func timeDuration(n int64) time.Duration { return time.Duration(n) }

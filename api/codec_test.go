@@ -94,6 +94,25 @@ func TestCodecEncodesLikeEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestCodecEncodesStatusLikeEncodingJSON: a status, its leases written by
+// hand, is what json.Marshal writes, whatever its owners' names hold.
+func TestCodecEncodesStatusLikeEncodingJSON(t *testing.T) {
+	g := gen{jsontest.New(3, 4)}
+	for i := range 300 {
+		s := leasegate.Status{Now: time.Unix(g.R.Int64N(1e10), 0).UTC(), LastSeq: g.R.Uint64(), Leases: g.leases(),
+			Owners: []leasegate.OwnerView{{Owner: g.Lease().Owner}}, Ungated: []leasegate.UngatedWrite{{Path: `"leases":null`}},
+			LedgerWarning: g.Str()}
+		if i%10 == 0 {
+			s.Leases = nil
+		}
+		want, wantErr := json.Marshal(s)
+		got, err := marshalAnswer(s)
+		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("marshalAnswer(%#v)\n= %s, %v\nwant %s, %v", s, got, err, want, wantErr)
+		}
+	}
+}
+
 func (g gen) leaseRequest() leasegate.LeaseRequest {
 	r := leasegate.LeaseRequest{Op: gate.Op(g.Str()), Owner: g.Lease().Owner, LeaseID: gate.LeaseID(g.Str()),
 		Reason: g.Str(), Admin: g.Str()}

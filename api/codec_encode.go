@@ -196,6 +196,20 @@ func appendLeasesField(b []byte, name string, ls []gate.Lease, err error) ([]byt
 	return appendLeases(append(b, name...), ls)
 }
 
+// appendLease writes l as encoding/json does: by hand, or through
+// encoding/json where the hand encoder leaves it.
+func appendLease(b []byte, l *gate.Lease) ([]byte, error) {
+	out, err := jsonenc.Lease(b, l)
+	if !errors.Is(err, jsonenc.ErrSlowPath) {
+		return out, err
+	}
+	j, err := json.Marshal(l)
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
+}
+
 func appendLeases(b []byte, ls []gate.Lease) ([]byte, error) {
 	b = append(b, '[')
 	var err error
@@ -213,30 +227,38 @@ func appendLeases(b []byte, ls []gate.Lease) ([]byte, error) {
 // appendStatus writes a status with its leases written by hand, and the
 // rest by encoding/json: a status of 100,000 leases through reflection
 // alone took the coordinator's memory from ~63 MiB to a peak of ~150 while
-// it answered. The leases are spliced where encoding/json writes the field
-// of a status without them; no string of that output can hold the field's
-// bytes, since a quote inside a string is escaped.
+// it answered.
 func appendStatus(b []byte, s leasegate.Status) ([]byte, error) {
+	before, after, err := statusAround(s)
+	if err != nil {
+		return b, err
+	}
+	b = slices.Grow(b, len(before)+len(s.Leases)*leaseBytes+len(after)+1) // +1: the answer's newline
+	if b, err = appendLeases(append(b, before...), s.Leases); err != nil {
+		return b, err
+	}
+	return append(b, after...), nil
+}
+
+// statusAround is what encoding/json writes of s before and after its
+// leases' array, which goes between them. It is found where encoding/json
+// writes the field of a status without leases: no string of that output
+// can hold the field's bytes, since a quote inside a string is escaped.
+func statusAround(s leasegate.Status) (before, after []byte, err error) {
 	const field = `"leases":null`
-	leases := s.Leases
-	if leases == nil {
-		return b, jsonenc.ErrSlowPath
+	if s.Leases == nil {
+		return nil, nil, jsonenc.ErrSlowPath
 	}
 	s.Leases = nil
 	rest, err := json.Marshal(s)
 	if err != nil {
-		return b, err
+		return nil, nil, err
 	}
 	at := bytes.Index(rest, []byte(field))
 	if at < 0 {
-		return b, jsonenc.ErrSlowPath
+		return nil, nil, jsonenc.ErrSlowPath
 	}
-	b = slices.Grow(b, len(rest)+len(leases)*leaseBytes+1) // +1: the answer's newline
-	b = append(append(b, rest[:at]...), `"leases":`...)
-	if b, err = appendLeases(b, leases); err != nil {
-		return b, err
-	}
-	return append(b, rest[at+len(field):]...), nil
+	return append(rest[:at:at], `"leases":`...), rest[at+len(field):], nil
 }
 
 // leaseBytes is about what one lease of a status takes in JSON, so that

@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/jsonenc/jsontest"
 )
@@ -111,6 +114,49 @@ func TestCodecEncodesStatusLikeEncodingJSON(t *testing.T) {
 			t.Fatalf("marshalAnswer(%#v)\n= %s, %v\nwant %s, %v", s, got, err, want, wantErr)
 		}
 	}
+}
+
+// TestStatusSentInPieces: over HTTP a status of many leases is sent a
+// piece at a time, and what arrives is what json.Marshal writes.
+func TestStatusSentInPieces(t *testing.T) {
+	g := gen{jsontest.New(5, 6)}
+	s := leasegate.Status{Now: time.Unix(1e9, 0).UTC(), Owners: []leasegate.OwnerView{{Owner: g.Lease().Owner}}, Blockers: []blocker.Report{}}
+	for len(s.Leases) < 3000 {
+		if l := g.Lease(); encodes(l) {
+			s.Leases = append(s.Leases, l) // one that encodes: a time within years 0 to 9999
+		}
+	}
+	w := &countingWriter{ResponseRecorder: httptest.NewRecorder()}
+	writeJSON(w, http.StatusOK, s)
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Body.Bytes(); !bytes.Equal(got, append(want, '\n')) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("status over HTTP differs from json.Marshal's at byte %d: %.80q, want %.80q", i, got[max(0, i-40):], want[max(0, i-40):])
+	}
+	if min := len(want) / statusPiece; w.writes < min {
+		t.Errorf("status of %d bytes sent in %d writes, want at least %d", len(want), w.writes, min)
+	}
+}
+
+func encodes(l gate.Lease) bool {
+	_, err := json.Marshal(l)
+	return err == nil
+}
+
+type countingWriter struct {
+	*httptest.ResponseRecorder
+	writes int
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.writes++
+	return w.ResponseRecorder.Write(b)
 }
 
 func (g gen) leaseRequest() leasegate.LeaseRequest {

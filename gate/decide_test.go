@@ -276,6 +276,11 @@ func TestCleanPath(t *testing.T) {
 		{"../x", "", false},
 		{"a/../../x", "", false},
 		{"a\x00b", "", false},
+		{`app/\[id\]/page.tsx`, `app/\[id]/page.tsx`, true}, // "]" needs no escape
+		{`a\\b`, `a\b`, true},                               // nor a backslash before "b"
+		{`a\b`, `a\b`, true},
+		{`a\\*`, `a\\*`, true}, // a backslash before a glob
+		{`x\*[\]a]\]`, `x\*[\]a]]`, true},
 		{strings.Repeat("a", gate.MaxPathLen+1), "", false},
 	}
 	for _, tt := range tests {
@@ -287,7 +292,7 @@ func TestCleanPath(t *testing.T) {
 }
 
 func TestSubtree(t *testing.T) {
-	for in, want := range map[string]string{"": "**", ".": "**", "docs": "docs/**", "docs/": "docs/**"} {
+	for in, want := range map[string]string{"": "**", ".": "**", "docs": "docs/**", "docs/": "docs/**", "app/[id]": `app/\[id]/**`} {
 		if got := gate.Subtree(in); got != want {
 			t.Errorf("Subtree(%q) = %q, want %q", in, got, want)
 		}
@@ -308,6 +313,9 @@ func TestCoversTree(t *testing.T) {
 		{"a/*/**", "a/b", false}, // a glob in the prefix: not checked, so no
 		{"a/b.go", "a/b.go", false},
 		{"*/**", "a", false},
+		{`app/\[id]/**`, `app/\[id]`, true},
+		{`app/\[id]/**`, `app/\[id]/x`, true},
+		{`app/\[id]/**`, "app/i", false},
 	}
 	for _, tt := range tests {
 		if got := gate.CoversTree(tt.pattern, tt.dir); got != tt.want {

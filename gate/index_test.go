@@ -66,7 +66,7 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 		for range 300 {
 			q := randPattern(r)
 			if r.IntN(2) == 0 {
-				q = randName(r)
+				q = gate.Literal(randName(r))
 			}
 			if got, want := visitAll(x, q, false), model.visit(q, false); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: Visit(%q) = %v, want %v", stage, q, got, want)

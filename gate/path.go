@@ -9,9 +9,10 @@ import (
 // CleanPath validates and normalizes a workspace-relative path or pattern:
 // slash separated, no leading "/", no "." or ".." segments once cleaned, no
 // NUL, at most MaxPathLen bytes. A trailing "/" means a directory and becomes
-// "dir/**". It refuses with an *InputError naming what was wrong: an
-// absolute path or one escaping through ".." is PATH_OUTSIDE_WORKSPACE,
-// anything else INPUT_SCHEMA_INVALID.
+// "dir/**". Escapes are made canonical (see Literal), so that one name is
+// spelt one way: `\]` becomes `]`. It refuses with an *InputError naming
+// what was wrong: an absolute path or one escaping through ".." is
+// PATH_OUTSIDE_WORKSPACE, anything else INPUT_SCHEMA_INVALID.
 func CleanPath(p string) (string, error) {
 	switch {
 	case p == "":
@@ -34,7 +35,7 @@ func CleanPath(p string) (string, error) {
 	if dir && !strings.HasSuffix(c, "**") {
 		c += "/**"
 	}
-	return c, nil
+	return canonical(c), nil
 }
 
 // WirePath is p as the API's and the ledger's JSON carries it: each byte
@@ -59,24 +60,15 @@ func WirePath(p string) string {
 	return b.String()
 }
 
-// Subtree is the pattern covering dir and everything beneath it: what a
-// directory rename or removal mutates.
+// Subtree is the pattern covering the directory dir, a path as the file
+// system names it, and everything beneath it: what a directory rename or
+// removal mutates. dir is taken literally (Literal): a directory named
+// "[id]" is that directory, not the class it spells.
 func Subtree(dir string) string {
 	if dir == "" || dir == "." {
 		return "**"
 	}
-	return strings.TrimSuffix(dir, "/") + "/**"
-}
-
-// IsGlob reports whether p has glob metacharacters.
-func IsGlob(p string) bool {
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '*', '?', '[':
-			return true
-		}
-	}
-	return false
+	return Literal(strings.TrimSuffix(dir, "/")) + "/**"
 }
 
 // CoversTree reports whether pattern matches dir and every path beneath

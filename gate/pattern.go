@@ -12,8 +12,10 @@ import (
 // plain path is a pattern matching itself, so Overlap(glob, path) is a match
 // test and Overlap(glob, glob) is intersection, in both directions.
 //
-// Character classes are treated as `?` (any one character): the answer can
-// only err toward overlap, which refuses a lease rather than granting two.
+// A backslash escapes the metacharacter after it (see Literal): `\[id]`
+// matches the name "[id]" only. Character classes are treated as `?` (any
+// one character): the answer can only err toward overlap, which refuses a
+// lease rather than granting two.
 // Names are compared byte for byte; Folding.Overlap compares them
 // folded.
 func Overlap(a, b string) bool { return overlap(a, b, ExactCase) }
@@ -151,7 +153,7 @@ func segOverlap(a, b string, f Folding) bool {
 
 // literalEndsDiffer reports whether two segment globs start or end with
 // plain ASCII characters that disagree, which rules out a common match
-// before any tokenizing. Bytes after the last of `*?[]` are literals. A
+// before any tokenizing. Bytes after the last of `*?[]\` are literals. A
 // folded letter may take another number of bytes, but only beyond ASCII,
 // where both scans stop.
 func literalEndsDiffer(a, b string, f Folding) bool {
@@ -173,8 +175,11 @@ func sameASCII(a, b byte, f Folding) bool {
 	return a == b || f.foldsCase() && upperASCII(a) == upperASCII(b)
 }
 
+// plainASCII reports whether c is an ASCII character that stands for
+// itself wherever it is. A backslash may escape the character after it,
+// so it is not.
 func plainASCII(c byte) bool {
-	return c < utf8.RuneSelf && c != '*' && c != '?' && c != '[' && c != ']'
+	return c < utf8.RuneSelf && c != '*' && c != '?' && c != '[' && c != ']' && c != '\\'
 }
 
 // token is one element of a segment glob: a literal character, any one
@@ -196,13 +201,20 @@ func appendTokens(ts []token, s string) []token {
 		case '?':
 			ts = append(ts, token{kind: '?'})
 		case '[':
-			end := strings.IndexByte(s[i+1:], ']')
-			if end < 0 {
+			n := classLen(s[i:])
+			if n == 0 {
 				ts = append(ts, token{kind: 'c', c: '['})
 				continue
 			}
 			ts = append(ts, token{kind: '?'})
-			i += end + 1
+			i += n - 1
+		case '\\':
+			if escapedAt(s, i) {
+				i++
+				ts = append(ts, token{kind: 'c', c: rune(s[i])})
+				continue
+			}
+			ts = append(ts, token{kind: 'c', c: '\\'})
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			ts = append(ts, token{kind: 'c', c: r})

@@ -55,6 +55,26 @@ func TestOverlap(t *testing.T) {
 		{"caf?.md", "café.md", true},
 		{"[é]", "é", true},
 		{"*é", "é", true},
+		{`app/\[id]/page.tsx`, "app/i/page.tsx", false}, // a name holding a class is that name
+		{`app/\[id]/page.tsx`, `app/\[id]/page.tsx`, true},
+		{`app/\[id]/**`, `app/\[id]/page.tsx`, true},
+		{`app/\[id]/**`, "app/i/page.tsx", false},
+		{`app/\[id]/**`, "app/*/page.tsx", true},
+		{`\[id]`, "i", false},
+		{`\[id]`, "[id]", false}, // one character, against four
+		{`\[id]`, "?id]", true},
+		{`\*`, "x", false},
+		{`\*`, "*", true},
+		{`\*`, `\?`, false},
+		{`a\b`, `a\b`, true}, // a backslash that escapes nothing is a backslash
+		{`a\b`, "ab", false},
+		{`a\\*`, `a\x`, true},
+		{`a\\*`, "ax", false},
+		{`x\?y`, "x?y", true},
+		{`x\?y`, "xay", false},
+		{`\*\*`, "a/b", false}, // a file named "**" is no "**"
+		{`[\]a]`, "b", true},
+		{`[\]a]x`, "bx", true},
 	}
 	for _, tt := range tests {
 		if got := gate.Overlap(tt.a, tt.b); got != tt.want {
@@ -78,8 +98,27 @@ func refMatch(pat, name []string) bool {
 	if len(name) == 0 {
 		return false
 	}
-	ok, err := path.Match(pat[0], name[0])
+	ok, err := path.Match(refSegment(pat[0]), name[0])
 	return err == nil && ok && refMatch(pat[1:], name[1:])
+}
+
+// refSegment is a segment glob in path.Match's syntax, where a backslash
+// escapes every character: a backslash that escapes nothing in a pattern
+// (see gate.Literal) is a backslash, escaped.
+func refSegment(seg string) string {
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		switch {
+		case seg[i] == '\\' && i+1 < len(seg) && strings.IndexByte(`*?[]\`, seg[i+1]) >= 0:
+			b.WriteString(seg[i : i+2])
+			i++
+		case seg[i] == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(seg[i])
+		}
+	}
+	return b.String()
 }
 
 func matches(pattern, name string) bool {
@@ -87,8 +126,11 @@ func matches(pattern, name string) bool {
 }
 
 var (
-	nameSegs = []string{"a", "b", "ab", "ba", "abc", "x.go", "x_test.go", "y.md", "é", "café", "c"}
-	globSegs = []string{"*", "?", "??", "a*", "*b", "*.go", "*_test.go", "x*", "[ab]", "[a-c]*", "[^a]", "a?c", "caf?", "**", "**"}
+	// nameSegs are names as the file system spells them, some holding
+	// glob metacharacters or a backslash; a pattern holds them escaped.
+	nameSegs = []string{"a", "b", "ab", "ba", "abc", "x.go", "x_test.go", "y.md", "é", "café", "c", "[a]", "*", "a*", "?", `a\b`, `\`, "]", "**"}
+	globSegs = []string{"*", "?", "??", "a*", "*b", "*.go", "*_test.go", "x*", "[ab]", "[a-c]*", "[^a]", "a?c", "caf?", "**", "**",
+		`\[a]*`, `*\*`, `a\\*`, `\?`, `[\]a]`}
 )
 
 // randPattern makes a clean pattern of 1 to 4 segments, about half globs.
@@ -98,7 +140,7 @@ func randPattern(r *rand.Rand) string {
 		if r.IntN(2) == 0 {
 			segs[i] = globSegs[r.IntN(len(globSegs))]
 		} else {
-			segs[i] = nameSegs[r.IntN(len(nameSegs))]
+			segs[i] = gate.Literal(nameSegs[r.IntN(len(nameSegs))])
 		}
 	}
 	return strings.Join(segs, "/")
@@ -135,14 +177,24 @@ func instantiateSeg(r *rand.Rand, seg string) string {
 	var b strings.Builder
 	for i := 0; i < len(seg); i++ {
 		switch seg[i] {
+		case '\\':
+			if i+1 < len(seg) && strings.IndexByte(`*?[]\`, seg[i+1]) >= 0 {
+				i++
+			}
+			b.WriteByte(seg[i])
 		case '*':
 			b.WriteString([]string{"", "a", "b", "é", "ab"}[r.IntN(5)])
 		case '?':
 			b.WriteString([]string{"a", "b", "c", "é"}[r.IntN(4)])
 		case '[':
-			end := strings.IndexByte(seg[i:], ']')
+			j := i + 2 // a class holds one character at least
+			for ; j < len(seg) && seg[j] != ']'; j++ {
+				if seg[j] == '\\' {
+					j++
+				}
+			}
 			b.WriteString([]string{"a", "b", "c"}[r.IntN(3)])
-			i += end
+			i = j
 		default:
 			b.WriteByte(seg[i])
 		}
@@ -155,7 +207,9 @@ func instantiateSeg(r *rand.Rand, seg string) string {
 
 // TestOverlapNeverFalselyDisjoint: whenever a concrete path matches both
 // patterns, Overlap must say so, both ways round. Against a plain path,
-// Overlap is exactly the reference match for patterns without classes.
+// Overlap is exactly the reference match for patterns without classes;
+// a name holding glob metacharacters is a plain path once escaped
+// (gate.Literal), and then matches only itself.
 func TestOverlapNeverFalselyDisjoint(t *testing.T) {
 	r := testRand(t)
 	for range 3000 {
@@ -165,12 +219,20 @@ func TestOverlapNeverFalselyDisjoint(t *testing.T) {
 			if ma && mb && (!gate.Overlap(a, b) || !gate.Overlap(b, a)) {
 				t.Fatalf("Overlap(%q, %q) = false, but %q matches both", a, b, name)
 			}
-			if got := gate.Overlap(a, name); ma && !got || !ma && got && !strings.Contains(a, "[") {
-				t.Fatalf("Overlap(%q, %q) = %v, want %v", a, name, got, ma)
+			lit := gate.Literal(name)
+			if gate.IsGlob(lit) {
+				t.Fatalf("IsGlob(Literal(%q)) = true", name)
+			}
+			if got := gate.Overlap(a, lit); ma && !got || !ma && got && !hasClass(a) {
+				t.Fatalf("Overlap(%q, %q) = %v, want %v", a, lit, got, ma)
 			}
 		}
 	}
 }
+
+// hasClass reports whether pattern p has a character class, which
+// Overlap takes for any one character.
+func hasClass(p string) bool { return strings.Contains(strings.ReplaceAll(p, `\[`, ""), "[") }
 
 func candidates(r *rand.Rand, a, b string) []string {
 	out := []string{instantiate(r, a), instantiate(r, b)}

@@ -32,9 +32,12 @@ const (
 
 // MutateRequest asks to mutate paths on behalf of a registered owner.
 type MutateRequest struct {
-	Owner string   `json:"owner"`
-	Op    string   `json:"op"`    // the mutation, for reports: write, create, rename, unlink, ...
-	Paths []string `json:"paths"` // workspace-relative; a directory subtree as "dir/**"
+	Owner string `json:"owner"`
+	Op    string `json:"op"` // the mutation, for reports: write, create, rename, unlink, ...
+	// Paths are workspace-relative patterns: a file as gate.Literal names
+	// it (app/\[id]/page.tsx for app/[id]/page.tsx), a directory's subtree
+	// as gate.Subtree does ("dir/**").
+	Paths []string `json:"paths"`
 	// Files are the identities of the paths that name an existing file, as
 	// the requester found them: the grant covers each file under all its
 	// names, and is refused while another owner's lease covers the file.

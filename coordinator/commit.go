@@ -110,7 +110,7 @@ func nestedRepos(root string, leases []gate.Lease) map[string]string {
 			continue
 		}
 		for _, p := range l.Scope.Paths {
-			repos[p] = repoOf(root, p)
+			repos[p] = repoOf(root, gate.Unescape(p))
 		}
 	}
 	return repos
@@ -175,11 +175,11 @@ func gitDirty(ctx context.Context, dir, prefix string, f gate.Folding) (map[stri
 		if len(r) < 4 {
 			continue
 		}
-		set[f.Key(path.Join(prefix, string(r[3:])))] = true
+		set[gitKey(prefix, r[3:], f)] = true
 		if r[0] == 'R' || r[0] == 'C' {
 			i++ // the next record is the rename's source
 			if i < len(recs) {
-				set[f.Key(path.Join(prefix, string(recs[i])))] = true
+				set[gitKey(prefix, recs[i], f)] = true
 			}
 		}
 	}
@@ -190,10 +190,17 @@ func nulSet(out []byte, prefix string, f gate.Folding) map[string]bool {
 	set := map[string]bool{}
 	for _, p := range bytes.Split(out, []byte{0}) {
 		if len(p) > 0 {
-			set[f.Key(path.Join(prefix, string(p)))] = true
+			set[gitKey(prefix, p, f)] = true
 		}
 	}
 	return set
+}
+
+// gitKey is the key under f of the file git names p in the repository at
+// prefix: of the pattern naming that file alone (gate.Literal), as its
+// lease holds it.
+func gitKey(prefix string, p []byte, f gate.Folding) string {
+	return f.Key(gate.Literal(path.Join(prefix, string(p))))
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {

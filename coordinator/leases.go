@@ -146,8 +146,8 @@ func (c *Coordinator) Leases(_ context.Context, p string) ([]gate.Lease, error) 
 // Covers reports whether an active auto lease covers the workspace-relative
 // path rel: a gate granted its holder the write, so a change the watcher
 // sees there is the holder's. A check-out gates nothing, so it does not
-// count, nor does a name with glob characters (it would be read as a glob),
-// nor a path that is not a clean relative one.
+// count, nor does a path that is not a clean relative one. A name with
+// glob characters is that one file.
 func (c *Coordinator) Covers(rel string) bool {
 	cp, ok := plainPath(rel)
 	return ok && c.anyAuto(cp, func(gate.Lease) bool { return true })
@@ -159,15 +159,15 @@ func (c *Coordinator) Covers(rel string) bool {
 // not count: writes under it may come from anyone and are watched.
 func (c *Coordinator) CoversTree(dir string) bool {
 	cp, ok := plainPath(dir)
-	return ok && c.anyAuto(gate.Subtree(cp), func(l gate.Lease) bool { return c.cfg.Folding.CoversTree(l.Scope, cp) })
+	return ok && c.anyAuto(cp+"/**", func(l gate.Lease) bool { return c.cfg.Folding.CoversTree(l.Scope, cp) })
 }
 
-// plainPath is p cleaned, in the form the JSON of a mutation carries it
-// (gate.WirePath); false when p is no clean relative path or holds glob
-// characters.
+// plainPath is the name p as the pattern naming it alone (gate.Literal),
+// cleaned, in the form the JSON of a mutation carries it (gate.WirePath);
+// false when p is no clean relative path.
 func plainPath(p string) (string, bool) {
-	cp, err := gate.CleanPath(gate.WirePath(p))
-	return cp, err == nil && !gate.IsGlob(cp)
+	cp, err := gate.CleanPath(gate.Literal(gate.WirePath(p)))
+	return cp, err == nil
 }
 
 // anyAuto reports whether an active auto lease overlapping pattern passes

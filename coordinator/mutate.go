@@ -120,7 +120,7 @@ func (c *Coordinator) withPairs(paths []string) []string {
 		return out
 	}
 	for i := len(paths); i < len(out); i++ {
-		out[i] = workspace.Spelling(c.cfg.Workspace, out[i])
+		out[i] = gate.Literal(workspace.Spelling(c.cfg.Workspace, gate.Unescape(out[i])))
 	}
 	return out
 }
@@ -132,11 +132,7 @@ func (c *Coordinator) inside(p string) error {
 	if c.cfg.Workspace == "" {
 		return nil
 	}
-	lit := p
-	if i := strings.IndexAny(p, "*?["); i >= 0 {
-		lit = p[:strings.LastIndexByte(p[:i], '/')+1]
-	}
-	real := workspace.ResolveBelow(c.cfg.Workspace, filepath.FromSlash(lit))
+	real := workspace.ResolveBelow(c.cfg.Workspace, filepath.FromSlash(gate.LiteralPrefix(p)))
 	if _, in := workspace.Under(c.cfg.Workspace, real); !in {
 		return &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace,
 			Message: fmt.Sprintf("path %q resolves to %s, outside the workspace", p, gate.ShownPath(real))}

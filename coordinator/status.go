@@ -173,9 +173,10 @@ const followBuffer = 1024
 var ErrFellBehind = errors.New("event follower fell behind")
 
 // ReportUngated records a write no sidecar gated. When the path is leased,
-// the collision is recorded in the ledger as well.
+// the collision is recorded in the ledger as well. The path is a file's
+// name, recorded as the pattern naming it alone (gate.Literal).
 func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
-	cp, err := gate.CleanPath(gate.WirePath(w.Path))
+	cp, err := gate.CleanPath(gate.Literal(gate.WirePath(w.Path)))
 	if err != nil {
 		return gate.AsDenied(err)
 	}
@@ -234,6 +235,7 @@ const ungatedGrace = 5 * time.Second
 // later events of one long write stay the holder's. A change it cannot
 // record is logged here, once until a record succeeds again.
 func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error {
+	path = gate.Literal(path) // the name of one file, matched as leases hold it
 	c.mu.Lock()
 	now := c.clock.Now()
 	checkout, covered := c.watchedCover(path)

@@ -36,10 +36,12 @@ func escapedAt(p string, i int) bool {
 // escaped by a backslash.
 func IsGlob(p string) bool {
 	for i := 0; i < len(p); i++ {
-		switch {
-		case escapedAt(p, i):
-			i++
-		case isMeta(p[i]):
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) && escapes(p[i+1]) {
+				i++
+			}
+		case '*', '?', '[':
 			return true
 		}
 	}

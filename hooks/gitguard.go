@@ -147,7 +147,8 @@ func conflicts(st leasegate.Status, staged []string, committer string, f gate.Fo
 	}
 	var out []Conflict
 	for _, p := range staged {
-		if l, ok := covering(p, byPath[f.Key(p)], wide, f); ok {
+		lit := gate.Literal(p) // a staged name is one file, not the glob it may spell
+		if l, ok := covering(lit, byPath[f.Key(lit)], wide, f); ok {
 			out = append(out, Conflict{Path: p, Lease: l, Liveness: live[l.Owner.Name]})
 		}
 	}

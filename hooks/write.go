@@ -83,7 +83,13 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 	if err := h.register(ctx, cl, sess, &w, false); err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	req := leasegate.MutateRequest{Owner: w.name, Op: op, Paths: paths, Files: ws.Files(paths), RetryAfter: h.cfg.Windows.Retry}
+	// The request names each file by the pattern matching it alone
+	// (gate.Literal): "app/[id]/page.tsx" is that file, not a glob.
+	lits := make([]string, len(paths))
+	for i, p := range paths {
+		lits[i] = gate.Literal(p)
+	}
+	req := leasegate.MutateRequest{Owner: w.name, Op: op, Paths: lits, Files: ws.Files(lits), RetryAfter: h.cfg.Windows.Retry}
 	r, err := h.gate(ctx, cl, req, heard)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/gate"
 )
 
 // TestHookRefusesPathNoLeaseCanName: a Claude Code write of a path inside
@@ -64,8 +66,9 @@ func TestInvalidUTF8NameIsOneLease(t *testing.T) {
 // forge a line.
 func TestRunNoticesQuoteHostileName(t *testing.T) {
 	r := newRepo(t, nil)
-	const name = "\x1b[31mred\nfake"
-	const shown = `"\x1b[31mred\nfake"`
+	// The lease names the file as its pattern, the "[" escaped (gate.Literal).
+	name := gate.Literal("\x1b[31mred\nfake")
+	const shown = `"\x1b\\[31mred\nfake"`
 	mk := `"$(printf '\033[31mred\nfake')"`
 	trigger := filepath.Join(t.TempDir(), "go")
 	alice := r.start("run", "--as", "alice", "--notices", "tty", "--", "sh", "-c",
@@ -109,7 +112,7 @@ func TestHookDenialQuotesHostileName(t *testing.T) {
 		StopReason string `json:"stopReason"`
 	}
 	mustJSON(t, out, &got)
-	const shown = `"\x1b[31mred\nfake" is leased by cc-s1`
+	const shown = `"\x1b\\[31mred\nfake" is leased by cc-s1` // its lease's pattern (gate.Literal)
 	for what, s := range map[string]string{"stderr": errs, "reason": got.Out.PermissionDecisionReason, "stop reason": got.StopReason} {
 		if strings.Contains(s, "\x1b") || strings.Contains(s, "\nfake") || !strings.Contains(s, shown) {
 			t.Errorf("the blocked hook's %s shows the name unquoted: %q", what, s)

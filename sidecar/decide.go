@@ -130,12 +130,13 @@ func (s *Sidecar) linksOut(m intercept.Mutation) bool {
 		s.rule.ClassifyPath(m.Paths[1], workspace.ReachFile).Class == workspace.Gated
 }
 
-// takeSubtree tries to lease a directory the worker is creating together
+// takeSubtree tries to lease a directory the worker is creating (dir, a
+// pattern as gatedPaths makes it) together
 // with everything that will be put under it: nobody can hold a file there
 // unless they leased the name in advance, and then the ordinary per-path
 // protocol runs instead. It reports whether the subtree was granted.
 func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
-	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(intercept.OpMkdir), Paths: []string{gate.Subtree(dir)}, Try: true})
+	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(intercept.OpMkdir), Paths: []string{gate.Subtree(gate.Unescape(dir))}, Try: true})
 	if err != nil || r.Outcome != leasegate.Granted {
 		return false
 	}
@@ -163,7 +164,7 @@ func (s *Sidecar) coveredFast(m intercept.Mutation) bool {
 		if _, rule := s.cfg.Workspace.RuleFile(abs); rule {
 			return false
 		}
-		rels = append(rels, v.Rel)
+		rels = append(rels, gate.Literal(v.Rel))
 	}
 	return len(rels) > 0 && s.held.covers(rels)
 }
@@ -180,8 +181,10 @@ func reachOf(op intercept.Op, dir bool) workspace.Reach {
 	return workspace.ReachFile
 }
 
-// gatedPaths classifies a mutation's paths. A directory rename or removal
-// covers the directory's subtree. refuse is true when a path is (or holds)
+// gatedPaths classifies a mutation's paths, and returns the gated ones as
+// the patterns that name them (gate.Literal: a file named "[id]" is that
+// file, not a class). A directory rename or removal covers the
+// directory's subtree. refuse is true when a path is (or holds)
 // leasegate's state directory, or is leasegate.json.
 func (s *Sidecar) gatedPaths(m intercept.Mutation) (paths []string, refuse bool) {
 	reach := reachOf(m.Op, m.Op == intercept.OpRename && len(m.Paths) > 0 && isDir(m.Paths[0]))
@@ -206,7 +209,7 @@ func (s *Sidecar) gatedPaths(m intercept.Mutation) (paths []string, refuse bool)
 			}
 		case workspace.Ignored, workspace.Excluded:
 			// A rule change never releases a held path.
-			if !s.leased.covers(v.Rel, reach == workspace.ReachTree) {
+			if !s.leased.covers(gate.Literal(v.Rel), reach == workspace.ReachTree) {
 				continue
 			}
 			fallthrough
@@ -214,7 +217,7 @@ func (s *Sidecar) gatedPaths(m intercept.Mutation) (paths []string, refuse bool)
 			if reach == workspace.ReachTree {
 				paths = append(paths, gate.Subtree(v.Rel))
 			} else {
-				paths = append(paths, v.Rel)
+				paths = append(paths, gate.Literal(v.Rel))
 			}
 		}
 	}

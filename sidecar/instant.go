@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -18,7 +19,8 @@ var _ intercept.InstantDecider = (*Sidecar)(nil)
 // may hold the state directory), a symlink (its target may be reported
 // as written) and a hard link (its new name may lie outside the workspace).
 //
-// Paths are compared lexically. The seccomp gate reports them with the
+// Paths are compared lexically, as patterns (gate.Literal), the form
+// leases hold them in.  The seccomp gate reports them with the
 // symlinks of their directories resolved, the FUSE gate as the root (the
 // resolved workspace root) joined with the names its view looked up, and the workspace's root and
 // state directory are resolved too, so Workspace.Rel's second try (an
@@ -64,7 +66,7 @@ func (s *Sidecar) quickKind(op intercept.Op, abs string) (string, quickKind) {
 	v := ws.Locate(abs, reachOf(op, op == intercept.OpRename))
 	switch v.Class {
 	case workspace.Gated:
-		return v.Rel, quickGated
+		return gate.Literal(v.Rel), quickGated
 	case workspace.Root:
 		return "", quickNotGated
 	case workspace.Outside:

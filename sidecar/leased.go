@@ -182,8 +182,8 @@ func (m *leased) count(keys []string, d int) {
 	}
 }
 
-// covers reports whether an active lease covers rel or, for a tree
-// mutation, anything beneath rel.
+// covers reports whether an active lease covers rel, a path as a pattern
+// (gate.Literal), or, for a tree mutation, anything beneath rel.
 func (m *leased) covers(rel string, tree bool) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -191,7 +191,7 @@ func (m *leased) covers(rel string, tree bool) bool {
 		return true
 	}
 	for g := range m.globs {
-		if (tree && gate.Overlap(g, gate.Subtree(rel))) || (!tree && gate.Match(g, rel)) {
+		if (tree && gate.Overlap(g, gate.Subtree(gate.Unescape(rel)))) || (!tree && gate.Match(g, rel)) {
 			return true
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// Files looks up the files that workspace-relative paths name now: the
+// Files looks up the files that workspace-relative paths, patterns as
+// gate.Literal makes them, name now: the
 // device and inode of each existing file that is not a directory, so that
 // the coordinator can tell two names of one file from two files. A final
 // symlink is not followed (the sidecar's paths are resolved already: a
@@ -19,7 +20,7 @@ func (ws *Workspace) Files(paths []string) []gate.File {
 		if gate.IsGlob(rel) {
 			continue
 		}
-		dev, ino, ok := fileID(filepath.Join(ws.Root, filepath.FromSlash(rel)))
+		dev, ino, ok := fileID(filepath.Join(ws.Root, filepath.FromSlash(gate.Unescape(rel))))
 		if !ok {
 			continue
 		}

@@ -218,15 +218,16 @@ func (r *Rule) fixed(st *ruleState, tree bool, rel string) (ruling, bool) {
 	return ruling{}, false
 }
 
-// excluded finds the exclude glob covering rel or, for a tree, everything
-// beneath rel: a glob ending in "**" that matches the directory matches all
+// excluded finds the exclude glob covering rel (a name, taken literally:
+// a file named "*" is not every file) or, for a tree, everything beneath
+// rel: a glob ending in "**" that matches the directory matches all
 // of its subtree.
 func (r *Rule) excluded(st *ruleState, tree bool, rel string) (string, bool) {
 	for _, g := range st.cfg.Exclude {
 		if tree && g != "**" && !strings.HasSuffix(g, "/**") {
 			continue
 		}
-		if r.fold.Match(g, rel) {
+		if r.fold.Match(g, gate.Literal(rel)) {
 			return g, true
 		}
 	}
@@ -237,7 +238,7 @@ func (r *Rule) excluded(st *ruleState, tree bool, rel string) (string, bool) {
 // beneath it.
 func (r *Rule) included(st *ruleState, tree bool, rel string) (string, bool) {
 	for _, g := range st.cfg.Include {
-		if (tree && r.fold.Overlap(g, gate.Subtree(rel))) || (!tree && r.fold.Match(g, rel)) {
+		if (tree && r.fold.Overlap(g, gate.Subtree(rel))) || (!tree && r.fold.Match(g, gate.Literal(rel))) {
 			return g, true
 		}
 	}

@@ -56,7 +56,8 @@ func cmdAcquire(ctx context.Context, args []string) error {
 
 // scopeOf turns command-line paths into a scope, each relative to the
 // current directory and checked to lie inside the workspace; without
-// --scope it is the one gate.ScopeTypeOf gives the paths.
+// --scope it is the one gate.ScopeTypeOf gives the paths. With --scope
+// file each is a file's name, its glob characters taken literally.
 func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, error) {
 	if kind == "full" {
 		if len(args) > 0 {
@@ -69,6 +70,9 @@ func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, e
 	}
 	s := gate.Scope{Type: gate.ScopeType(kind)}
 	for _, a := range args {
+		if s.Type == gate.ScopeFile {
+			a = gate.Literal(a) // a file scope names files: "[id]" is that directory
+		}
 		rel, err := relArg(ws, a)
 		if err == nil {
 			err = ws.Leasable(rel)

@@ -1,0 +1,61 @@
+package integration_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// TestGlobNamedFileIsOneFile: a worker writing a file named "*" or
+// "app/[id]/page.tsx" leases that one file, so another worker's writes of
+// x.txt and app/a/page.tsx are granted at once rather than waiting for the
+// retry window as for a held file.
+func TestGlobNamedFileIsOneFile(t *testing.T) {
+	r := newRepo(t, map[string]string{"app/[id]/page.tsx": "old\n", "app/a/page.tsx": "old\n"})
+	alice := r.worker("alice", `echo x > '*' && echo x > 'app/[id]/page.tsx' && sleep 30`)
+	star, page := gate.Literal("*"), gate.Literal("app/[id]/page.tsx")
+	eventually(t, 8*time.Second, "alice's leases on * and app/[id]/page.tsx", func() bool {
+		h := r.holders()
+		return h[star] == "alice" && h[page] == "alice"
+	})
+	start := time.Now()
+	bob := r.worker("bob", "echo b > x.txt && echo b > app/a/page.tsx")
+	if code := bob.wait(t, retryAfter+5*time.Second); code != 0 {
+		t.Fatalf("bob exited %d: %s", code, bob.out.String())
+	}
+	if took := time.Since(start); took >= retryAfter {
+		t.Fatalf("bob's writes took %s, as long as a wait for the retry (%s): they were held", took, retryAfter)
+	}
+	for _, f := range []string{"x.txt", "app/a/page.tsx"} {
+		if b, err := os.ReadFile(filepath.Join(r.dir, f)); err != nil || string(b) != "b\n" {
+			t.Fatalf("%s = %q, %v; want bob's write", f, b, err)
+		}
+	}
+	if h := r.holders(); h[star] != "alice" || h[page] != "alice" {
+		t.Fatalf("holders = %v, want alice still holding %s and %s", h, star, page)
+	}
+	_ = alice // ended by the test's cleanup
+}
+
+// TestCommitReleasesGlobNamedFile: a commit releases the lease of a
+// committed, clean file whose name holds "[" as it does any other.
+func TestCommitReleasesGlobNamedFile(t *testing.T) {
+	r := newRepo(t, map[string]string{"app/[id]/page.tsx": "old\n", "b.txt": "b\n"})
+	w := r.worker("alice", `echo x >> 'app/[id]/page.tsx' && echo y >> b.txt && git add 'app/[id]/page.tsx' && git commit -qm a && sleep 3`)
+	page := gate.Literal("app/[id]/page.tsx")
+	eventually(t, 8*time.Second, "release of committed app/[id]/page.tsx", func() bool {
+		h := r.holders()
+		return h[page] == "" && h["b.txt"] == "alice"
+	})
+	w.wait(t, 10*time.Second)
+	released := false
+	for _, e := range r.history(page) {
+		released = released || e.Type == gate.EventReleased
+	}
+	if !released {
+		t.Fatalf("no release of %s in its history", page)
+	}
+}

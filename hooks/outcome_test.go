@@ -2,6 +2,8 @@ package hooks_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -100,4 +102,54 @@ func TestWriteGivesUpWaitingForTheRetry(t *testing.T) {
 			t.Errorf("withdrawn %v, want [C1]", f.Withdrawn)
 		}
 	})
+}
+
+// TestWholeWriteStaleAfterWait: a Write (a whole file the model composed
+// before the call) that waited for another owner's lease is refused when
+// the holder changed the file, while the write waited or before it under
+// that lease, naming the holder and telling the model to read the file
+// again: allowed, it would undo the holder's work. An Edit, applied to
+// the file as the agent finds it, and a Write of a file nobody changed
+// under the holder's lease are allowed.
+func TestWholeWriteStaleAfterWait(t *testing.T) {
+	r := newRepo(t)
+	for _, tt := range []struct {
+		name    string
+		tool    string
+		during  bool          // the holder writes the file while the write waits
+		granted time.Duration // when the holder's lease was granted, from the file's last write; 0: unknown
+		verdict hooks.Verdict
+	}{
+		{name: "changed during the wait", tool: "Write", during: true, verdict: hooks.Deny},
+		{name: "changed under the lease before the call", tool: "Write", granted: -time.Minute, verdict: hooks.Deny},
+		{name: "unchanged since the lease", tool: "Write", granted: time.Minute, verdict: hooks.Allow},
+		{name: "unchanged, lease time unknown", tool: "Write", verdict: hooks.Allow},
+		{name: "an edit", tool: "Edit", during: true, granted: -time.Minute, verdict: hooks.Allow},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r.write("src/app.go", "package app\n")
+			con := contended("src/app.go")
+			if tt.granted != 0 {
+				fi, err := os.Stat(filepath.Join(r.root, "src", "app.go"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				con.Result.Contention.Holder.AcquiredAt = fi.ModTime().Add(tt.granted)
+			}
+			f := script(con)
+			f.Waits = []servicetest.Answer{servicetest.Granted("cc-S", "src/app.go")}
+			if tt.during {
+				f.InWaitContention = func() { r.write("src/app.go", "package app\n\n// the holder's work\n") }
+			}
+			ev := writeEvent(r)
+			ev.Tool = tt.tool
+			d := newHandler(t, f, nil).Handle(context.Background(), ev)
+			if d.Verdict != tt.verdict {
+				t.Errorf("Handle() = %+v, want verdict %v", d, tt.verdict)
+			}
+			if d.Verdict == hooks.Deny && (!strings.Contains(d.Reason, "src/app.go changed under bob's lease") || !strings.Contains(d.Reason, "read src/app.go again")) {
+				t.Errorf("denial reason %q, want it to say the file changed under bob's lease and to read it again", d.Reason)
+			}
+		})
+	}
 }

@@ -25,7 +25,7 @@ func (h *Handler) write(ctx context.Context, ev Event) Decision {
 		return deny(fmt.Sprintf("leasegate: cannot find the workspace (%v), so the write to %s is refused", err, gate.ShownPaths(ev.Paths, ", ")))
 	}
 	o, nameErr := h.owner(ws, ev)
-	w := writer{key: o.key, name: o.name, explicit: o.explicit, agent: ev.Agent, transcript: ev.Transcript}
+	w := writer{key: o.key, name: o.name, explicit: o.explicit, agent: ev.Agent, transcript: ev.Transcript, whole: composedBefore(ev)}
 	p := h.prepare(ctx, ws, ev)
 	defer p.release()
 	if d, done := h.screen(ctx, ws, p, o.name, nameErr); done {
@@ -71,6 +71,10 @@ type writer struct {
 	// transcript is the session's transcript file, which the agent may
 	// hold open.
 	transcript string
+	// whole: the tool writes whole files composed before the call
+	// (composedBefore), which a wait for another owner's lease can make
+	// stale.
+	whole bool
 }
 
 func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.Workspace, w writer, op string, paths []string) Decision {
@@ -90,19 +94,31 @@ func (h *Handler) gateWrite(ctx context.Context, cl Coordinator, ws *workspace.W
 		lits[i] = gate.Literal(p)
 	}
 	req := leasegate.MutateRequest{Owner: w.name, Op: op, Paths: lits, Files: ws.Files(lits), RetryAfter: h.cfg.Windows.Retry}
-	r, err := h.gate(ctx, cl, req, heard)
+	var before []stamp
+	if w.whole {
+		before = stampsOf(ws.Root, paths)
+	}
+	var waited waitedLease // the lease of the last contention
+	contended := func(r leasegate.Result) { waited = waitedOn(r) }
+	r, err := h.gate(ctx, cl, req, heard, contended)
 	if errors.Is(err, gate.ErrNotFound) {
 		// The coordinator does not know the owner (first use, or it was
 		// ended): register it and ask again, as the owner it joins.
 		if err = h.register(ctx, cl, sess, &w, true); err == nil {
 			req.Owner = w.name
-			r, err = h.gate(ctx, cl, req, heard)
+			r, err = h.gate(ctx, cl, req, heard, contended)
 		}
 	}
 	if err != nil {
 		return h.failed(ws, paths, unreachableCause(ctx, err))
 	}
-	return withResolutions(h.result(paths, r), h.resolutions(ctx, cl, sess, w.name))
+	d := h.result(paths, r)
+	if w.whole && waited.holder != "" && d.Verdict == Allow {
+		if changed := waited.changed(ws.Root, paths, before); len(changed) > 0 {
+			d = staleWrite(changed, waited.holder)
+		}
+	}
+	return withResolutions(d, h.resolutions(ctx, cl, sess, w.name))
 }
 
 // watchSilence cancels ctx with errUnreachable when the coordinator has
@@ -167,14 +183,15 @@ var errUnreachable = errors.New("coordinator unreachable")
 // held path it waits for the one retry, and returns at once when the
 // retry opened a blocker (a hook does not hold for the operator: the
 // agent would time the hook out and write). It calls heard at the coordinator's first word: an answer that makes
-// the mutation wait, or a failed attempt.
-func (h *Handler) gate(ctx context.Context, cl Coordinator, req leasegate.MutateRequest, heard func()) (leasegate.Result, error) {
+// the mutation wait, or a failed attempt; and contended with an answer
+// that makes it wait.
+func (h *Handler) gate(ctx context.Context, cl Coordinator, req leasegate.MutateRequest, heard func(), contended func(leasegate.Result)) (leasegate.Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var since time.Time // of the first failed attempt
 	obs := api.Observer{
 		Log:       h.log,
-		Contended: func(leasegate.Result) { heard() },
+		Contended: func(r leasegate.Result) { heard(); contended(r) },
 		Blocked:   func(leasegate.Result) bool { return false },
 		Unavailable: func(err error, _ int) {
 			heard()

@@ -40,7 +40,13 @@ type contenders struct {
 
 func newContenders(t *testing.T, aWindows, bWindows []string) *contenders {
 	t.Helper()
-	r := newCheckout(t, map[string]string{"shared.go": "package shared\n"})
+	return newContendersOn(t, "package shared\n", aWindows, bWindows)
+}
+
+// newContendersOn is contenders with shared.go committed as initial.
+func newContendersOn(t *testing.T, initial string, aWindows, bWindows []string) *contenders {
+	t.Helper()
+	r := newCheckout(t, map[string]string{"shared.go": initial})
 	r.startServerCmd(r.command(context.Background(), "serve", "--workspace", r.dir, "--log-level", "debug", "--idle-exit", "0"))
 	assertContractDefaults(t, r.status())
 	c := &contenders{r: r, codex: codexProgram(t)}
@@ -64,18 +70,27 @@ func newContenders(t *testing.T, aWindows, bWindows []string) *contenders {
 func (c *contenders) startHolder(t *testing.T) (*worker, string) {
 	t.Helper()
 	a := c.claude.start(t, "write shared.go", "Write")
-	c.am.hold.reachedWithin(t, agentWait, "Claude Code's Write of shared.go", a.out.String)
-	if got := c.r.read("shared.go"); got != sharedByClaude {
-		t.Fatalf("shared.go = %q after Claude Code's Write, want %q\n%s", got, sharedByClaude, a.out)
-	}
-	holder := c.r.holders()["shared.go"]
-	if !strings.HasPrefix(holder, "cc-") {
-		t.Fatalf("shared.go held by %q after Claude Code's Write, want its session (cc-...)", holder)
-	}
+	holder := c.heldAfter(t, a, c.am.hold, "Claude Code's Write", sharedByClaude, "cc-")
 	if o, _ := c.r.ownerView(holder); o.Liveness.Status != gate.Alive || !o.StoppedAt.IsZero() {
 		t.Fatalf("holder %s is %s (stopped at %v), want alive and working while its model thinks", holder, o.Liveness.Status, o.StoppedAt)
 	}
 	return a, holder
+}
+
+// heldAfter waits until agent's write of shared.go (what) is done and its
+// model holds the session open, and returns the session's owner, which
+// must hold shared.go (named with prefix); the file must hold want.
+func (c *contenders) heldAfter(t *testing.T, agent *worker, hold *turnHold, what, want, prefix string) string {
+	t.Helper()
+	hold.reachedWithin(t, agentWait, what+" of shared.go", agent.out.String)
+	if got := c.r.read("shared.go"); got != want {
+		t.Fatalf("shared.go = %q after %s, want %q\n%s", got, what, want, agent.out)
+	}
+	holder := c.r.holders()["shared.go"]
+	if !strings.HasPrefix(holder, prefix) {
+		t.Fatalf("shared.go held by %q after %s, want its session (%s...)", holder, what, prefix)
+	}
+	return holder
 }
 
 // startWaiter starts Codex, whose patch of shared.go the gate holds, and
@@ -284,6 +299,39 @@ func TestAgentsContendInTurn(t *testing.T) {
 	}
 	if len(woken) != 2 || woken[0] != codexCon.Requester || woken[1] != geminiCon.Requester {
 		t.Errorf("writes woken in turn: %v, want Codex's %s then Gemini CLI's %s", woken, codexCon.Requester, geminiCon.Requester)
+	}
+	c.finish(t, a, b)
+}
+
+// TestAgentsContendCodexHolds: the roles the other way round. Codex
+// patches shared.go and, its model still thinking, holds it; Claude Code's
+// Write of the whole file, composed before Codex's patch, waits with its
+// own retry window. Codex's end wakes it, and the write is refused rather
+// than made: made, it would silently undo Codex's patch. Claude Code's
+// model is told that the file changed while it waited and to read it
+// again; the file keeps Codex's patch.
+func TestAgentsContendCodexHolds(t *testing.T) {
+	const retry = 20 * time.Second
+	c := newContendersOn(t, sharedByClaude, []string{"LEASEGATE_RETRY_AFTER=" + retry.String()}, nil)
+	b := startCodex(t, c.r, c.codex, c.benv)
+	holder := c.heldAfter(t, b, c.bm.hold, "Codex's apply_patch", sharedByCodex, "codex-")
+	a := c.claude.start(t, "write shared.go", "Write")
+	var con contention
+	eventually(t, agentWait, "Claude Code's contention heartbeat on shared.go", func() bool {
+		con = sharedContention(t, c.r, "cc-")
+		return !con.at.IsZero()
+	})
+	if con.Holder != holder || con.RetryAfter != (gate.Window{After: retry, From: gate.FromEnv}) {
+		t.Fatalf("Claude Code's contention names holder %q with window %+v, want %s and its own %s from its environment", con.Holder, con.RetryAfter, holder, retry)
+	}
+	c.bm.hold.let()
+	c.am.hold.reachedWithin(t, agentWait, "Claude Code's Write after Codex's session ended", a.out.String)
+	if got := c.r.read("shared.go"); got != sharedByCodex {
+		t.Errorf("shared.go = %q after Claude Code's woken Write, want Codex's patch kept: %q", got, sharedByCodex)
+	}
+	_, results := c.am.seen()
+	if len(results) != 1 || !strings.Contains(results[0], "shared.go changed under "+holder) || !strings.Contains(results[0], "read shared.go again") {
+		t.Errorf("Claude Code's model was told %q, want that shared.go changed under %s, and to read it again", results, holder)
 	}
 	c.finish(t, a, b)
 }

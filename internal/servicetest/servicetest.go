@@ -47,6 +47,9 @@ type Script struct {
 	// InWaitBlocker, when set, is called by each WaitBlocker before it
 	// answers: a test's look at the client while the write is held.
 	InWaitBlocker func()
+	// InWaitContention, when set, is called by each WaitContention before
+	// it answers: what the holder does while the write waits.
+	InWaitContention func()
 
 	// Asked are the mutations asked, Joined the registrations, Withdrawn
 	// the contentions withdrawn and Ended the owners ended, in order.
@@ -97,6 +100,9 @@ func (s *Script) Mutate(ctx context.Context, req leasegate.MutateRequest) (lease
 }
 
 func (s *Script) WaitContention(ctx context.Context, _ string) (leasegate.Result, error) {
+	if s.InWaitContention != nil {
+		s.InWaitContention()
+	}
 	return s.step(ctx, "WaitContention", &s.Waits)
 }
 

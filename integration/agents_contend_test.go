@@ -335,3 +335,34 @@ func TestAgentsContendCodexHolds(t *testing.T) {
 	}
 	c.finish(t, a, b)
 }
+
+// TestAgentsContendGeminiWriteStale: Gemini CLI's write_file of the whole
+// file, composed before Codex's patch, waits for Codex's lease and is
+// refused once Codex's end grants it: the file keeps Codex's patch and
+// Gemini CLI's model is told to read the file again.
+func TestAgentsContendGeminiWriteStale(t *testing.T) {
+	c := newContendersOn(t, sharedByClaude, nil, nil)
+	write := fmt.Sprintf(`{"file_path":%q,"content":"package shared\n"}`, filepath.Join(c.r.dir, "shared.go"))
+	gm := newGenerateMock(t, toolCall{"write_file", write})
+	g := newGeminiRun(t, c.r, gm)
+	g.env = append(g.env, "LEASEGATE_RETRY_AFTER=20s")
+	g.install(t)
+	b := startCodex(t, c.r, c.codex, c.benv)
+	holder := c.heldAfter(t, b, c.bm.hold, "Codex's apply_patch", sharedByCodex, "codex-")
+	gw := g.start(t, "write shared.go")
+	eventually(t, agentWait, "Gemini CLI's contention heartbeat on shared.go", func() bool {
+		return sharedContention(t, c.r, "gemini-").Holder == holder
+	})
+	c.bm.hold.let()
+	if code := gw.wait(t, agentWait); code != 0 {
+		t.Fatalf("gemini -p: exit %d\n%s", code, gw.out)
+	}
+	if got := c.r.read("shared.go"); got != sharedByCodex {
+		t.Errorf("shared.go = %q after Gemini CLI's woken write_file, want Codex's patch kept: %q", got, sharedByCodex)
+	}
+	if _, results := gm.seen(); len(results) != 1 || !strings.Contains(results[0], "shared.go changed under "+holder) {
+		t.Errorf("Gemini CLI's model was told %q, want that shared.go changed under %s's lease", results, holder)
+	}
+	b.wait(t, agentWait)
+	eventually(t, slack, "no lease left once both sessions ended", func() bool { return len(c.r.status().Leases) == 0 })
+}

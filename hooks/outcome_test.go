@@ -115,6 +115,7 @@ func TestWholeWriteStaleAfterWait(t *testing.T) {
 	r := newRepo(t)
 	for _, tt := range []struct {
 		name    string
+		agent   hooks.Agent // Claude Code unless set
 		tool    string
 		during  bool          // the holder writes the file while the write waits
 		granted time.Duration // when the holder's lease was granted, from the file's last write; 0: unknown
@@ -125,6 +126,9 @@ func TestWholeWriteStaleAfterWait(t *testing.T) {
 		{name: "unchanged since the lease", tool: "Write", granted: time.Minute, verdict: hooks.Allow},
 		{name: "unchanged, lease time unknown", tool: "Write", verdict: hooks.Allow},
 		{name: "an edit", tool: "Edit", during: true, granted: -time.Minute, verdict: hooks.Allow},
+		{name: "Cursor's Write", agent: hooks.Cursor, tool: "Write", during: true, verdict: hooks.Deny},
+		{name: "Gemini CLI's write_file", agent: hooks.Gemini, tool: "write_file", during: true, verdict: hooks.Deny},
+		{name: "Gemini CLI's replace", agent: hooks.Gemini, tool: "replace", during: true, verdict: hooks.Allow},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r.write("src/app.go", "package app\n")
@@ -143,6 +147,9 @@ func TestWholeWriteStaleAfterWait(t *testing.T) {
 			}
 			ev := writeEvent(r)
 			ev.Tool = tt.tool
+			if tt.agent != "" {
+				ev.Agent = tt.agent
+			}
 			d := newHandler(t, f, nil).Handle(context.Background(), ev)
 			if d.Verdict != tt.verdict {
 				t.Errorf("Handle() = %+v, want verdict %v", d, tt.verdict)

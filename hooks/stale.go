@@ -10,12 +10,18 @@ import (
 )
 
 // composedBefore reports whether ev's tool writes a whole file the model
-// composed before the call (Claude Code's Write, Gemini CLI's write_file),
-// rather than an edit the agent applies to the file as it finds it when
-// the tool runs (Edit, replace, apply_patch, which fail when the text they
-// change is gone).
+// composed before the call (Claude Code's and Cursor's Write, Gemini
+// CLI's write_file), rather than an edit the agent applies to the file as
+// it finds it when the tool runs (Edit, StrReplace, replace, apply_patch,
+// which fail when the text they change is gone).
 func composedBefore(ev Event) bool {
-	return ev.Agent == ClaudeCode && ev.Tool == "Write" || ev.Agent == Gemini && ev.Tool == "write_file"
+	switch ev.Agent {
+	case ClaudeCode, Cursor:
+		return ev.Tool == "Write"
+	case Gemini:
+		return ev.Tool == "write_file"
+	}
+	return false
 }
 
 // stampsOf is what each of paths (relative to root) is now.

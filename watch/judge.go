@@ -230,6 +230,7 @@ func (wt *watcher) lose(err error) {
 		return
 	}
 	wt.log.Warn("the kernel dropped watch events (queue overflow); watching the workspace again", "error", err)
+	clear(wt.gone) // their renames or removals may be among the events dropped
 	wt.addTree(wt.cfg.Workspace.Root, nil)
 	if wt.cfg.Lost != nil {
 		wt.cfg.Lost()

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,20 @@ func TestGlobNamedFileIsOneFile(t *testing.T) {
 	}
 	if h := r.holders(); h[star] != "alice" || h[page] != "alice" {
 		t.Fatalf("holders = %v, want alice still holding %s and %s", h, star, page)
+	}
+	// The lease as status shows it is given back to history, and a file
+	// check-out takes a name as that one file.
+	if out, errs, code := r.lg("status"); code != 0 || !strings.Contains(out, page) {
+		t.Fatalf("status: exit %d, %s%s; want alice's lease shown as %s", code, out, errs, page)
+	}
+	if out, errs, code := r.lg("history", page); code != 0 || !strings.Contains(out, "lease.granted") {
+		t.Fatalf("history %s: exit %d, %s%s; want its grant", page, code, out, errs)
+	}
+	if out, errs, code := r.lg("acquire", "--as", "carol", "--scope", "file", "app/[id]/other.tsx"); code != 0 {
+		t.Fatalf("acquire --scope file app/[id]/other.tsx: exit %d, %s%s; want the file checked out", code, out, errs)
+	}
+	if other := gate.Literal("app/[id]/other.tsx"); r.holders()[other] != "carol" {
+		t.Fatalf("holders = %v, want carol holding %s", r.holders(), other)
 	}
 	_ = alice // ended by the test's cleanup
 }

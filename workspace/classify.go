@@ -3,6 +3,8 @@ package workspace
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/leasegate/leasegate/gate"
 )
 
 // Verdict is what one absolute path is to the gate, and why.
@@ -96,10 +98,7 @@ func (w *Workspace) Locate(abs string, reach Reach) Verdict {
 // names, so that it is the state directory only when everything it may
 // match lies there: ".git/leasegate/**" is, "*.json" is not.
 func (w *Workspace) LocatePattern(rel string) Verdict {
-	lit := rel
-	if i := strings.IndexAny(rel, "*?["); i >= 0 {
-		lit = rel[:strings.LastIndexByte(rel[:i], '/')+1]
-	}
+	lit := gate.LiteralPrefix(rel)
 	return w.Locate(filepath.Join(w.Root, filepath.FromSlash(lit)), ReachFile)
 }
 

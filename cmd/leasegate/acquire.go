@@ -69,11 +69,12 @@ func scopeOf(ws *workspace.Workspace, kind string, args []string) (gate.Scope, e
 		return gate.Scope{}, usagef("acquire: give PATH or GLOB arguments, or --scope full")
 	}
 	s := gate.Scope{Type: gate.ScopeType(kind)}
+	toRel := relArg
+	if s.Type == gate.ScopeFile {
+		toRel = relFileArg // a file scope names files: "[id]" is that file
+	}
 	for _, a := range args {
-		if s.Type == gate.ScopeFile {
-			a = gate.Literal(a) // a file scope names files: "[id]" is that directory
-		}
-		rel, err := relArg(ws, a)
+		rel, err := toRel(ws, a)
 		if err == nil {
 			err = ws.Leasable(rel)
 		}

@@ -19,9 +19,26 @@ import (
 // escape sequence (gate.ShownPath), is taken unquoted, so that any name
 // shown can be given back as it was shown.
 func relArg(ws *workspace.Workspace, a string) (string, error) {
+	return argPath(ws, unquoted(a))
+}
+
+// relFileArg is relArg for an argument that names a file, its glob
+// characters taken literally (gate.Literal): "app/[id]/page.tsx" is that
+// file.
+func relFileArg(ws *workspace.Workspace, a string) (string, error) {
+	return argPath(ws, gate.Literal(unquoted(a)))
+}
+
+// unquoted is a unquoted when it is quoted as a Go string.
+func unquoted(a string) string {
 	if u, err := strconv.Unquote(a); err == nil && strings.HasPrefix(a, `"`) {
-		a = u
+		return u
 	}
+	return a
+}
+
+// argPath is Workspace.ArgPath against the current directory.
+func argPath(ws *workspace.Workspace, a string) (string, error) {
 	wd := ""
 	if !filepath.IsAbs(a) {
 		var err error

@@ -149,3 +149,29 @@ func TestObserveLoss(t *testing.T) {
 		}
 	})
 }
+
+// TestObserveGlobNamedFile: the watcher names files as the disk spells
+// them; a change of the file named "*" or "app/[id]/page.tsx" is its
+// holder's gated write, and a change of x.txt or app/a/page.tsx beside
+// them is ungated (the leases, read as the globs the names spell, took
+// them for their holder's). A directory named "[id]" leased whole is
+// covered; one named "i" is not.
+func TestObserveGlobNamedFile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		e.mutate("alice", gate.Literal("*"), gate.Literal("app/[id]/page.tsx"))
+		e.mutate("bob", gate.Subtree("gen/[id]"))
+		for p, want := range map[string]bool{"*": true, "app/[id]/page.tsx": true, "x.txt": false, "app/a/page.tsx": false} {
+			if got := e.c.Covers(p); got != want {
+				t.Errorf("Covers(%q) = %v, want %v", p, got, want)
+			}
+		}
+		if !e.c.CoversTree("gen/[id]") || e.c.CoversTree("gen/i") {
+			t.Errorf("CoversTree(gen/[id]) = %v, CoversTree(gen/i) = %v; want true, false", e.c.CoversTree("gen/[id]"), e.c.CoversTree("gen/i"))
+		}
+		observe(t, e, "*", "app/[id]/page.tsx", "gen/[id]/a.go", "x.txt", "app/a/page.tsx", "gen/i/a.go")
+		if got, want := ungatedPaths(e), []string{"x.txt", "app/a/page.tsx", "gen/i/a.go"}; !slices.Equal(got, want) {
+			t.Fatalf("ungated writes recorded = %q, want %q", got, want)
+		}
+	})
+}

@@ -21,7 +21,7 @@ func testSidecar(t *testing.T, stateDir string) *Sidecar {
 }
 
 // newTestSidecar is a Sidecar for ws, without a worker or coordinator,
-// whose worker holds src/a.go and the subtree new/**.
+// whose worker holds src/a.go, app/[id]/page.tsx and the subtree new/**.
 func newTestSidecar(tb testing.TB, ws *workspace.Workspace) *Sidecar {
 	tb.Helper()
 	rule, err := workspace.NewRule(ws, nil)
@@ -32,6 +32,7 @@ func newTestSidecar(tb testing.TB, ws *workspace.Workspace) *Sidecar {
 	s := &Sidecar{cfg: Config{Workspace: ws, Notices: io.Discard}, rule: rule, held: newHeld(clock.New()), commits: make(chan struct{}, 1)}
 	s.held.hear(time.Time{}, leasegate.Beat{}) // a coordinator of one machine: the cache needs no bound
 	s.held.files["src/a.go"] = true
+	s.held.files[`app/\[id]/page.tsx`] = true // a lease names app/[id]/page.tsx so
 	s.held.globs = append(s.held.globs, "new/**")
 	return s
 }
@@ -57,6 +58,9 @@ func TestDecideNow(t *testing.T) {
 		{name: "held file", op: intercept.OpOpenWrite, paths: []string{"/ws/src/a.go"}, answered: true},
 		{name: "in a held subtree", op: intercept.OpUnlink, paths: []string{"/ws/new/deep/f"}, answered: true},
 		{name: "file not held", op: intercept.OpOpenWrite, paths: []string{"/ws/src/b.go"}},
+		{name: "held file whose name holds a class", op: intercept.OpOpenWrite, paths: []string{"/ws/app/[id]/page.tsx"}, answered: true},
+		{name: "file beside it that the class would match", op: intercept.OpOpenWrite, paths: []string{"/ws/app/i/page.tsx"}},
+		{name: "a directory whose name a held subtree's name matches as a glob", op: intercept.OpOpenWrite, paths: []string{"/ws/[mn]ew/x"}},
 		{name: "rename from outside into a held subtree", op: intercept.OpRename, paths: []string{"/tmp/x", "/ws/new/x"}, answered: true},
 		{name: "rename of a held file onto one not held", op: intercept.OpRename, paths: []string{"/ws/src/a.go", "/ws/src/b.go"}},
 		{name: "git's objects", op: intercept.OpCreate, paths: []string{"/ws/.git/objects/ab/cdef"}, answered: true},

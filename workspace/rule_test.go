@@ -60,6 +60,8 @@ func TestClassify(t *testing.T) {
 		{name: "excluded", rel: "vendor/lib/x.go", want: workspace.Excluded, why: `"vendor/**"`},
 		{name: "excluded by basename glob", rel: "go.lock", want: workspace.Excluded},
 		{name: "exclude wins over ignore", rel: "gen/x.go", want: workspace.Excluded},
+		{name: "a file named as a glob is no glob", rel: "*", want: workspace.Gated}, // "*" would match "vendor"
+		{name: "a directory named as a class is no class", rel: "[v]endor/x.go", want: workspace.Gated},
 		{name: "escaping", rel: "../x", want: workspace.Outside},
 		{name: "empty", rel: "", want: workspace.Outside},
 		{name: "absolute", rel: "/etc/passwd", want: workspace.Outside},

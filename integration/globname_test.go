@@ -74,3 +74,24 @@ func TestCommitReleasesGlobNamedFile(t *testing.T) {
 		t.Fatalf("no release of %s in its history", page)
 	}
 }
+
+// TestHookGlobNamedFileIsOneFile: a Claude Code session's write of
+// app/[id]/page.tsx leases that one file, so another session's write of
+// app/a/page.tsx is allowed at once rather than held for the retry.
+func TestHookGlobNamedFileIsOneFile(t *testing.T) {
+	r := newRepo(t, map[string]string{"app/[id]/page.tsx": "old\n", "app/a/page.tsx": "old\n"})
+	ev := func(session, file string) string { return eventFile(t, claudeWrite(r, session, file)) }
+	if out, errs, code := r.lgStdin(ev("s1", "app/[id]/page.tsx"), "hook", "claude-code"); code != 0 || out != "" {
+		t.Fatalf("s1's write: exit %d, stdout %s, stderr %s", code, out, errs)
+	}
+	if h := r.holders(); h[gate.Literal("app/[id]/page.tsx")] != "cc-s1" {
+		t.Fatalf("holders = %v, want cc-s1 holding %s", h, gate.Literal("app/[id]/page.tsx"))
+	}
+	start := time.Now()
+	if out, errs, code := r.lgStdin(ev("s2", "app/a/page.tsx"), "hook", "claude-code", "--retry-after", "3s"); code != 0 || out != "" {
+		t.Fatalf("s2's write of app/a/page.tsx: exit %d, stdout %s, stderr %s; want it allowed", code, out, errs)
+	}
+	if took := time.Since(start); took >= 3*time.Second {
+		t.Fatalf("s2's write took %s, as long as the retry: it was held", took)
+	}
+}

@@ -15,8 +15,8 @@ import (
 
 // AcquireInput is the input of lease_acquire.
 type AcquireInput struct {
-	Paths []string `json:"paths,omitempty" jsonschema:"files, folders (ending in /) or globs to check out, relative to the workspace root; empty with scope full"`
-	Scope string   `json:"scope,omitempty" jsonschema:"file, sparse (globs) or full (the whole workspace); default file, or sparse when a path is a glob or folder"`
+	Paths []string `json:"paths,omitempty" jsonschema:"files, folders (ending in /) or globs to check out, relative to the workspace root (a backslash makes a glob character literal: app/\\[id]/page.tsx); empty with scope full"`
+	Scope string   `json:"scope,omitempty" jsonschema:"file (each path a file's name, its glob characters literal), sparse (globs) or full (the whole workspace); default file, or sparse when a path is a glob or folder"`
 	TTL   string   `json:"ttl,omitempty" jsonschema:"how long the check-out lasts, e.g. 2h (1m to 720h, default 72h); no auto-renewal"`
 	Note  string   `json:"note,omitempty" jsonschema:"why, for the record (what you are working on)"`
 }
@@ -96,7 +96,15 @@ func (s *Server) acquireArgs(in AcquireInput) (gate.Scope, time.Duration, error)
 	default:
 		return gate.Scope{}, 0, invalid("scope %q: want file, sparse or full", in.Scope)
 	}
-	paths, err := cleanPaths(s.ws, in.Paths)
+	asked := in.Paths
+	if in.Scope == "file" {
+		// A file scope names files: "app/[id]/page.tsx" is that one file.
+		asked = make([]string, len(in.Paths))
+		for i, p := range in.Paths {
+			asked[i] = gate.Literal(p)
+		}
+	}
+	paths, err := cleanPaths(s.ws, asked)
 	if err != nil {
 		return gate.Scope{}, 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -372,5 +373,22 @@ func TestNoticeWhenFree(t *testing.T) {
 	var pc mcp.PathCheck
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), &pc); err != nil || pc.State != mcp.Free {
 		t.Errorf("resource = %s, %v; want free", res.Contents[0].Text, err)
+	}
+}
+
+// TestAcquireFileScopeTakesNamesLiterally: a check-out with scope file
+// of app/[id]/page.tsx is that one file, and leaves app/a/page.tsx free.
+func TestAcquireFileScopeTakesNamesLiterally(t *testing.T) {
+	w := newWorld(t)
+	cs := w.session(t, "alice", nil)
+	var got mcp.LeaseOutput
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"app/[id]/page.tsx"}, "scope": "file"}, &got)
+	if len(got.Leases) != 1 || got.Leases[0].Scope != "file" || !slices.Equal(got.Leases[0].Paths, []string{`app/\[id]/page.tsx`}) {
+		t.Fatalf("acquire = %+v, want a file lease of app/\\[id]/page.tsx", got)
+	}
+	var chk mcp.CheckOutput
+	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"app/a/page.tsx", `app/\[id]/page.tsx`}}, &chk)
+	if chk.Paths[0].State != mcp.Free || chk.Paths[1].State != mcp.HeldByMe {
+		t.Errorf("check = %+v, want app/a/page.tsx free and app/[id]/page.tsx held by me", chk)
 	}
 }

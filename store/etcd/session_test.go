@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,9 +13,13 @@ import (
 	"github.com/leasegate/leasegate/store/etcd"
 )
 
-// TestSessionLost ends host-a's session (its etcd lease revoked, as an
-// expiry would): host-b is told host-a is gone, and host-a commits nothing
-// until it has caught up with a new session.
+// TestSessionLost ends two sessions (their etcd leases revoked, as an
+// expiry would). host-c's, whose coordinator is not there to start
+// another: host-b is told host-c is gone, at the revoke's revision.
+// host-a's, a running writer: it commits nothing until it has caught up
+// with a new session. (Whether host-b is told of host-a depends on which
+// comes first, host-a's new session or host-b's look at it: a host with a
+// session is not gone.)
 func TestSessionLost(t *testing.T) {
 	cfg := testConfig(t)
 	cfgA, cfgB := cfg, cfg
@@ -22,23 +27,39 @@ func TestSessionLost(t *testing.T) {
 	a, b := mustOpen(t, cfgA), mustOpen(t, cfgB)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	gone := b.HostsGone(ctx, nil)
 	cli := etcdClient(t, cfg)
-	resp, err := cli.Get(ctx, "/leasegate/"+cfg.Workspace+"/members/host-a/", clientv3.WithPrefix())
-	if err != nil || len(resp.Kvs) != 1 {
-		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
+	members := "/leasegate/" + cfg.Workspace + "/members/"
+	c, err := cli.Grant(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
 	}
-	revoked, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease))
+	if _, err := cli.Put(ctx, fmt.Sprintf("%shost-c/%x", members, int64(c.ID)), "host-c", clientv3.WithLease(c.ID)); err != nil {
+		t.Fatal(err)
+	}
+	// HostsGone reads the sessions and then watches from there, in the
+	// background: the revoke falls after the read (the watch sees it) or
+	// before it (host-c, known, is sent as gone at start).
+	gone := b.HostsGone(ctx, []string{"host-c"})
+	revoked, err := cli.Revoke(ctx, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case g := <-gone:
-		if g.Host != "host-a" || g.AtStart || g.Revision != revoked.Header.Revision {
-			t.Fatalf("HostsGone sent %+v, want host-a, seen by the watch at the revoke's revision %d", g, revoked.Header.Revision)
+		rev := revoked.Header.Revision
+		if g.Host != "host-c" || !g.AtStart && g.Revision != rev || g.AtStart && g.Revision < rev {
+			t.Fatalf("HostsGone sent %+v, want host-c, seen by the watch at the revoke's revision %d or read as gone after it", g, rev)
 		}
 	case <-ctx.Done():
-		t.Fatal("host-b was never told host-a's session ended")
+		t.Fatal("host-b was never told host-c's session ended")
+	}
+
+	resp, err := cli.Get(ctx, members+"host-a/", clientv3.WithPrefix())
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("host-a's member keys = %v, %v; want one", resp, err)
+	}
+	if _, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
 	}
 	_, err = a.Append(ctx, note("a"))
 	var ce *etcd.ConflictError

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
@@ -63,6 +64,10 @@ func describeRule(ws *workspace.Workspace) string {
 // would otherwise bury everyone else's.
 const statusLeasesPerOwner = 10
 
+// statusNameWidth is the longest lease name status keeps in its table's
+// first column; a longer one is put on a line of its own above its row.
+const statusNameWidth = 72
+
 // printStatus writes status as text: leases grouped by owner, oldest
 // first, at most statusLeasesPerOwner of each unless all.
 func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
@@ -105,7 +110,14 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 			if !l.ExpiresAt.IsZero() {
 				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", scopeString(l.Scope), owner, l.Kind, tokenText(l.FencingToken), ago(s.Now, l.AcquiredAt), exp)
+			scope := scopeString(l.Scope)
+			if utf8.RuneCountInString(scope) > statusNameWidth {
+				// On a line of its own a long name widens no column: a
+				// path of thousands of bytes would pad every row to it.
+				fmt.Fprintf(tw, "%s\n", scope)
+				scope = "  (the name above)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", scope, owner, l.Kind, tokenText(l.FencingToken), ago(s.Now, l.AcquiredAt), exp)
 		}
 		if more := n - statusLeasesPerOwner; more > 0 && !all {
 			fmt.Fprintf(tw, "... %d more\t%s\t\t\t\t(status --all lists them)\n", more, owner)

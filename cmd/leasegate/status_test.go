@@ -66,6 +66,22 @@ func TestStatusCapsLeasesPerOwner(t *testing.T) {
 	}
 }
 
+// TestStatusLongNameOnItsOwnLine: a lease name longer than the table's
+// column is put on a line of its own, so the other rows keep their width.
+func TestStatusLongNameOnItsOwnLine(t *testing.T) {
+	long := strings.Repeat("d/", 300) + "x.txt"
+	st := leasegate.Status{Now: statusNow, Leases: []gate.Lease{autoLease("alice", "a.txt", 1), autoLease("alice", long, 2)}}
+	out := renderStatus(st, false)
+	if !strings.Contains(out, "\n"+long+"\n  (the name above)") {
+		t.Errorf("the long name is not on a line of its own above its row:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "a.txt") && len(line) > 120 {
+			t.Errorf("a short name's row is padded to the long name: %d bytes", len(line))
+		}
+	}
+}
+
 // TestStatusShowsWindows: the text status shows the coordinator's windows
 // for owners that name none and each owner's windows with their source.
 func TestStatusShowsWindows(t *testing.T) {

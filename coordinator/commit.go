@@ -7,15 +7,19 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/gitrun"
 )
 
-// ReleaseCommitted releases owner's auto leases on the files of the HEAD
-// commit that are now clean (their content is the committed one). Leases on
-// files that are still dirty are kept: the owner is still changing them.
+// ReleaseCommitted releases owner's auto leases on the files committed
+// since they were taken that are now clean (their content is the committed
+// one): the files of HEAD and of each commit before it on its first-parent
+// line made since the owner's oldest auto lease (see gitCommitted). Leases
+// on files that are still dirty are kept: the owner is still changing them.
 // A file of a repository nested in the tree (a submodule) is judged by
 // that repository's HEAD and status, since the superproject records only
 // which commit of it is checked out. It returns the released leases.
@@ -32,12 +36,13 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	// The repositories are looked up and asked outside the lock: they
 	// cost a stat per directory and two git processes each.
 	repos := nestedRepos(c.cfg.Workspace, leases)
+	since := oldestAuto(leases)
 	states := map[string]repoState{}
 	for _, prefix := range repos {
 		if _, done := states[prefix]; done {
 			continue
 		}
-		st, err := gitState(ctx, c.cfg.Workspace, prefix, c.cfg.Folding)
+		st, err := gitState(ctx, c.cfg.Workspace, prefix, since, c.cfg.Folding)
 		if err != nil {
 			return nil, err
 		}
@@ -73,19 +78,32 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 	return released, err
 }
 
+// oldestAuto returns when the oldest of the auto file leases was taken
+// (the zero time when there is none).
+func oldestAuto(leases []gate.Lease) time.Time {
+	var oldest time.Time
+	for _, l := range leases {
+		if l.Kind == gate.KindAuto && l.Scope.Type == gate.ScopeFile && (oldest.IsZero() || l.AcquiredAt.Before(oldest)) {
+			oldest = l.AcquiredAt
+		}
+	}
+	return oldest
+}
+
 // repoState is what one repository of the tree says after a commit: its
-// HEAD as the release names it, and the files HEAD changed and those that
-// differ from it, by their workspace key.
+// HEAD as the release names it, and the files committed since the leases
+// were taken and those that differ from HEAD, by their workspace key.
 type repoState struct {
 	head             string
 	committed, dirty map[string]bool
 }
 
 // gitState reads the state of the repository at prefix (a
-// workspace-relative directory, "" for the workspace's own) under root.
-func gitState(ctx context.Context, root, prefix string, f gate.Folding) (repoState, error) {
+// workspace-relative directory, "" for the workspace's own) under root,
+// counting the commits made since since as committed (see gitCommitted).
+func gitState(ctx context.Context, root, prefix string, since time.Time, f gate.Folding) (repoState, error) {
 	dir := filepath.Join(root, filepath.FromSlash(prefix))
-	head, committed, err := gitCommitted(ctx, dir, prefix, f)
+	head, committed, err := gitCommitted(ctx, dir, prefix, since, f)
 	if err != nil {
 		return repoState{}, err
 	}
@@ -146,19 +164,68 @@ func allClean(paths []string, repos map[string]string, states map[string]repoSta
 	return head, true
 }
 
-// gitCommitted lists the files changed by the HEAD commit of the
-// repository at dir, by their key under f with prefix before them.
-func gitCommitted(ctx context.Context, dir, prefix string, f gate.Folding) (string, map[string]bool, error) {
+// maxCommitsJudged bounds how many commits of HEAD's first-parent line a
+// release on commit reads: a rebase, a cherry-picked range or `git am`
+// makes several in a row, far fewer than this; an owner whose leases are
+// older than this many commits keeps the leases of files only the older
+// ones changed until it ends, stops or commits them again.
+const maxCommitsJudged = 1000
+
+// gitCommitted lists the files committed in the repository at dir since
+// since, by their key under f with prefix before them: those HEAD changed
+// and those of each commit before it on HEAD's first-parent line whose
+// committer date is not older than since, each against its first parent
+// (a merge commit's files are what it brought in). A rebase, a
+// cherry-picked range or `git am` commits several in a row before the
+// release runs, so HEAD alone would leave the earlier ones' files leased.
+// Git dates commits to the second, so since is taken down to its second.
+func gitCommitted(ctx context.Context, dir, prefix string, since time.Time, f gate.Folding) (string, map[string]bool, error) {
 	out, err := git(ctx, dir, "rev-parse", "--short", "HEAD")
 	if err != nil {
 		return "", nil, err
 	}
 	head := strings.TrimSpace(string(out))
-	out, err = git(ctx, dir, "diff-tree", "--no-ext-diff", "--no-textconv", "--root", "--no-commit-id", "--name-only", "-r", "-z", "HEAD")
+	commits, err := commitsSince(ctx, dir, since)
 	if err != nil {
 		return "", nil, err
 	}
+	cmd := gitrun.Command(ctx, dir, nil, "diff-tree", "--stdin", "--no-ext-diff", "--no-textconv", "--no-renames", "--root", "--no-commit-id", "--name-only", "-r", "-z")
+	cmd.Stdin = bytes.NewReader(commits)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if out, err = cmd.Output(); err != nil {
+		return "", nil, gitrun.Failed([]string{"diff-tree", "--stdin"}, err, stderr.String())
+	}
 	return head, nulSet(out, prefix, f), nil
+}
+
+// commitsSince lists HEAD and the commits before it on its first-parent
+// line dated since or later, newest first, a line each: the commit and its
+// first parent (the commit alone for a root), as diff-tree --stdin takes
+// them.
+func commitsSince(ctx context.Context, dir string, since time.Time) ([]byte, error) {
+	var out []byte
+	var err error
+	// With no auto lease (since is zero) only HEAD's files matter.
+	if !since.IsZero() {
+		out, err = git(ctx, dir, "rev-list", "--first-parent", "--parents", "--max-count="+strconv.Itoa(maxCommitsJudged),
+			"--max-age="+strconv.FormatInt(since.Unix(), 10), "HEAD")
+	}
+	if err == nil && len(bytes.TrimSpace(out)) == 0 {
+		// HEAD itself is older than since (a branch checked out):
+		// its files still count, as they always did.
+		out, err = git(ctx, dir, "rev-list", "--parents", "--max-count=1", "HEAD")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lines bytes.Buffer
+	for line := range strings.Lines(string(out)) {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			lines.WriteString(strings.Join(fields[:min(2, len(fields))], " ") + "\n")
+		}
+	}
+	return lines.Bytes(), nil
 }
 
 // gitDirty lists files that differ from HEAD or the index, untracked ones

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
@@ -31,8 +32,20 @@ func gitRepo(t *testing.T) string {
 
 func runGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
+	runGitEnv(t, dir, nil, args...)
+}
+
+// runGitAt runs git with its commits dated at when, author and committer.
+func runGitAt(t *testing.T, dir string, when time.Time, args ...string) {
+	t.Helper()
+	date := when.Format(time.RFC3339)
+	runGitEnv(t, dir, []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, args...)
+}
+
+func runGitEnv(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -96,6 +109,43 @@ func TestReleaseCommitted(t *testing.T) {
 		rel := e.events(gate.EventReleased)
 		if len(rel) != 1 || rel[0].Actor != "alice" || !strings.HasPrefix(rel[0].Reason, "committed in ") {
 			t.Fatalf("release events %+v, want one by alice naming the commit", rel)
+		}
+	})
+}
+
+// TestReleaseCommittedSinceLeased: the files of every commit on HEAD's
+// first-parent line made since the owner's leases were taken count as
+// committed, not only HEAD's: a rebase or a cherry-picked range commits
+// several in a row, and a merge commit's files are those it changed from
+// its first parent. A clean file changed only by a commit older than the
+// lease stays leased.
+func TestReleaseCommittedSinceLeased(t *testing.T) {
+	repo := gitRepo(t)
+	for _, name := range []string{"a.txt", "b.txt", "m.txt", "old.txt"} {
+		writeFile(t, repo, name, name+" v0\n")
+	}
+	runGit(t, repo, "add", ".")
+	runGitAt(t, repo, epoch.Add(-2*time.Hour), "commit", "-q", "-m", "initial")
+	writeFile(t, repo, "old.txt", "old.txt v1\n")
+	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-am", "before the lease")
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.mutate("alice", "a.txt", "b.txt", "m.txt", "old.txt")
+		writeFile(t, repo, "a.txt", "a.txt v1\n")
+		runGitAt(t, repo, epoch.Add(time.Minute), "commit", "-q", "-am", "a")
+		writeFile(t, repo, "b.txt", "b.txt v1\n")
+		runGitAt(t, repo, epoch.Add(2*time.Minute), "commit", "-q", "-am", "b")
+		runGit(t, repo, "checkout", "-q", "-b", "side", "HEAD~2")
+		writeFile(t, repo, "m.txt", "m.txt v1\n")
+		runGitAt(t, repo, epoch.Add(3*time.Minute), "commit", "-q", "-am", "m")
+		runGit(t, repo, "checkout", "-q", "-")
+		runGitAt(t, repo, epoch.Add(4*time.Minute), "merge", "-q", "--no-ff", "-m", "merge side", "side")
+
+		if got, want := mustReleaseCommitted(t, e, "alice"), []string{"a.txt", "b.txt", "m.txt"}; !slices.Equal(got, want) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want %q", got, want)
+		}
+		if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"old.txt"}) {
+			t.Fatalf("alice holds %q after the commits, want [old.txt]", got)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/store/etcd"
 )
 
 // clusterRetry is the retry window of the cluster blocker tests: short,
@@ -113,4 +114,42 @@ func TestSharedBlockerRetriedElsewhere(t *testing.T) {
 	if r.Outcome != leasegate.Granted || len(r.Leases) != 1 || r.Leases[0].Owner.Name != "carol" || r.Leases[0].FencingToken == 0 {
 		t.Fatalf("carol's held write on host-a = %s with leases %+v; want granted with her lease of a.txt", r.Outcome, r.Leases)
 	}
+}
+
+// TestSharedEndAndResolveCatchUp: an owner's end and an operator's retry
+// given to a coordinator that has not seen the other coordinator's last
+// commits lose the race on the shared ledger; each catches up and is
+// carried out again, as a mutation is, rather than failing with ErrRaced.
+func TestSharedEndAndResolveCatchUp(t *testing.T) {
+	cluster := startCluster(t)
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL, shortRetry)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL, shortRetry, deaf)
+	id := blockedAcrossHosts(t, a, b) // host-b has not seen carol's blocker
+	ctx := context.Background()
+	if _, err := b.End(ctx, "bob", "worker exited"); err != nil {
+		t.Fatalf("End(bob) on host-b, behind host-a's blocker = %v; want it caught up and ended", err)
+	}
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "dan", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Resolve(ctx, id, blocker.ActionRetry, "op", "")
+	if err != nil || res.Outcome != leasegate.Granted {
+		t.Fatalf("Resolve(retry) on host-b, behind dan's registration on host-a = %s %q, %v; want granted", res.Outcome, res.Message, err)
+	}
+}
+
+// deaf makes a shared coordinator's ledger tell it of no other
+// coordinator's commits, so it learns of them only when one of its own
+// commits loses the race.
+func deaf(cfg *coordinator.Config) {
+	cfg.Ledger = deafLedger{cfg.Ledger.(*etcd.Ledger)}
+}
+
+type deafLedger struct{ *etcd.Ledger }
+
+// Changes never signals; the channel closes when ctx ends.
+func (deafLedger) Changes(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(ch) })
+	return ch
 }

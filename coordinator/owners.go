@@ -211,7 +211,13 @@ func (c *Coordinator) stopIdle(name string) {
 
 // End releases every auto lease of an owner whose worker ended (exit,
 // crash, kill) and marks it gone. Check-out leases outlive the worker.
+// On a shared ledger it is done again after a lost race, like Mutate.
 func (c *Coordinator) End(ctx context.Context, name, why string) (int, error) {
+	return again(ctx, c, func() (int, error) { return c.end(ctx, name, why) })
+}
+
+// end is End's one attempt.
+func (c *Coordinator) end(ctx context.Context, name, why string) (int, error) {
 	cl := c.callerOf(ctx)
 	if err := cl.actAs(name); err != nil {
 		return 0, err

@@ -16,8 +16,14 @@ import (
 // resolveContention):
 // retry re-decides (granted: the held mutation proceeds; still held: the
 // blocker stays open), deny fails the held mutation with EBUSY and lets the
-// worker go on, abort ends the worker.
+// worker go on, abort ends the worker. On a shared ledger it is carried
+// out again after a lost race, like Mutate.
 func (c *Coordinator) Resolve(ctx context.Context, id string, a blocker.Action, by, note string) (leasegate.ResolveResult, error) {
+	return again(ctx, c, func() (leasegate.ResolveResult, error) { return c.resolve(ctx, id, a, by, note) })
+}
+
+// resolve is Resolve's one attempt.
+func (c *Coordinator) resolve(ctx context.Context, id string, a blocker.Action, by, note string) (leasegate.ResolveResult, error) {
 	if err := gate.ValidID(id); err != nil {
 		return leasegate.ResolveResult{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: "blocker id: " + err.Error()}
 	}

@@ -1,6 +1,8 @@
 package integration_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,4 +36,32 @@ func TestReleaseAfterRebaseAndMerge(t *testing.T) {
 			t.Errorf("no release on commit of %s in its history", name)
 		}
 	}
+}
+
+// TestGitRmLeavesItsDirectoryFree: after removing a file, git tries to
+// remove its directory too and expects ENOTEMPTY while anything is left
+// there. That failed rmdir neither waits for another owner's file in the
+// directory (a contention, then a blocker halting the worker) nor leases
+// the directory's whole subtree to the worker.
+func TestGitRmLeavesItsDirectoryFree(t *testing.T) {
+	r := newRepo(t, map[string]string{"docs/a.txt": "a\n", "docs/b.txt": "b\n", "docs/c.txt": "c\n"})
+	alice := r.worker("alice", "echo x >> docs/a.txt && sleep 6")
+	eventually(t, 5*time.Second, "alice's lease on docs/a.txt", func() bool { return r.holders()["docs/a.txt"] == "alice" })
+	bob := r.worker("bob", "git rm -q docs/b.txt && rmdir docs; echo rmdir=$? && touch bob.done && sleep 6")
+	eventually(t, 10*time.Second, "bob's git rm", func() bool { _, err := os.Stat(filepath.Join(r.dir, "bob.done")); return err == nil })
+	if h := r.holders(); h["docs/**"] != "" || h["docs/b.txt"] != "bob" {
+		t.Errorf("leases after bob's git rm: %v, want docs/b.txt bob's and no lease of docs/**", h)
+	}
+	if evs := r.history("docs/**"); hasEvent(evs, gate.EventContention) {
+		t.Errorf("bob's removal of docs contended with alice's docs/a.txt: %v", evs)
+	}
+	if bs := r.openBlockers(); len(bs) != 0 {
+		t.Errorf("open blockers after bob's git rm: %v", bs)
+	}
+	r.mustLG("stop", "--as", "bob")
+	bob.wait(t, 15*time.Second)
+	if !strings.Contains(bob.out.String(), "rmdir=1") {
+		t.Errorf("rmdir of the non-empty docs did not fail as rmdir does; output:\n%s", bob.out)
+	}
+	alice.wait(t, 15*time.Second)
 }

@@ -44,6 +44,9 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	if s.coveredFast(m) {
 		return nil
 	}
+	if removesNonEmptyDir(m) {
+		return syscall.ENOTEMPTY
+	}
 	if abs, err := s.unnameable(m); err != nil {
 		s.notef("refused %s of %s by pid %d: no lease can name it (%v)", m.Op, gate.ShownPath(".../"+filepath.Base(abs)), m.PID, err)
 		return syscall.ENAMETOOLONG
@@ -114,6 +117,28 @@ func holdsStateDir(ws *workspace.Workspace, m intercept.Mutation) bool {
 	}
 	rel, above := workspace.Under(m.Paths[0], ws.StateDir)
 	return above && rel != "."
+}
+
+// removesNonEmptyDir reports whether m removes a directory that has
+// entries. The kernel refuses that with ENOTEMPTY whoever holds what lies
+// beneath, so that is the answer, given at once: gated, the removal would
+// wait for another owner's file there and open a blocker, or lease the
+// whole subtree to a worker that removes nothing. git tries it on each
+// directory it removed a file from (git rm, checkout, stash, reset) and
+// expects the failure. An entry made or removed by another process
+// meanwhile changes nothing: the answer is the kernel's at the moment the
+// directory was read.
+func removesNonEmptyDir(m intercept.Mutation) bool {
+	if m.Op != intercept.OpRmdir || len(m.Paths) != 1 {
+		return false
+	}
+	d, err := os.Open(m.Paths[0])
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) > 0
 }
 
 // linksOut reports whether m makes a hard link outside the workspace to a

@@ -70,6 +70,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	if f.force && !f.stop {
 		return usagef("serve: --force goes with --stop")
 	}
+	if err := stopTakes(fs, f.stop); err != nil {
+		return err
+	}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -88,6 +91,26 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return rep.failed(&startError{err})
+}
+
+// stopFlags are the flags `serve --stop` takes: the ones every command
+// takes and --force. The others configure a coordinator that serves.
+var stopFlags = map[string]bool{"stop": true, "force": true, "workspace": true, "json": true, "log-level": true, "no-start": true}
+
+// stopTakes refuses, with --stop, a flag given that only a serving
+// coordinator uses: `serve --stop --notify-url URL` stopped the
+// coordinator and dropped the URL unsaid.
+func stopTakes(fs *flag.FlagSet, stop bool) error {
+	if !stop {
+		return nil
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if err == nil && !stopFlags[fl.Name] {
+			err = usagef("serve: --%s configures a coordinator that serves; --stop takes only --force", fl.Name)
+		}
+	})
+	return err
 }
 
 // check refuses flag values serve could only fail on later, or would

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,13 +101,23 @@ func TestServeStop(t *testing.T) {
 	if code := w.wait(t, 30*time.Second); code != 0 || !strings.Contains(w.out.String(), "rc=3") || !strings.Contains(w.out.String(), "ADMIN_REQUIRED") {
 		t.Fatalf("serve --stop --force from inside a worker: exit %d, want the stop refused with ADMIN_REQUIRED (rc=3):\n%s", code, w.out)
 	}
-	out = r.mustLG("serve", "--stop", "--force")
-	if want := "(pid " + strconv.Itoa(r.server.Process.Pid) + ")"; !strings.Contains(out, want) {
-		t.Errorf("serve --stop --force says %q, want the coordinator's %s", out, want)
+	var stopped struct {
+		Stopped   bool   `json:"stopped"`
+		PID       int    `json:"pid"`
+		Workspace string `json:"workspace"`
+	}
+	mustJSON(t, r.mustLG("serve", "--stop", "--force", "--json"), &stopped)
+	if !stopped.Stopped || stopped.PID != r.server.Process.Pid || stopped.Workspace != r.dir {
+		t.Errorf("serve --stop --force --json = %+v, want stopped, the coordinator's pid %d and %s", stopped, r.server.Process.Pid, r.dir)
 	}
 	serverExits(t, r, 15*time.Second, "serve --stop --force")
 	if out := r.mustLG("serve", "--stop"); !strings.Contains(out, "no coordinator running") {
 		t.Errorf("serve --stop with none running says %q", out)
+	}
+	stopped.Stopped, stopped.PID = true, 0
+	mustJSON(t, r.mustLG("serve", "--stop", "--json"), &stopped)
+	if stopped.Stopped || stopped.PID != 0 {
+		t.Errorf("serve --stop --json with none running = %+v, want not stopped and no pid", stopped)
 	}
 	if _, errs, code := r.lg("acquire", "a.txt", "--as", "bob"); code != 3 || !strings.Contains(errs, "alice") {
 		t.Errorf("bob's acquire of a.txt after the stop: exit %d, want 3 (alice's lease kept): %s", code, errs)

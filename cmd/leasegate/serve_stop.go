@@ -35,8 +35,7 @@ func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force b
 		if pid, serving := ws.Serving(); serving {
 			return fmt.Errorf("%w: the coordinator (pid %d) holds %s but does not answer: %v", api.ErrUnavailable, pid, ws.Root, err)
 		}
-		fmt.Printf("no coordinator running for %s\n", ws.Root)
-		return nil
+		return c.saidStopped(serveStopped{Workspace: ws.Root})
 	}
 	if who, err := cl.Whoami(ctx); err == nil && !who.Operator {
 		as := "owner " + strings.Join(who.Owners, ", ")
@@ -60,7 +59,27 @@ func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force b
 	if err := c.waitStopped(ctx, ws); err != nil {
 		return fmt.Errorf("the coordinator (pid %d) was sent SIGTERM but %w", pid, err)
 	}
-	fmt.Printf("coordinator (pid %d) of %s stopped\n", pid, ws.Root)
+	return c.saidStopped(serveStopped{Stopped: true, PID: pid, Workspace: ws.Root})
+}
+
+// serveStopped is what `serve --stop` did: stopped the coordinator of pid,
+// or found none running.
+type serveStopped struct {
+	Stopped   bool   `json:"stopped"`
+	PID       int    `json:"pid,omitempty"`
+	Workspace string `json:"workspace"`
+}
+
+// saidStopped prints what `serve --stop` did, as JSON under --json.
+func (c *common) saidStopped(s serveStopped) error {
+	switch {
+	case c.jsonOut:
+		return printJSON(s)
+	case s.Stopped:
+		fmt.Printf("coordinator (pid %d) of %s stopped\n", s.PID, s.Workspace)
+	default:
+		fmt.Printf("no coordinator running for %s\n", s.Workspace)
+	}
 	return nil
 }
 

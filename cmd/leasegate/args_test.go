@@ -44,6 +44,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"ui", "--addr", "127.0.0.1:99999"}, "invalid port"},
 		{[]string{"history", "--limit", "-1"}, "--limit -1: want 0 (all) or a positive number"},
 		{[]string{"blockers", "--markdown", "--json"}, "--markdown and --json are two forms"},
+		{[]string{"blockers", "01JD3", "--all"}, "--all lists the resolved blockers too"},
 		{[]string{"serve", "--stop", "--notify-url", "http://127.0.0.1:9/n"}, "--notify-url configures a coordinator that serves"},
 		{[]string{"serve", "--stop", "--retry-after", "1s"}, "--retry-after configures a coordinator that serves"},
 		{[]string{"serve", "--stop", "--idle-exit", "5m"}, "--idle-exit configures a coordinator that serves"},

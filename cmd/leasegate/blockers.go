@@ -24,6 +24,9 @@ func cmdBlockers(ctx context.Context, args []string) error {
 	if len(pos) > 1 {
 		return usagef("blockers: want at most one BLOCKER_ID, got %d arguments", len(pos))
 	}
+	if all && len(pos) == 1 {
+		return usagef("blockers: --all lists the resolved blockers too; a BLOCKER_ID's report is shown whatever its state, so give one or the other")
+	}
 	if md && f.jsonOut {
 		return usagef("blockers: --markdown and --json are two forms of the output; give one")
 	}

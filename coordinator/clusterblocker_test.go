@@ -138,6 +138,44 @@ func TestSharedEndAndResolveCatchUp(t *testing.T) {
 	}
 }
 
+// TestSharedContentionResolvedAfterRace: an operator's deny of a write
+// waiting on host-b for its retry, given while host-b has not seen
+// host-a's last commit, loses the race on the shared ledger; the write
+// still waits, and the deny, carried out again once caught up, denies it
+// (it was left waiting with its retry cancelled, and the deny said no
+// such contention).
+func TestSharedContentionResolvedAfterRace(t *testing.T) {
+	cluster := startCluster(t)
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL, deaf)
+	ctx := context.Background()
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "bob", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "bob", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
+		t.Fatalf("bob's write on host-a = %+v, %v, want granted", r, err)
+	}
+	if err := b.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "carol", Host: "host-b"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Mutate(ctx, leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.txt"}})
+	if err != nil || r.Outcome != leasegate.Contended {
+		t.Fatalf("carol's write of bob's file on host-b = %+v, %v, want contended", r, err)
+	}
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "dan", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := r.Contention.ID
+	if res, err := b.Resolve(ctx, id, blocker.ActionDeny, "op", ""); err != nil || res.Outcome != leasegate.Denied {
+		t.Fatalf("Resolve(%s, deny) on host-b, behind dan's registration on host-a = %s %q, %v; want denied", id, res.Outcome, res.Message, err)
+	}
+	brief, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if w, err := b.WaitContention(brief, id); err != nil || w.Outcome != leasegate.Denied {
+		t.Fatalf("WaitContention(%s) after the deny = %s, %v; want denied", id, w.Outcome, err)
+	}
+}
+
 // deaf makes a shared coordinator's ledger tell it of no other
 // coordinator's commits, so it learns of them only when one of its own
 // commits loses the race.

@@ -83,6 +83,11 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 	con.view.Outcome = res.Outcome // no retry or wake decides it again
 	c.mu.Unlock()
 	if err := durable(ctx, both(pre, done)); err != nil {
+		if raced(err) {
+			c.mu.Lock()
+			c.waitAgain(con)
+			c.mu.Unlock()
+		}
 		return leasegate.ResolveResult{}, err
 	}
 	c.mu.Lock()
@@ -91,6 +96,19 @@ func (c *Coordinator) resolveContention(ctx context.Context, con *contention, a 
 	view = con.view
 	c.mu.Unlock()
 	return leasegate.ResolveResult{Contention: &view, Outcome: res.Outcome, Message: res.Message}, nil
+}
+
+// waitAgain puts back a waiting write whose resolution the shared ledger
+// refused: it waits for its retry at the time it was given, so that the
+// operator's act, carried out again once caught up, finds it waiting
+// rather than left undecided with no retry. Call with c.mu held.
+func (c *Coordinator) waitAgain(con *contention) {
+	con.view.Outcome = leasegate.Contended
+	if key := c.mutationKey(con.req.Owner, con.req.Paths); c.byKey[key] == nil {
+		c.byKey[key] = con
+	}
+	id, now := con.view.ID, c.clock.Now()
+	c.sched.ScheduleRetry(id, now, max(0, con.view.RetryAt.Sub(now)), func(time.Time) { c.retry(id) })
 }
 
 // retriedWaiting is the record of an operator's retry that found a

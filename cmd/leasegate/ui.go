@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -71,22 +72,64 @@ func cmdUI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	url := lns[0].url() + srv.LoginPath()
-	fmt.Printf("console of %s on %s\n", ws.Root, lns[0].url())
-	if sec.admin != "" {
-		fmt.Printf("certificate SHA-256 fingerprint %s (check it in the browser before you log in)\n", console.Fingerprint(sec.cert))
-	}
-	if len(lns) > 1 {
-		fmt.Printf("metrics on %s/metrics%s\n", lns[1].url(), bearerHint(lns[1]))
-	}
-	fmt.Printf("open (once; the token is then spent): %s\n", url)
-	if lns[0].remote {
-		fmt.Printf("the login page asks for the admin token: the contents of %s on this machine\n", ws.AdminTokenPath())
+	a := uiAnnounced(ws, lns, sec, srv.LoginPath())
+	if err := f.announce(a, lns); err != nil {
+		return err
 	}
 	if f.open {
-		openBrowser(ctx, url)
+		openBrowser(ctx, a.LoginURL)
 	}
 	return srv.Run(ctx, lns[0], listeners(lns[1:])...)
+}
+
+// uiAnnouncement is what `ui` says once it serves: where, the one-time
+// login URL, and beyond loopback what the operator checks and types.
+type uiAnnouncement struct {
+	Workspace      string `json:"workspace"`
+	URL            string `json:"url"`
+	LoginURL       string `json:"login_url"`
+	MetricsURL     string `json:"metrics_url,omitempty"`
+	Fingerprint    string `json:"fingerprint,omitempty"`
+	AdminTokenFile string `json:"admin_token_file,omitempty"`
+}
+
+func uiAnnounced(ws *workspace.Workspace, lns []*uiListener, sec uiSecurity, loginPath string) uiAnnouncement {
+	a := uiAnnouncement{Workspace: ws.Root, URL: lns[0].url(), LoginURL: lns[0].url() + loginPath}
+	if sec.admin != "" {
+		a.Fingerprint = console.Fingerprint(sec.cert)
+	}
+	if len(lns) > 1 {
+		a.MetricsURL = lns[1].url() + "/metrics"
+	}
+	if lns[0].remote {
+		a.AdminTokenFile = ws.AdminTokenPath()
+	}
+	return a
+}
+
+// announce prints a: under --json as one JSON line, which a script reads
+// while ui goes on serving; else as lines for a person.
+func (f *uiFlags) announce(a uiAnnouncement, lns []*uiListener) error {
+	if f.jsonOut {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Printf("%s\n", b)
+		return err
+	}
+	fmt.Printf("console of %s on %s\n", a.Workspace, a.URL)
+	if a.Fingerprint != "" {
+		fmt.Printf("certificate SHA-256 fingerprint %s (check it in the browser before you log in)\n", a.Fingerprint)
+	}
+	if a.MetricsURL != "" {
+		fmt.Printf("metrics on %s%s\n", a.MetricsURL, bearerHint(lns[1]))
+	}
+	fmt.Printf("open (once; the token is then spent): %s\n", a.LoginURL)
+	if a.AdminTokenFile != "" {
+		fmt.Printf("the login page asks for the admin token: the contents of %s on this machine\n", a.AdminTokenFile)
+	}
+	return nil
 }
 
 // uiListener is one address `ui` serves on.

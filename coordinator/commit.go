@@ -51,7 +51,7 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 	return c.releaseClean(ctx, owner, repos, states)
 }
 
-// releaseClean releases owner's auto file leases whose every path is
+// releaseClean releases owner's auto leases whose every path is
 // committed and clean in its repository's state. A path leased since the
 // repositories were looked up is judged by the workspace's own
 // repository: rightly for its files, and a nested repository's file stays
@@ -62,7 +62,7 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 	var evs []gate.Event
 	var released []gate.Lease
 	for _, l := range c.table.ByOwner(owner) {
-		if l.Kind != gate.KindAuto || l.Scope.Type != gate.ScopeFile {
+		if !releasable(l) {
 			continue
 		}
 		if head, ok := allClean(l.Scope.Paths, repos, states, c.cfg.Folding); ok {
@@ -78,12 +78,19 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 	return released, err
 }
 
-// oldestAuto returns when the oldest of the auto file leases was taken
+// releasable reports whether a commit may release l: an auto lease of
+// files, or of the subtree of a directory the owner made, renamed or
+// removed (dir/**). Check-outs end by check-in.
+func releasable(l gate.Lease) bool {
+	return l.Kind == gate.KindAuto && (l.Scope.Type == gate.ScopeFile || l.Scope.Type == gate.ScopeSparse)
+}
+
+// oldestAuto returns when the oldest of the releasable leases was taken
 // (the zero time when there is none).
 func oldestAuto(leases []gate.Lease) time.Time {
 	var oldest time.Time
 	for _, l := range leases {
-		if l.Kind == gate.KindAuto && l.Scope.Type == gate.ScopeFile && (oldest.IsZero() || l.AcquiredAt.Before(oldest)) {
+		if releasable(l) && (oldest.IsZero() || l.AcquiredAt.Before(oldest)) {
 			oldest = l.AcquiredAt
 		}
 	}
@@ -124,7 +131,7 @@ func gitState(ctx context.Context, root, prefix string, since time.Time, f gate.
 func nestedRepos(root string, leases []gate.Lease) map[string]string {
 	repos := map[string]string{"": ""}
 	for _, l := range leases {
-		if l.Kind != gate.KindAuto || l.Scope.Type != gate.ScopeFile {
+		if !releasable(l) {
 			continue
 		}
 		for _, p := range l.Scope.Paths {
@@ -146,15 +153,12 @@ func repoOf(root, rel string) string {
 }
 
 // allClean reports whether every path is committed and clean in its
-// repository, and names the commit of the first. The sets hold git's
-// paths by their key under f: git prints a path as its index spells it,
-// which on a volume that folds case (where git sets core.ignorecase) need
-// not be the spelling a lease was granted with.
+// repository (see committedClean), and names the commit of the first.
 func allClean(paths []string, repos map[string]string, states map[string]repoState, f gate.Folding) (string, bool) {
 	var head string
 	for i, p := range paths {
-		st, k := states[repos[p]], f.Key(p)
-		if !st.committed[k] || st.dirty[k] {
+		st := states[repos[p]]
+		if !st.committedClean(p, f) {
 			return "", false
 		}
 		if i == 0 {
@@ -162,6 +166,33 @@ func allClean(paths []string, repos map[string]string, states map[string]repoSta
 		}
 	}
 	return head, true
+}
+
+// committedClean reports whether the leased path p is committed and clean
+// in st: a file committed and not dirty; a subtree (dir/**) with a file
+// beneath committed and none dirty, so a directory made and committed
+// whole is released like its files, and an empty one stays leased. The
+// sets hold git's paths by their key under f: git prints a path as its
+// index spells it, which on a volume that folds case (where git sets
+// core.ignorecase) need not be the spelling a lease was granted with.
+func (st repoState) committedClean(p string, f gate.Folding) bool {
+	dir, subtree := strings.CutSuffix(p, "/**")
+	if !subtree || gate.IsGlob(dir) {
+		k := f.Key(p)
+		return st.committed[k] && !st.dirty[k]
+	}
+	prefix := f.Key(dir + "/")
+	return anyUnder(st.committed, prefix) && !anyUnder(st.dirty, prefix)
+}
+
+// anyUnder reports whether a key of set starts with prefix.
+func anyUnder(set map[string]bool, prefix string) bool {
+	for k := range set {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxCommitsJudged bounds how many commits of HEAD's first-parent line a

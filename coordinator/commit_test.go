@@ -150,6 +150,41 @@ func TestReleaseCommittedSinceLeased(t *testing.T) {
 	})
 }
 
+// TestReleaseCommittedSubtree: a directory a worker made is leased whole
+// (dir/**); once what it put there is committed and nothing beneath is
+// dirty, the commit releases it like a file. One with an uncommitted file
+// beneath, or with nothing committed beneath, stays leased.
+func TestReleaseCommittedSubtree(t *testing.T) {
+	repo := gitRepo(t)
+	writeFile(t, repo, "README", "r\n")
+	runGit(t, repo, "add", ".")
+	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-m", "initial")
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.mutate("alice", "newpkg/**")
+		e.mutate("alice", "half/**")
+		e.mutate("alice", "empty/**")
+		for _, dir := range []string{"newpkg/sub", "half", "empty"} {
+			if err := os.MkdirAll(filepath.Join(repo, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeFile(t, repo, "newpkg/a.txt", "a\n")
+		writeFile(t, repo, "newpkg/sub/b.txt", "b\n")
+		writeFile(t, repo, "half/c.txt", "c\n")
+		writeFile(t, repo, "half/d.txt", "d, not committed yet\n")
+		runGit(t, repo, "add", "newpkg", "half/c.txt")
+		runGitAt(t, repo, epoch.Add(time.Minute), "commit", "-q", "-m", "new packages")
+
+		if got, want := mustReleaseCommitted(t, e, "alice"), []string{"newpkg/**"}; !slices.Equal(got, want) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want %q", got, want)
+		}
+		if got, want := e.held("alice", gate.KindAuto), []string{"empty/**", "half/**"}; !slices.Equal(got, want) {
+			t.Fatalf("alice holds %q after the commit, want %q", got, want)
+		}
+	})
+}
+
 // TestReleaseCommittedNeedsWorkspace: without a workspace there is no
 // commit to look at, and nothing is released.
 func TestReleaseCommittedNeedsWorkspace(t *testing.T) {

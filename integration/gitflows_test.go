@@ -65,3 +65,25 @@ func TestGitRmLeavesItsDirectoryFree(t *testing.T) {
 	}
 	alice.wait(t, 15*time.Second)
 }
+
+// TestReleaseCommittedDirectories: a directory the worker made, and both
+// names of one it moved with git mv, are leased whole; once committed,
+// with nothing beneath left dirty, the commit releases them.
+func TestReleaseCommittedDirectories(t *testing.T) {
+	r := newRepo(t, map[string]string{"old/a.txt": "a\n"})
+	w := r.worker("alice", "mkdir -p pkg/sub && echo b > pkg/sub/b.txt && git add pkg && git commit -qm pkg"+
+		" && git mv old new && git commit -qm moved && touch done.txt && sleep 4")
+	eventually(t, 8*time.Second, "the release of pkg/**, old/** and new/**", func() bool {
+		_, err := os.Stat(filepath.Join(r.dir, "done.txt"))
+		h := r.holders()
+		return err == nil && h["pkg/**"] == "" && h["old/**"] == "" && h["new/**"] == ""
+	})
+	w.wait(t, 10*time.Second)
+	released := false
+	for _, e := range r.history("pkg/**") {
+		released = released || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in "))
+	}
+	if !released {
+		t.Error("no release on commit of pkg/** in its history")
+	}
+}

@@ -22,7 +22,10 @@ func install(ctx context.Context, name string, args []string) error {
 	var user, trust, shared, noMCP bool
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.BoolVar(&noMCP, "no-mcp", false, "hooks only: leave the agent's MCP configuration (.mcp.json, ...) alone")
-	f.common.register(fs, false)
+	// Only --workspace of the flags most commands take: install prints
+	// what it wrote as text, logs nothing and starts no coordinator, so
+	// --json, --log-level and --no-start would be taken and ignored.
+	fs.StringVar(&f.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
 	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with `leasegate` looked up in PATH, "+
 		"instead of the agent's local file (.claude/settings.local.json) with this binary's absolute path")

@@ -164,6 +164,34 @@ func TestGitInstallRespectsHooksPath(t *testing.T) {
 	}
 }
 
+// TestGitInstallSaysHooksInWorkingTree: a core.hooksPath inside the
+// working tree (husky's .husky, committed with the repository) gets the
+// hooks too, and install says that git status now shows them there,
+// naming each, and how to gate every clone's commits instead; with the
+// hooks in .git/hooks it says nothing of the kind.
+func TestGitInstallSaysHooksInWorkingTree(t *testing.T) {
+	r := newRepo(t)
+	if out := r.mustLeasegate("install", "git"); strings.Contains(out, "working tree") {
+		t.Errorf("install git into .git/hooks said:\n%s", out)
+	}
+	r.mustLeasegate("uninstall", "git")
+	writeFile(t, filepath.Join(r.root, ".husky", "pre-commit"), foreignHook, 0o755)
+	r.git("add", ".husky")
+	r.git("commit", "-q", "-m", "husky")
+	r.git("config", "core.hooksPath", ".husky")
+	out := r.mustLeasegate("install", "git")
+	for _, want := range []string{"note: the hooks directory .husky (core.hooksPath) is in the working tree",
+		".husky/pre-commit", ".husky/post-commit", ".husky/pre-commit" + hooks.ChainedSuffix, "leasegate hook git-pre-commit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install git into .husky said\n%s\nwant it to say %q", out, want)
+		}
+	}
+	r.mustLeasegate("uninstall", "git")
+	if got := r.git("status", "--porcelain"); got != "" {
+		t.Errorf("git status after uninstall = %q, want clean", got)
+	}
+}
+
 func TestGitGuardFailsClosedWithoutCoordinator(t *testing.T) {
 	r := newRepo(t) // no coordinator, and the hooks may not start one
 	r.mustLeasegate("install", "git")

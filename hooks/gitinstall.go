@@ -128,7 +128,41 @@ func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
 		}
 		did = append(did, line)
 	}
+	if note := workingTreeNote(ctx, dir, hd); note != "" {
+		did = append(did, note)
+	}
 	return did, nil
+}
+
+// workingTreeNote says when the hooks directory hd lies in the working
+// tree of dir's repository (a core.hooksPath such as husky's .husky, often
+// committed with it): git status then shows the hooks install wrote there,
+// which name this binary's absolute path, and a commit of them would hand
+// that path, and leasegate's guard, to every clone. It is "" when git
+// shows nothing there.
+func workingTreeNote(ctx context.Context, dir, hd string) string {
+	out, err := gitrun.Command(ctx, dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", hd).Output()
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) > 3 && rec[2] == ' ' {
+			names = append(names, string(rec[3:]))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	rel, err := filepath.Rel(dir, hd)
+	if err != nil {
+		rel = hd
+	}
+	return fmt.Sprintf("note: the hooks directory %s (core.hooksPath) is in the working tree, and git status shows what install "+
+		"wrote there (%s): those files name this binary's absolute path, so keep them out of commits. To gate the commits of "+
+		"every clone instead, put `leasegate hook git-pre-commit </dev/null || exit $?` first in the pre-commit hook you commit "+
+		"and `leasegate hook git-post-commit </dev/null` in post-commit (leasegate from PATH), then run `leasegate uninstall git`",
+		filepath.ToSlash(rel), strings.Join(names, ", "))
 }
 
 // InstallGitTree installs the git hooks (InstallGit) in the workspace's

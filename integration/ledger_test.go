@@ -160,3 +160,37 @@ func TestLedgerCheckAndRecover(t *testing.T) {
 		})
 	})
 }
+
+// TestLedgerCheckJSON: `ledger check --json` and `ledger recover --json`
+// on a sound ledger give each list as [] when it holds nothing (missing
+// events, damage, drops were null) and a journal segment's fields in the
+// keys the rest of the output uses (they were File, First, Last, End).
+func TestLedgerCheckJSON(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.mustLG("acquire", "a.txt", "--as", "alice")
+	r.stopServer()
+	var check map[string]any
+	mustJSON(t, r.mustLG("ledger", "check", "--json"), &check)
+	for _, k := range []string{"missing_seqs", "damage", "journal_segments"} {
+		if _, ok := check[k].([]any); !ok {
+			t.Errorf("ledger check --json: %s = %v, want a list", k, check[k])
+		}
+	}
+	segs, _ := check["journal_segments"].([]any)
+	if len(segs) == 0 {
+		t.Fatalf("ledger check --json has no journal segment: %v", check)
+	}
+	seg, _ := segs[0].(map[string]any)
+	for _, k := range []string{"file", "first_seq", "last_seq", "end"} {
+		if _, ok := seg[k]; !ok {
+			t.Errorf("ledger check --json: a journal segment %v has no %q", seg, k)
+		}
+	}
+	var rec map[string]any
+	mustJSON(t, r.mustLG("ledger", "recover", "--json"), &rec)
+	for _, k := range []string{"missing_seqs", "dropped", "originals"} {
+		if _, ok := rec[k].([]any); !ok {
+			t.Errorf("ledger recover --json: %s = %v, want a list", k, rec[k])
+		}
+	}
+}

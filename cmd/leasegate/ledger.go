@@ -68,20 +68,46 @@ func cmdLedger(ctx context.Context, args []string) error {
 
 // checkReport is what `ledger check --json` prints.
 type checkReport struct {
-	Readable   int                  `json:"readable_events"`
-	FileEvents int                  `json:"file_events"`
-	FileLast   uint64               `json:"file_last_seq"`
-	Segments   []bolt.SegmentRun    `json:"journal_segments"`
-	Missing    [][2]uint64          `json:"missing_seqs"`
-	Damage     []*bolt.CorruptError `json:"damage"`
-	Torn       *bolt.CorruptError   `json:"torn_tail,omitempty"`
+	Readable   int          `json:"readable_events"`
+	FileEvents int          `json:"file_events"`
+	FileLast   uint64       `json:"file_last_seq"`
+	Segments   []segmentRun `json:"journal_segments"`
+	Missing    [][2]uint64  `json:"missing_seqs"`
+	Damage     []string     `json:"damage"` // as a ledger on etcd reports it
+	Torn       string       `json:"torn_tail,omitempty"`
+}
+
+// segmentRun is what a journal segment holds from its start, with the
+// keys of the JSON output's other fields.
+type segmentRun struct {
+	File  string `json:"file"`
+	First uint64 `json:"first_seq"` // 0 when no record is readable
+	Last  uint64 `json:"last_seq"`
+	End   int64  `json:"end"` // the byte where its readable records end
+}
+
+// newCheckReport is what s says of a ledger. Its lists are empty, never
+// nil, so that the JSON a script reads has [] for none, as every
+// command's --json has.
+func newCheckReport(s *bolt.Salvage) checkReport {
+	r := checkReport{Readable: len(s.Events), FileEvents: s.FileEvents, FileLast: s.FileLast,
+		Segments: []segmentRun{}, Missing: append([][2]uint64{}, s.Missing()...), Damage: []string{}}
+	for _, seg := range s.Segments {
+		r.Segments = append(r.Segments, segmentRun{File: seg.File, First: seg.First, Last: seg.Last, End: seg.End})
+	}
+	for _, d := range s.Damage {
+		r.Damage = append(r.Damage, d.Error())
+	}
+	if s.Torn != nil {
+		r.Torn = s.Torn.Error()
+	}
+	return r
 }
 
 // ledgerCheck prints what is readable and where reading breaks; it exits
 // 1 when a coordinator would refuse the ledger.
 func ledgerCheck(f common, path string, s *bolt.Salvage) error {
-	r := checkReport{Readable: len(s.Events), FileEvents: s.FileEvents, FileLast: s.FileLast, Segments: s.Segments,
-		Missing: s.Missing(), Damage: s.Damage, Torn: s.Torn}
+	r := newCheckReport(s)
 	if f.jsonOut {
 		if err := printJSON(r); err != nil {
 			return err
@@ -110,7 +136,7 @@ func printCheck(path string, r checkReport) {
 	for _, d := range r.Damage {
 		fmt.Println("damage:", d)
 	}
-	if r.Torn != nil {
+	if r.Torn != "" {
 		fmt.Println("torn tail (never acknowledged, dropped on start):", r.Torn)
 	}
 	if len(r.Damage) == 0 {
@@ -147,7 +173,7 @@ func ledgerRecover(f common, path string, s *bolt.Salvage) error {
 	if err != nil {
 		return fmt.Errorf("ledger recover: %w", err)
 	}
-	r := recoverReport{Kept: kept, Missing: s.Missing(), Dropped: drops, Aside: aside}
+	r := recoverReport{Kept: kept, Missing: append([][2]uint64{}, s.Missing()...), Dropped: append([]dropped{}, drops...), Aside: append([]string{}, aside...)}
 	if f.jsonOut {
 		return printJSON(r)
 	}

@@ -106,9 +106,13 @@ func TestClusterFromEnvRefused(t *testing.T) {
 // instead of being granted on the wrong table.
 func TestClusterFromEnvRunRefusesAnotherCoordinator(t *testing.T) {
 	r, plain := namedClusterCheckout(t, "swap")
-	trigger := filepath.Join(t.TempDir(), "go")
-	w := r.workerEnv("alice", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger), "LEASEGATE_NO_START=1")
-	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
+	// The worker starts once run has its registration's answer: the
+	// coordinator is killed only after that, not between the registration's
+	// commit and its answer (which run would then find refused).
+	sig := t.TempDir()
+	started, trigger := filepath.Join(sig, "started"), filepath.Join(sig, "go")
+	w := r.workerEnv("alice", fmt.Sprintf(": > %s; while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", started, trigger), "LEASEGATE_NO_START=1")
+	eventually(t, 10*time.Second, "alice's worker started", func() bool { _, err := os.Stat(started); return err == nil })
 	r.replaceWithFileCoordinator(plain)
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -16,9 +16,13 @@ import (
 func outage(t *testing.T, env ...string) (*repo, *worker, uint64) {
 	t.Helper()
 	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	trigger := filepath.Join(t.TempDir(), "go")
-	w := r.workerEnv("alice", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", trigger), env...)
-	eventually(t, 5*time.Second, "alice registered", func() bool { return len(r.status().Owners) == 1 })
+	// The worker starts once run has its registration's answer: the
+	// coordinator is killed only after that, not between the registration's
+	// commit and its answer (which run would then find refused).
+	sig := t.TempDir()
+	started, trigger := filepath.Join(sig, "started"), filepath.Join(sig, "go")
+	w := r.workerEnv("alice", fmt.Sprintf(": > %s; while [ ! -e %s ]; do sleep 0.05; done; echo x >> a.txt", started, trigger), env...)
+	eventually(t, 10*time.Second, "alice's worker started", func() bool { _, err := os.Stat(started); return err == nil })
 	seq := r.status().LastSeq
 	r.killServer()
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -370,15 +371,18 @@ func TestPairNamedRight(t *testing.T) {
 }
 
 // TestCountdownAndQuietNotices: on a terminal, a held write shows what it
-// waits for and a countdown to its retry, one line redrawn; the notice to
-// the holder that a write is blocked on its lease does not go into the
-// holder's screen but to its notices log. Off a terminal there is no
-// countdown.
+// waits for and a countdown to its retry, one line redrawn, cut to fit a
+// 60-column terminal and drawn without escape sequences (a wrapped line
+// left a copy of its first row per redraw, and TERM=dumb printed the
+// escape); the notice to the holder that a write is blocked on its lease
+// does not go into the holder's screen but to its notices log. Off a
+// terminal there is no countdown.
 func TestCountdownAndQuietNotices(t *testing.T) {
 	r := newRepo(t, map[string]string{"a.txt": "a\n"})
 	ptyRun := func(args ...string) *worker {
 		w := &worker{out: &syncBuffer{}, done: make(chan struct{})}
-		w.cmd = exec.Command("python3", append([]string{"-c", "import pty,sys; pty.spawn(sys.argv[1:])", bin}, args...)...)
+		spawn := []string{"-c", "import pty,sys; pty.spawn(sys.argv[1:])", "sh", "-c", `stty cols 60 && exec "$@"`, "sh", bin}
+		w.cmd = exec.Command("python3", append(spawn, args...)...)
 		w.cmd.Dir, w.cmd.Env = r.dir, slices.Clone(r.env)
 		w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 		w.cmd.WaitDelay = time.Second
@@ -405,8 +409,16 @@ func TestCountdownAndQuietNotices(t *testing.T) {
 	r.mustLG("resolve", id, "--deny")
 	bob.wait(t, 20*time.Second)
 	out := bob.out.String()
-	if !strings.Contains(out, "\r\x1b[Kleasegate: a.txt waits for carol") || strings.Count(out, "— retry in ") < 2 {
+	if !strings.Contains(out, "\rleasegate: a.txt waits for carol — retry in ") || strings.Count(out, "— retry in ") < 2 {
 		t.Fatalf("no redrawn countdown on bob's terminal:\n%q", out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Fatalf("an escape sequence on bob's terminal:\n%q", out)
+	}
+	for _, row := range strings.Split(out, "\r") {
+		if strings.Contains(row, "retry in ") && utf8.RuneCountInString(strings.TrimRight(row, " \n")) >= 60 {
+			t.Fatalf("a countdown line %q wider than bob's 60-column terminal", row)
+		}
 	}
 	if !strings.Contains(out, "retry in 2s") && !strings.Contains(out, "retry in 1s") {
 		t.Fatalf("the countdown does not count down:\n%q", out)

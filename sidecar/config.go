@@ -94,6 +94,10 @@ type Config struct {
 	// for and a live countdown on Notices: one line, redrawn each second,
 	// cleared when the write is decided. Only for a terminal.
 	Countdown bool
+	// TerminalWidth is the width in columns of the terminal the countdown
+	// is drawn on, asked at each redraw (a terminal can be resized); the
+	// line is cut to fit. Nil, or an answer of 0, leaves it whole.
+	TerminalWidth func() int
 	// Clock times the countdown and the heartbeats; nil means the real
 	// clock.
 	Clock clock.Clock

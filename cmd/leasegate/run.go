@@ -96,7 +96,7 @@ func cmdRun(ctx context.Context, args []string) error {
 	defer closeNotices()
 	cfg := sidecar.Config{
 		Gate: sidecar.Gate(gateKind), FuseCache: *fuseCache, Name: as, Argv: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, HolderNotices: holder,
-		Countdown: isatty.IsTerminal(os.Stderr.Fd()),
+		Countdown: isatty.IsTerminal(os.Stderr.Fd()), TerminalWidth: func() int { return terminalWidth(os.Stderr) },
 		Workspace: ws, Client: namedLedgerClient{Client: cl, ws: ws}, Windows: f.windows, Logger: f.logger("leasegate"),
 	}
 	if !f.noStart {

@@ -3,7 +3,9 @@ package coordinator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -18,8 +20,10 @@ import (
 // ReleaseCommitted releases owner's auto leases on the files committed
 // since they were taken that are now clean (their content is the committed
 // one): the files of HEAD and of each commit before it on its first-parent
-// line made since the owner's oldest auto lease (see gitCommitted). Leases
-// on files that are still dirty are kept: the owner is still changing them.
+// line made since the owner's oldest auto lease (see gitCommitted); and
+// those on names that are gone with git showing no change of them (the
+// temporary name of an atomic save). Leases on files that are still dirty
+// are kept: the owner is still changing them.
 // A file of a repository nested in the tree (a submodule) is judged by
 // that repository's HEAD and status, since the superproject records only
 // which commit of it is checked out. It returns the released leases.
@@ -48,7 +52,27 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 		}
 		states[prefix] = st
 	}
-	return c.releaseClean(ctx, owner, repos, states)
+	return c.releaseClean(ctx, owner, repos, states, vanished(c.cfg.Workspace, leases))
+}
+
+// vanished returns the paths of the releasable file leases that name no
+// file now: the temporary name an atomic save wrote and renamed onto the
+// file it saved (sed -i, editors, os.replace), or a file made and removed
+// again. Looked at after git's status, so a name made again meanwhile is
+// seen and kept.
+func vanished(root string, leases []gate.Lease) map[string]bool {
+	gone := map[string]bool{}
+	for _, l := range leases {
+		if !releasable(l) || l.Scope.Type != gate.ScopeFile {
+			continue
+		}
+		for _, p := range l.Scope.Paths {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(gate.Unescape(p)))); errors.Is(err, fs.ErrNotExist) {
+				gone[p] = true
+			}
+		}
+	}
+	return gone
 }
 
 // releaseClean releases owner's auto leases whose every path is
@@ -56,7 +80,7 @@ func (c *Coordinator) ReleaseCommitted(ctx context.Context, owner string) ([]gat
 // repositories were looked up is judged by the workspace's own
 // repository: rightly for its files, and a nested repository's file stays
 // leased, since the superproject commits none.
-func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[string]string, states map[string]repoState) ([]gate.Lease, error) {
+func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[string]string, states map[string]repoState, gone map[string]bool) ([]gate.Lease, error) {
 	c.mu.Lock()
 	now := c.clock.Now()
 	var evs []gate.Event
@@ -65,7 +89,7 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 		if !releasable(l) {
 			continue
 		}
-		if head, ok := allClean(l.Scope.Paths, repos, states, c.cfg.Folding); ok {
+		if head, ok := allClean(l.Scope.Paths, repos, states, gone, c.cfg.Folding); ok {
 			evs = append(evs, gate.Event{Type: gate.EventReleased, At: now, Actor: owner, LeaseID: l.ID, Reason: "committed in " + head})
 			released = append(released, l)
 		}
@@ -153,12 +177,13 @@ func repoOf(root, rel string) string {
 }
 
 // allClean reports whether every path is committed and clean in its
-// repository (see committedClean), and names the commit of the first.
-func allClean(paths []string, repos map[string]string, states map[string]repoState, f gate.Folding) (string, bool) {
+// repository (see committedClean), or gone and clean, and names the commit
+// of the first.
+func allClean(paths []string, repos map[string]string, states map[string]repoState, gone map[string]bool, f gate.Folding) (string, bool) {
 	var head string
 	for i, p := range paths {
 		st := states[repos[p]]
-		if !st.committedClean(p, f) {
+		if !st.committedClean(p, f) && !(gone[p] && !st.dirty[f.Key(p)]) {
 			return "", false
 		}
 		if i == 0 {

@@ -185,6 +185,42 @@ func TestReleaseCommittedSubtree(t *testing.T) {
 	})
 }
 
+// TestReleaseCommittedVanishedName: the temporary name an atomic save
+// wrote and renamed onto the file (sed -i, an editor, os.replace) is gone
+// once the file is saved; a commit releases its lease with the file's, so
+// the next save of the same file through the same name waits for no one.
+// A tracked file the owner removed and has not committed stays leased.
+func TestReleaseCommittedVanishedName(t *testing.T) {
+	repo := gitRepo(t)
+	writeFile(t, repo, "f.txt", "f v0\n")
+	writeFile(t, repo, "gone.txt", "g\n")
+	runGit(t, repo, "add", ".")
+	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-m", "initial")
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.mutate("alice", "f.txt.tmp")
+		e.mutate("alice", "f.txt")
+		e.mutate("alice", "gone.txt")
+		writeFile(t, repo, "f.txt.tmp", "f v1\n")
+		if err := os.Rename(filepath.Join(repo, "f.txt.tmp"), filepath.Join(repo, "f.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(repo, "gone.txt")); err != nil {
+			t.Fatal(err)
+		}
+		runGitAt(t, repo, epoch.Add(time.Minute), "commit", "-q", "-m", "f", "f.txt")
+
+		got := mustReleaseCommitted(t, e, "alice")
+		slices.Sort(got)
+		if want := []string{"f.txt", "f.txt.tmp"}; !slices.Equal(got, want) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want %q", got, want)
+		}
+		if got := e.held("alice", gate.KindAuto); !slices.Equal(got, []string{"gone.txt"}) {
+			t.Fatalf("alice holds %q after the commit, want [gone.txt]", got)
+		}
+	})
+}
+
 // TestReleaseCommittedNeedsWorkspace: without a workspace there is no
 // commit to look at, and nothing is released.
 func TestReleaseCommittedNeedsWorkspace(t *testing.T) {

@@ -87,3 +87,17 @@ func TestReleaseCommittedDirectories(t *testing.T) {
 		t.Error("no release on commit of pkg/** in its history")
 	}
 }
+
+// TestReleaseCommittedSavedThroughTemporary: sed -i and an editor's
+// atomic save write a temporary name and rename it onto the file; once the
+// file is committed, the temporary name's lease goes with the file's, so
+// no later save through the same name waits for the committer.
+func TestReleaseCommittedSavedThroughTemporary(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	r.worker("alice", "sed -i s/a/x/ a.txt && python3 -c \"import os; open('b.txt.tmp','w').write('y'); os.replace('b.txt.tmp','b.txt')\""+
+		" && git commit -qam saved && mkdir build && touch build/done && sleep 30")
+	eventually(t, 8*time.Second, "the release of every lease alice took", func() bool {
+		_, err := os.Stat(filepath.Join(r.dir, "build", "done"))
+		return err == nil && len(r.holders()) == 0
+	})
+}

@@ -20,9 +20,9 @@ type helpText struct {
 var helpTexts = map[string]helpText{
 	"run": {"leasegate run --as NAME [flags] -- CMD [ARG...]",
 		"CMD is the worker: every file mutation it or any process it starts makes in the workspace passes the lease gate. " +
-			"Exits with the worker's status, 4 if an operator aborted it, 127 if CMD cannot be found.",
+			"Exits with the worker's status, 4 if an operator aborted it, 127 if CMD cannot be found, 126 if it cannot be executed.",
 		[]string{"leasegate run --as alice -- claude", "leasegate run --as ci --retry-after 10s -- make test", "sudo leasegate run --gate fuse --as bob -- codex"}},
-	"serve": {"leasegate serve [flags]\n  leasegate serve --stop [--force]",
+	"serve": {"leasegate serve [flags]\n  leasegate serve --stop [--force] [--json]",
 		"No arguments. Any command that needs a coordinator starts one; run serve yourself to name its windows, a TCP listener or a webhook.",
 		[]string{"leasegate serve --notify-url http://127.0.0.1:9000/notices", "leasegate serve --stop"}},
 	"status": {"leasegate status [--all] [--json]",
@@ -81,10 +81,10 @@ var helpTexts = map[string]helpText{
 	"ledger": {"leasegate ledger check|recover [--json]",
 		"check: read a stopped coordinator's ledger and report. recover: rebuild it from what is readable.",
 		[]string{"leasegate ledger check"}},
-	"ui": {"leasegate ui [--addr 127.0.0.1:0] [--metrics-addr ADDR] [--tls-cert FILE --tls-key FILE] [--open]",
+	"ui": {"leasegate ui [--addr 127.0.0.1:0] [--metrics-addr ADDR] [--tls-cert FILE --tls-key FILE] [--open] [--json]",
 		"No arguments. Serves the console on loopback and prints a one-time login URL; the page then lives in a session cookie. " +
 			"On another interface it serves HTTPS (its own certificate, fingerprint printed, or --tls-cert) and the login also asks for the admin token. " +
-			"Runs until interrupted.",
+			"--json: one JSON line with the URLs. Runs until interrupted.",
 		[]string{"leasegate ui", "leasegate ui --addr 127.0.0.1:7071 --metrics-addr 127.0.0.1:9464 --open", "leasegate ui --addr 192.0.2.2:8443"}},
 	"demo": {"leasegate demo [--keep]",
 		"No arguments. Plays the whole story on a temporary git repository.",
@@ -153,5 +153,5 @@ func usage() {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(os.Stderr, "\nRun 'leasegate help COMMAND' (or 'leasegate COMMAND -h') for a command's usage, flags and examples.\n"+
-		"Exit codes: 0 ok, 1 error, 2 usage or not found, 3 denied, 4 blocked, 5 coordinator unavailable, 127 command not found (run).")
+		"Exit codes: 0 ok, 1 error, 2 usage or not found, 3 denied, 4 blocked, 5 coordinator unavailable; run: 126 not executable, 127 command not found.")
 }

@@ -292,6 +292,22 @@ func (s *Sidecar) reportAt(id string) string {
 	return md
 }
 
+// heldPart names what a contended write waits for. A write of one file
+// names that file. A rename (both names) or a directory's removal (its
+// subtree, dir/**) names the mutation and then what the holder's lease
+// holds, since saying the whole subtree, or both names, were held would
+// not be true: "rename of pkg/a/** to pkg/b/**: pkg/a/x.go".
+func heldPart(c leasegate.ContentionView, req leasegate.MutateRequest) string {
+	if len(c.Paths) == 1 && !strings.HasSuffix(c.Paths[0], "/**") {
+		return gate.ShownPath(c.Paths[0]) + sameFile(c.Holder, req)
+	}
+	what := gate.ShownPaths(c.Paths, ", ")
+	if req.Op == string(intercept.OpRename) && len(c.Paths) == 2 {
+		what = gate.ShownPath(c.Paths[0]) + " to " + gate.ShownPath(c.Paths[1])
+	}
+	return fmt.Sprintf("%s of %s: %s", req.Op, what, gate.ShownPaths(c.Holder.Scope.Paths, ", "))
+}
+
 // slowAnswer is how long a write waits for the coordinator's answer
 // before the person running the worker is told it is held: a decision
 // takes milliseconds, a commit to etcd tens of them.
@@ -305,8 +321,8 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 		Log: s.log,
 		Contended: func(r leasegate.Result) {
 			c := r.Contention
-			s.notef("contention: %s%s is held by %s (for %s); the write waits for one retry at %s (in %s)",
-				gate.ShownPaths(c.Paths, " "), sameFile(c.Holder, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
+			s.notef("contention: %s is held by %s (for %s); the write waits for one retry at %s (in %s)",
+				heldPart(*c, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
 				c.RetryAt.UTC().Format(time.RFC3339), c.RetryAt.Sub(s.cfg.Clock.Now()).Round(time.Second))
 			(*cd).end()
 			*cd = s.startCountdown(*c)

@@ -75,8 +75,7 @@ func findCheckout(dir string) (*Workspace, error) {
 		w, err = &Workspace{Root: abs, StateDir: filepath.Join(abs, "."+StateDirName)}, nil
 	}
 	if errors.Is(err, ErrNoWorkTree) {
-		return nil, fmt.Errorf("%s is in a git directory without a working tree (a bare repository, or a checkout's .git): "+
-			"leasegate gates the files of a checkout; run it in one (`git worktree add DIR` makes one from a bare repository): %w", abs, err)
+		return nil, noWorkTree(abs, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find workspace from %s: %w", abs, err)
@@ -85,6 +84,35 @@ func findCheckout(dir string) (*Workspace, error) {
 		return nil, fmt.Errorf("find workspace: %w", err)
 	}
 	return w, nil
+}
+
+// noWorkTree says that abs, in a git directory without a working tree,
+// has nothing to gate. Inside a checkout's .git (where the blocker reports
+// are kept) it names the checkout to run in, so that a report's command
+// pasted there can be run again; in a bare repository, how to make one.
+func noWorkTree(abs string, err error) error {
+	for d := abs; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(d) == ".git" {
+			root := linkedCheckout(d, abs)
+			return fmt.Errorf("%s is inside the .git directory of the checkout %s, which leasegate does not gate: "+
+				"run it in the checkout (cd %s, or --workspace %s): %w", abs, root, root, root, err)
+		}
+	}
+	return fmt.Errorf("%s is in a git directory without a working tree (a bare repository): "+
+		"leasegate gates the files of a checkout; run it in one (`git worktree add DIR` makes one from a bare repository): %w", abs, err)
+}
+
+// linkedCheckout is the checkout whose git directory in gitDir holds abs:
+// a linked worktree's (.git/worktrees/NAME, whose gitdir file names the
+// worktree's .git file), else the one around gitDir.
+func linkedCheckout(gitDir, abs string) string {
+	rel, _ := filepath.Rel(gitDir, abs)
+	if parts := strings.Split(rel, string(filepath.Separator)); len(parts) >= 2 && parts[0] == "worktrees" {
+		if b, err := os.ReadFile(filepath.Join(gitDir, "worktrees", parts[1], "gitdir")); err == nil {
+			return filepath.Dir(strings.TrimSpace(string(b)))
+		}
+	}
+	return filepath.Dir(gitDir)
 }
 
 // resolveDir makes dir absolute with symlinks resolved and checks that it

@@ -93,16 +93,28 @@ func TestFindMissingDir(t *testing.T) {
 }
 
 // A bare repository, or a checkout's .git directory, has no working tree:
-// Find says so (ErrNoWorkTree), rather than passing on git's complaint.
+// Find says so (ErrNoWorkTree), rather than passing on git's complaint;
+// inside a checkout's .git (the blocker reports' directory, where an
+// operator pastes a report's command) it names the checkout to run in
+// (it told of `git worktree add`, as for a bare repository).
 func TestFindNoWorkTree(t *testing.T) {
 	repo := mustRepo(t)
 	mustGit(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
 	bare := filepath.Join(mustRealDir(t, t.TempDir()), "bare.git")
 	mustGit(t, repo, "clone", "-q", "--bare", repo, bare)
-	for _, dir := range []string{bare, filepath.Join(bare, "refs"), filepath.Join(repo, ".git"), filepath.Join(repo, ".git", "refs")} {
+	for _, dir := range []string{bare, filepath.Join(bare, "refs")} {
 		_, err := workspace.Find(dir)
 		if !errors.Is(err, workspace.ErrNoWorkTree) || !strings.Contains(err.Error(), "git worktree add") {
 			t.Errorf("Find(%q) = %v, want ErrNoWorkTree saying how to make a checkout", dir, err)
+		}
+	}
+	linked := filepath.Join(mustRealDir(t, t.TempDir()), "linked")
+	mustGit(t, repo, "worktree", "add", "-q", linked)
+	for dir, checkout := range map[string]string{filepath.Join(repo, ".git"): repo, filepath.Join(repo, ".git", "refs"): repo,
+		filepath.Join(repo, ".git", "worktrees", "linked"): linked} {
+		_, err := workspace.Find(dir)
+		if !errors.Is(err, workspace.ErrNoWorkTree) || !strings.Contains(err.Error(), "--workspace "+checkout+")") {
+			t.Errorf("Find(%q) = %v, want ErrNoWorkTree naming the checkout %s to run in", dir, err, checkout)
 		}
 	}
 }

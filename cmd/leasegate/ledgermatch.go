@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/leasegate/leasegate"
@@ -75,9 +76,24 @@ type namedLedgerClient struct {
 	ws *workspace.Workspace
 }
 
+// Join checks the coordinator before and after the registration: the
+// check and the registration are two requests, and a registration whose
+// connection broke is sent again, to whichever coordinator answers the
+// socket by then. One that took over meanwhile serving another ledger is
+// told the owner ended, and the registration is refused.
 func (c namedLedgerClient) Join(ctx context.Context, r leasegate.Registration) (string, error) {
 	if err := servesNamedLedger(ctx, c.Client, c.ws, nil); err != nil {
 		return "", err
 	}
-	return c.Client.Join(ctx, r)
+	name, err := c.Client.Join(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	if err := servesNamedLedger(ctx, c.Client, c.ws, nil); err != nil {
+		if errors.Is(err, leasegate.ErrLedgerMismatch) {
+			_, _ = c.Client.End(ctx, name, "registered with a coordinator serving another ledger than "+envname.Cluster+" names")
+		}
+		return "", err
+	}
+	return name, nil
 }

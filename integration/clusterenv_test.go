@@ -117,9 +117,13 @@ func TestClusterFromEnvRunRefusesAnotherCoordinator(t *testing.T) {
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "the sidecar refusing the coordinator on the file", func() bool {
-		return strings.Contains(w.out.String(), `LEASEGATE_CLUSTER names workspace "swap" on etcd`)
-	})
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(w.out.String(), `LEASEGATE_CLUSTER names workspace "swap" on etcd`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sidecar did not refuse the coordinator on the file within 15s; a.txt is %q:\n%s", r.read("a.txt"), w.out)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 	if got := r.read("a.txt"); got != "a\n" {
 		t.Fatalf("a.txt is %q: the write was let through by the coordinator on the file\n%s", got, w.out)
 	}

@@ -51,6 +51,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--stop", "--notify-url", "http://127.0.0.1:9/n"}, "--notify-url configures a coordinator that serves"},
 		{[]string{"serve", "--stop", "--retry-after", "1s"}, "--retry-after configures a coordinator that serves"},
 		{[]string{"serve", "--stop", "--idle-exit", "5m"}, "--idle-exit configures a coordinator that serves"},
+		{[]string{"serve", "--no-start"}, "serve is the coordinator"},
 	}
 	// Nothing may reach a coordinator of this checkout if a command
 	// took its arguments after all.

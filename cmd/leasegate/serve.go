@@ -70,7 +70,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	if f.force && !f.stop {
 		return usagef("serve: --force goes with --stop")
 	}
-	if err := stopTakes(fs, f.stop); err != nil {
+	if err := serveTakes(fs, f.stop); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -97,17 +97,19 @@ func cmdServe(ctx context.Context, args []string) error {
 // takes and --force. The others configure a coordinator that serves.
 var stopFlags = map[string]bool{"stop": true, "force": true, "workspace": true, "json": true, "log-level": true, "no-start": true}
 
-// stopTakes refuses, with --stop, a flag given that only a serving
-// coordinator uses: `serve --stop --notify-url URL` stopped the
-// coordinator and dropped the URL unsaid.
-func stopTakes(fs *flag.FlagSet, stop bool) error {
-	if !stop {
-		return nil
-	}
+// serveTakes refuses a flag given that serve would take and ignore: with
+// --stop, one that only a serving coordinator uses (`serve --stop
+// --notify-url URL` stopped the coordinator and dropped the URL unsaid);
+// without it, --no-start (serve is the coordinator it would not start).
+func serveTakes(fs *flag.FlagSet, stop bool) error {
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
-		if err == nil && !stopFlags[fl.Name] {
+		switch {
+		case err != nil:
+		case stop && !stopFlags[fl.Name]:
 			err = usagef("serve: --%s configures a coordinator that serves; --stop takes only --force", fl.Name)
+		case !stop && fl.Name == "no-start":
+			err = usagef("serve: --no-start is for the commands that would start a coordinator; serve is the coordinator")
 		}
 	})
 	return err

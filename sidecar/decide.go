@@ -332,9 +332,13 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			s.halt()
 			*halted = true
 			b := r.Blocker
+			what := gate.ShownPath(b.Path)
+			if r.Contention != nil {
+				what = heldPart(*r.Contention, req)
+			}
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
 				"  report: %s\n  resolve: leasegate resolve %s --retry | --deny | --abort",
-				gate.ShownPath(b.Path), b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
+				what, b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
 			return true
 		},
 		Unavailable: func(err error, attempt int) {

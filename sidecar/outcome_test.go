@@ -95,20 +95,25 @@ func TestDecideOutcomes(t *testing.T) {
 
 // TestContentionNoticeNamesWhatIsHeld: a rename of a directory that
 // waits for another owner's file beneath it names the rename and that
-// file, not both names as if each were held.
+// file, in the contention's line and the blocker's, not both names (or
+// the subtree) as if each were held.
 func TestContentionNoticeNamesWhatIsHeld(t *testing.T) {
 	svc := servicetest.New()
 	con := servicetest.Contended("alice", "pkg/a/**")
 	con.Result.Contention.Paths = []string{"pkg/a/**", "pkg/b/**"}
 	con.Result.Contention.Holder = servicetest.LeaseOn("bob", "pkg/a/x.go")
-	svc.Mutates, svc.Waits = []servicetest.Answer{con}, []servicetest.Answer{servicetest.Granted("alice", "pkg/a/**")}
+	blocked := servicetest.Blocked("alice", "pkg/a/**")
+	blocked.Result.Contention = con.Result.Contention
+	svc.Mutates, svc.Waits = []servicetest.Answer{con}, []servicetest.Answer{blocked}
+	svc.Blocks = []servicetest.Answer{servicetest.Granted("alice", "pkg/a/**")}
 	s, notices := fakeSidecar(t, svc)
 	m := intercept.Mutation{PID: 7, TID: 7, Op: intercept.OpRename, Syscall: "test",
 		Paths: []string{filepath.Join(s.cfg.Workspace.Root, "pkg/a"), filepath.Join(s.cfg.Workspace.Root, "pkg/b")}}
 	if err := s.Decide(context.Background(), m); err != nil {
 		t.Fatalf("Decide(rename pkg/a pkg/b) = %v, want granted", err)
 	}
-	checkNotices(t, notices.String(), []string{"contention: rename of pkg/a/** to pkg/b/**: pkg/a/x.go is held by bob"})
+	checkNotices(t, notices.String(), []string{"contention: rename of pkg/a/** to pkg/b/**: pkg/a/x.go is held by bob",
+		"BLOCKED: rename of pkg/a/** to pkg/b/**: pkg/a/x.go is still held by bob after the retry"})
 }
 
 // TestBlockedNoticeNamesTheReport: the BLOCKED notice names the report's

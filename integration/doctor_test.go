@@ -20,13 +20,33 @@ func TestDoctorAnswering(t *testing.T) {
 	if out, code := lg("doctor"); code != 1 || !strings.Contains(out, "claude-code: not installed") {
 		t.Fatalf("doctor with nothing installed: exit %d:\n%s", code, out)
 	}
+	// Under --json, stdout is one document with [] for no agent (it was
+	// null) and the error one JSON object on stderr (it was a line of text).
+	out, errs, code := r.lgWith("", "HOME="+t.TempDir(), "doctor", "--json")
+	var doc struct {
+		Agents []any `json:"agents"`
+	}
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+			Exit    int    `json:"exit"`
+		} `json:"error"`
+	}
+	mustJSON(t, out, &doc)
+	if code != 1 || doc.Agents == nil || !strings.Contains(out, `"agents": []`) {
+		t.Fatalf("doctor --json with nothing installed: exit %d, want 1 and \"agents\": []:\n%s", code, out)
+	}
+	mustJSON(t, errs, &e)
+	if e.Error.Exit != 1 || !strings.Contains(e.Error.Message, "no agent hooks installed") {
+		t.Fatalf("doctor --json with nothing installed said on stderr %q, want one JSON error, exit 1", errs)
+	}
 	lg("install", "claude-code")
 	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, "claude-code: ok: 7 hooks") || !strings.Contains(out, "answers") {
 		t.Fatalf("doctor after install: exit %d:\n%s", code, out)
 	}
 	settings := filepath.Join(".claude", "settings.local.json")
 	r.write(settings, strings.ReplaceAll(r.read(settings), bin, "/nonexistent/leasegate"))
-	out, code := lg("doctor")
+	out, code = lg("doctor")
 	if code != 1 || !strings.Contains(out, "claude-code: NOT GATING") || !strings.Contains(out, "does not answer a harmless call") {
 		t.Fatalf("doctor with a moved binary: exit %d:\n%s", code, out)
 	}

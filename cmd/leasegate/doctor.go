@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -124,7 +125,7 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 		GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
 		GitError string               `json:"git_error,omitempty"`
 		Foreign  string               `json:"coordinator_error,omitempty"`
-	}{Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms)}
+	}{Agents: []agent{}, Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms)}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}
@@ -163,8 +164,9 @@ func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis) error {
 		}
 	}
 	if !any {
-		fmt.Fprintln(os.Stderr, "leasegate doctor: no agent hooks installed")
-		return &exitStatus{code: exitError}
+		// An error, said as every command's is: one JSON object on
+		// stderr under --json, where a line of text spoiled it.
+		return errors.New("doctor: no agent hooks installed")
 	}
 	return nil
 }

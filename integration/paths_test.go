@@ -82,12 +82,13 @@ func TestLongWorkspacePath(t *testing.T) {
 	}
 
 	// The sidecar starts a killed coordinator again at this path too.
-	trigger := filepath.Join(t.TempDir(), "go")
-	w = r.worker("dave", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo d > d.txt", trigger))
-	eventually(t, 10*time.Second, "dave registered", func() bool {
-		out, _, _ := r.lg("status", "--json")
-		return strings.Contains(out, `"dave"`)
-	})
+	// The worker starts once run has its registration's answer: the
+	// coordinator is killed only after that, not between the registration's
+	// commit and its answer (which run would then find refused).
+	sig := t.TempDir()
+	started, trigger := filepath.Join(sig, "started"), filepath.Join(sig, "go")
+	w = r.worker("dave", fmt.Sprintf(": > %s; while [ ! -e %s ]; do sleep 0.05; done; echo d > d.txt", started, trigger))
+	eventually(t, 10*time.Second, "dave's worker started", func() bool { _, err := os.Stat(started); return err == nil })
 	stopServe(t, r.dir)
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)

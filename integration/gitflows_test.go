@@ -101,3 +101,25 @@ func TestReleaseCommittedSavedThroughTemporary(t *testing.T) {
 		return err == nil && len(r.holders()) == 0
 	})
 }
+
+// TestGitProgressWaitsForHeldFile: git reset --hard shows progress even
+// off a terminal, ticking with SIGALRM every second (its handler restarts
+// interrupted syscalls). The tick does not end the wait for a file another
+// worker holds: the write waits for its one retry and halts on the
+// blocker, and the operator's deny fails it with EBUSY, not EINTR.
+func TestGitProgressWaitsForHeldFile(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	alice := r.worker("alice", "echo alice >> a.txt && sleep 20")
+	eventually(t, 5*time.Second, "alice's lease on a.txt", func() bool { return r.holders()["a.txt"] == "alice" })
+	r.write("b.txt", "changed\n")
+	bob := r.start("run", "--as", "bob", "--retry-after", "3s", "--", "git", "reset", "--hard")
+	id := waitBlockerFor(t, r, "bob", 20*time.Second)
+	denyUntilDone(t, r, bob, id, "bob")
+	if out := bob.out.String(); strings.Contains(out, "EINTR") || strings.Contains(out, "Interrupted system call") || !strings.Contains(out, "Device or resource busy") {
+		t.Errorf("git reset --hard against a held file did not end in the operator's deny; output:\n%s", out)
+	}
+	if got := r.read("a.txt"); got != "a\nalice\n" {
+		t.Errorf("a.txt = %q after the denied reset, want alice's change kept", got)
+	}
+	kill(alice.cmd.Process.Pid)
+}

@@ -26,6 +26,20 @@ func Bit(s unix.Signal) SigMask { return 1 << (uint(s) - 1) }
 const notInterrupting = SigMask(1<<(unix.SIGCHLD-1) | 1<<(unix.SIGCONT-1) | 1<<(unix.SIGSTOP-1) | 1<<(unix.SIGTSTP-1) |
 	1<<(unix.SIGTTIN-1) | 1<<(unix.SIGTTOU-1) | 1<<(unix.SIGURG-1) | 1<<(unix.SIGWINCH-1))
 
+// timerSignals are the signals interval timers send: SIGALRM (alarm,
+// setitimer's ITIMER_REAL, which git's progress display sets to tick every
+// second), SIGVTALRM and SIGPROF (profilers). A program catches them to
+// update a display or take a sample, with a handler that restarts the
+// interrupted syscall (SA_RESTART): git assumes an unlink never fails with
+// EINTR and gives up the whole reset or checkout when it does. So they
+// never end a wait; the handler runs once the held syscall is decided.
+// Uncaught, their default action ends the process, and the kernel ends the
+// wait itself. The kernel shows no handler's SA_RESTART to another
+// process, so a program that relies on a timer to cut short a write
+// (alarm() around it, its handler without SA_RESTART) waits for the gate's
+// decision instead.
+const timerSignals = SigMask(1<<(unix.SIGALRM-1) | 1<<(unix.SIGVTALRM-1) | 1<<(unix.SIGPROF-1))
+
 // ThreadSignals are the signal sets of one thread.
 type ThreadSignals struct {
 	Pending SigMask // the thread's own (SigPnd) and its process's (ShdPnd)
@@ -33,11 +47,12 @@ type ThreadSignals struct {
 }
 
 // Interrupting returns the lowest signal pending for the thread, not
-// blocked by it, whose default action ends the process: such a signal
-// interrupts a blocking syscall natively (its handler runs, or the process
-// ends), so a held syscall must end too. Zero when there is none.
+// blocked by it, whose default action ends the process, other than a
+// timer's (timerSignals): such a signal interrupts a blocking syscall
+// natively (its handler runs, or the process ends), so a held syscall must
+// end too. Zero when there is none.
 func (ts ThreadSignals) Interrupting() unix.Signal {
-	m := ts.Pending &^ ts.Blocked &^ notInterrupting
+	m := ts.Pending &^ ts.Blocked &^ notInterrupting &^ timerSignals
 	for s := unix.Signal(1); s <= 64; s++ {
 		if m&Bit(s) != 0 {
 			return s

@@ -58,6 +58,20 @@ func writeFile(t *testing.T, dir, name, content string) {
 	}
 }
 
+// committedRepo makes a git repository whose first commit, an hour
+// before the coordinator's epoch (so before any lease), holds files, each
+// with its name as its content.
+func committedRepo(t *testing.T, files ...string) string {
+	t.Helper()
+	repo := gitRepo(t)
+	for _, name := range files {
+		writeFile(t, repo, name, name+"\n")
+	}
+	runGit(t, repo, "add", ".")
+	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-m", "initial")
+	return repo
+}
+
 // mustReleaseCommitted releases owner's committed files and returns the
 // paths of the released leases.
 func mustReleaseCommitted(t *testing.T, e *env, owner string) []string {
@@ -155,10 +169,7 @@ func TestReleaseCommittedSinceLeased(t *testing.T) {
 // dirty, the commit releases it like a file. One with an uncommitted file
 // beneath, or with nothing committed beneath, stays leased.
 func TestReleaseCommittedSubtree(t *testing.T) {
-	repo := gitRepo(t)
-	writeFile(t, repo, "README", "r\n")
-	runGit(t, repo, "add", ".")
-	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-m", "initial")
+	repo := committedRepo(t, "README")
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
 		e.mutate("alice", "newpkg/**")
@@ -191,11 +202,7 @@ func TestReleaseCommittedSubtree(t *testing.T) {
 // the next save of the same file through the same name waits for no one.
 // A tracked file the owner removed and has not committed stays leased.
 func TestReleaseCommittedVanishedName(t *testing.T) {
-	repo := gitRepo(t)
-	writeFile(t, repo, "f.txt", "f v0\n")
-	writeFile(t, repo, "gone.txt", "g\n")
-	runGit(t, repo, "add", ".")
-	runGitAt(t, repo, epoch.Add(-time.Hour), "commit", "-q", "-m", "initial")
+	repo := committedRepo(t, "f.txt", "gone.txt")
 	synctest.Test(t, func(t *testing.T) {
 		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
 		e.mutate("alice", "f.txt.tmp")

@@ -28,11 +28,7 @@ func TestReleaseAfterRebaseAndMerge(t *testing.T) {
 		t.Fatalf("worker exit %d, want 0; output:\n%s", code, w.out)
 	}
 	for _, name := range []string{"a.txt", "b.txt"} {
-		released := false
-		for _, e := range r.history(name) {
-			released = released || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in "))
-		}
-		if !released {
+		if !releasedOnCommit(r, name) {
 			t.Errorf("no release on commit of %s in its history", name)
 		}
 	}
@@ -79,13 +75,19 @@ func TestReleaseCommittedDirectories(t *testing.T) {
 		return err == nil && h["pkg/**"] == "" && h["old/**"] == "" && h["new/**"] == ""
 	})
 	w.wait(t, 10*time.Second)
-	released := false
-	for _, e := range r.history("pkg/**") {
-		released = released || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in "))
-	}
-	if !released {
+	if !releasedOnCommit(r, "pkg/**") {
 		t.Error("no release on commit of pkg/** in its history")
 	}
+}
+
+// releasedOnCommit reports whether path's history holds a release on commit.
+func releasedOnCommit(r *repo, path string) bool {
+	for _, e := range r.history(path) {
+		if e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in ") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestReleaseCommittedSavedThroughTemporary: sed -i and an editor's

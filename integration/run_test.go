@@ -302,11 +302,7 @@ func TestReleaseOnCommit(t *testing.T) {
 		return h["a.txt"] == "" && h["b.txt"] == "alice"
 	})
 	w.wait(t, 10*time.Second)
-	found := false
-	for _, e := range r.history("a.txt") {
-		found = found || (e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in "))
-	}
-	if !found {
+	if !releasedOnCommit(r, "a.txt") {
 		t.Fatal("no release-on-commit event for a.txt")
 	}
 }

@@ -24,12 +24,51 @@ func (c *common) reader(ctx context.Context) (*api.Client, *workspace.Workspace,
 	}
 	cl, err := c.dial(ctx, ws, dialConfig{Health: true})
 	if isNoCoordinator(err) {
+		if _, serving := ws.Serving(); serving {
+			cl, err = c.awaitAnswer(ctx, ws)
+		}
+	}
+	if isNoCoordinator(err) {
 		return nil, ws, c.noneRunning(ws)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return cl, ws, nil
+}
+
+// awaitAnswer waits for the coordinator that holds ws but did not answer
+// the probe (paused, or still replaying its ledger), as the commands that
+// change something do: until it answers, or ends (a noCoordinatorError),
+// or Ctrl-C; answersAtOnce says on stderr that it waits. A read-only
+// command gave up after the probe's 2 s with exit 5.
+func (c *common) awaitAnswer(ctx context.Context, ws *workspace.Workspace) (*api.Client, error) {
+	cl, err := api.NewClient(api.ClientConfig{Socket: ws.SocketPath(), RetryMax: 1, Logger: c.logger("leasegate")})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		h, err := cl.Health(ctx)
+		switch {
+		case err == nil:
+			if err := servesNamedLedger(ctx, cl, ws, &h); err != nil {
+				cl.Close()
+				return nil, err
+			}
+			return cl, nil
+		case ctx.Err() != nil:
+			cl.Close()
+			return nil, ctx.Err()
+		}
+		if _, serving := ws.Serving(); !serving {
+			cl.Close()
+			return nil, &noCoordinatorError{ws: ws}
+		}
+		select {
+		case <-ctx.Done():
+		case <-c.clk().After(pollEvery):
+		}
+	}
 }
 
 // noneRunning reports that no coordinator answers for ws: one that holds

@@ -127,9 +127,13 @@ func holdsStateDir(ws *workspace.Workspace, m intercept.Mutation) bool {
 // directory it removed a file from (git rm, checkout, stash, reset) and
 // expects the failure. An entry made or removed by another process
 // meanwhile changes nothing: the answer is the kernel's at the moment the
-// directory was read.
+// directory was read. rmdir does not follow a final symlink (it fails
+// with ENOTDIR), so neither does this.
 func removesNonEmptyDir(m intercept.Mutation) bool {
 	if m.Op != intercept.OpRmdir || len(m.Paths) != 1 {
+		return false
+	}
+	if fi, err := os.Lstat(m.Paths[0]); err != nil || !fi.IsDir() {
 		return false
 	}
 	d, err := os.Open(m.Paths[0])

@@ -116,6 +116,43 @@ func TestContentionNoticeNamesWhatIsHeld(t *testing.T) {
 		"BLOCKED: rename of pkg/a/** to pkg/b/**: pkg/a/x.go is still held by bob after the retry"})
 }
 
+// TestRmdirOfNonEmptyDirectory: the removal of a directory that has
+// entries fails with ENOTEMPTY, as the kernel would fail it, without asking
+// the coordinator; an empty directory's removal is asked, and so is an
+// rmdir of a symlink to a directory with entries (the kernel fails that
+// with ENOTDIR, and does not follow the link).
+func TestRmdirOfNonEmptyDirectory(t *testing.T) {
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Granted("alice", "e/**"), servicetest.Granted("alice", "l/**")}
+	s, _ := fakeSidecar(t, svc)
+	root := s.cfg.Workspace.Root
+	for _, dir := range []string{"d", "e"} {
+		if err := os.Mkdir(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "d", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d", filepath.Join(root, "l")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Decide(context.Background(), write(s, intercept.OpRmdir, "d")); !errors.Is(err, syscall.ENOTEMPTY) {
+		t.Errorf("Decide(rmdir d) = %v, want ENOTEMPTY", err)
+	}
+	if n := svc.Count("Mutate"); n != 0 {
+		t.Errorf("Mutate called %d times for the non-empty d, want none", n)
+	}
+	for _, dir := range []string{"e", "l"} {
+		if err := s.Decide(context.Background(), write(s, intercept.OpRmdir, dir)); err != nil {
+			t.Errorf("Decide(rmdir %s) = %v, want granted", dir, err)
+		}
+	}
+	if n := svc.Count("Mutate"); n != 2 {
+		t.Errorf("Mutate called %d times for e and l, want twice", n)
+	}
+}
+
 // TestBlockedNoticeNamesTheReport: the BLOCKED notice names the report's
 // Markdown file when the coordinator wrote it, and the command that prints
 // the report when it could not (a full disk), never a file that is not there.

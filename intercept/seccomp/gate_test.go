@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -168,15 +169,19 @@ func TestKillEndsDecide(t *testing.T) {
 // (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV).
 func TestHandledSignalDoesNotRestart(t *testing.T) {
 	dir := tempDir(t)
-	entered := make(chan struct{}, 8)
+	// The hold lasts until every signal has been sent, however slowly the
+	// test runs, so that each one comes while the write is held.
+	entered, release := make(chan struct{}, 8), make(chan struct{})
+	var once sync.Once
 	rec := &recorder{Answer: func(ctx context.Context, m intercept.Mutation) error {
 		entered <- struct{}{}
-		time.Sleep(600 * time.Millisecond)
+		<-release
 		return nil
 	}}
 	out := &buffer{}
 	script := "trap 'echo usr1' USR1; echo x > f; echo done"
 	s := mustStart(t, config(t, dir, rec, out, "sh", "-c", script))
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	mustReceive(t, entered, "Decide call")
 	for range 3 {
 		if err := syscall.Kill(s.Pid(), syscall.SIGUSR1); err != nil {
@@ -184,6 +189,7 @@ func TestHandledSignalDoesNotRestart(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	once.Do(func() { close(release) })
 	state, _ := s.Wait()
 	mustDone(t, s, 10*time.Second)
 	if state.ExitCode() != 0 || !strings.Contains(out.String(), "usr1\ndone") {

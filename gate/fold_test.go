@@ -251,10 +251,10 @@ func TestFoldedAlreadyHeld(t *testing.T) {
 		{fileScope("docs/**", "src/*.go"), false},
 	} {
 		err := w.decide(checkout("alice", c.scope), t0).Err()
-		if got, ok := gate.FoldCase.AlreadyHeld(err, "alice", c.scope); ok != c.want || (ok && got.ID != l.ID) {
+		if got, ok := gate.FoldCase.AlreadyHeld(err, "alice", c.scope, nil); ok != c.want || (ok && got.ID != l.ID) {
 			t.Errorf("FoldCase.AlreadyHeld(%v, alice, %q) = %s, %v, want %v", err, c.scope.Paths, got.ID, ok, c.want)
 		}
-		if _, ok := gate.ExactCase.AlreadyHeld(err, "alice", c.scope); ok {
+		if _, ok := gate.ExactCase.AlreadyHeld(err, "alice", c.scope, nil); ok {
 			t.Errorf("ExactCase.AlreadyHeld(%v, alice, %q) = true, want false: the spellings are two scopes", err, c.scope.Paths)
 		}
 	}

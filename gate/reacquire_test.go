@@ -42,9 +42,40 @@ func TestAlreadyHeld(t *testing.T) {
 		{name: "the full scope", err: overlap(held), owner: "alice", scope: gate.Scope{Type: gate.ScopeFull}},
 	}
 	for _, tt := range tests {
-		l, ok := gate.ExactCase.AlreadyHeld(tt.err, tt.owner, tt.scope)
+		l, ok := gate.ExactCase.AlreadyHeld(tt.err, tt.owner, tt.scope, nil)
 		if ok != tt.want || (ok && l.ID != held.ID) {
 			t.Errorf("%s: AlreadyHeld(%v, %s, %v) = %s, %v, want %v", tt.name, tt.err, tt.owner, tt.scope.Paths, l.ID, ok, tt.want)
+		}
+	}
+}
+
+// TestAlreadyHeldWithPairs: a file acquired again is already held when the
+// lease holds it with the pair the workspace's rules added (acquiring
+// a.go twice was refused as an overlap with the lease of a.go and
+// a_test.go); without the rule, or with only the pair asked, it is not.
+func TestAlreadyHeldWithPairs(t *testing.T) {
+	pairs, err := gate.CompilePairRules(gate.DefaultPairRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := gate.Lease{ID: "01J00000000000000000000000", Owner: gate.Owner{Name: "alice"}, Kind: gate.KindCheckout,
+		Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{"src/a.go", "src/a_test.go"}}}
+	err = &gate.DeniedError{Reason: gate.ReasonScopeOverlap, Message: "overlaps", Holder: &held}
+	tests := []struct {
+		paths []string
+		pairs []gate.PairRule
+		want  bool
+	}{
+		{paths: []string{"src/a.go"}, pairs: pairs, want: true},
+		{paths: []string{"src/a_test.go"}, pairs: pairs, want: true},
+		{paths: []string{"src/a.go", "src/a_test.go"}, pairs: pairs, want: true},
+		{paths: []string{"src/a.go"}, pairs: nil, want: false},
+		{paths: []string{"src/b.go"}, pairs: pairs, want: false},
+	}
+	for _, tt := range tests {
+		scope := gate.Scope{Type: gate.ScopeFile, Paths: tt.paths}
+		if _, ok := gate.ExactCase.AlreadyHeld(err, "alice", scope, tt.pairs); ok != tt.want {
+			t.Errorf("AlreadyHeld(%v, pairs %d) = %v, want %v", tt.paths, len(tt.pairs), ok, tt.want)
 		}
 	}
 }

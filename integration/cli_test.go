@@ -85,21 +85,24 @@ func TestWrongOwnerByPathOrID(t *testing.T) {
 }
 
 // TestAcquireHeldLeaseIsIdempotent: acquiring what you already hold
-// answers with the same lease, exit 0.
+// answers with the same lease, exit 0, a Go file with the test file its
+// pair rule added too (it was refused, exit 3, as an overlap with itself).
 func TestAcquireHeldLeaseIsIdempotent(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	first := r.mustLG("acquire", "a.txt", "--as", "carol", "--json")
-	second := r.mustLG("acquire", "a.txt", "--as", "carol", "--json")
-	var a, b struct {
-		Leases []struct {
-			ID    string `json:"id"`
-			Token uint64 `json:"fencing_token"`
-		} `json:"leases"`
-	}
-	mustJSON(t, first, &a)
-	mustJSON(t, second, &b)
-	if len(a.Leases) != 1 || len(b.Leases) != 1 || a.Leases[0] != b.Leases[0] {
-		t.Errorf("acquire twice: %+v then %+v, want the same lease", a.Leases, b.Leases)
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.go": "package b\n"})
+	for _, path := range []string{"a.txt", "b.go"} {
+		first := r.mustLG("acquire", path, "--as", "carol", "--json")
+		second := r.mustLG("acquire", path, "--as", "carol", "--json")
+		var a, b struct {
+			Leases []struct {
+				ID    string `json:"id"`
+				Token uint64 `json:"fencing_token"`
+			} `json:"leases"`
+		}
+		mustJSON(t, first, &a)
+		mustJSON(t, second, &b)
+		if len(a.Leases) != 1 || len(b.Leases) != 1 || a.Leases[0] != b.Leases[0] {
+			t.Errorf("acquire %s twice: %+v then %+v, want the same lease", path, a.Leases, b.Leases)
+		}
 	}
 	if _, errs, code := r.lg("acquire", "a.txt", "--as", "dave"); code != 3 {
 		t.Errorf("acquire of carol's lease by dave: exit %d, want 3: %s", code, errs)

@@ -72,7 +72,8 @@ func (s *Server) acquire(ctx context.Context, _ *sdk.CallToolRequest, in Acquire
 	scope.Files = s.ws.Files(scope.Paths) // the lease covers these files under every name
 	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: me}, Scope: scope, TTL: ttl, Reason: in.Note})
 	done := "acquired"
-	if held, ok := s.ws.Folding().AlreadyHeld(err, me, scope); ok {
+	pairs, _ := s.ws.Config.PairRules() // each rule compiled when the config was loaded: no error here
+	if held, ok := s.ws.Folding().AlreadyHeld(err, me, scope, pairs); ok {
 		res, err, done = leasegate.LeaseResult{Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {

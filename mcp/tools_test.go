@@ -140,6 +140,15 @@ func TestLeaseLifecycle(t *testing.T) {
 	if got.Done != "already held" || got.Leases[0].LeaseID != id {
 		t.Errorf("acquire again = %+v, want already held %s", got, id)
 	}
+	// A Go file's lease holds its test file too (the default pair rule):
+	// asked again, it is already held, not an overlap with itself.
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"src/x.go"}}, &got)
+	goID := got.Leases[0].LeaseID
+	mustCall(t, cs, "lease_acquire", map[string]any{"paths": []string{"src/x.go"}}, &got)
+	if got.Done != "already held" || got.Leases[0].LeaseID != goID {
+		t.Errorf("acquire src/x.go again = %+v, want already held %s", got, goID)
+	}
+	mustCall(t, cs, "lease_release", map[string]any{"lease": goID}, &got)
 	var chk mcp.CheckOutput
 	mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"docs/x.md"}}, &chk)
 	if chk.Paths[0].State != mcp.HeldByMe || chk.Me != "alice" {

@@ -36,9 +36,10 @@ func cmdAcquire(ctx context.Context, args []string) error {
 		return err
 	}
 	scope.Files = ws.Files(scope.Paths) // the lease covers these files under every name
+	pairs, _ := ws.Config.PairRules()   // each rule compiled when the config was loaded: no error here
 	res, err := cl.Lease(ctx, leasegate.LeaseRequest{Op: gate.OpAcquire, Owner: gate.Owner{Name: f.as}, Scope: scope, TTL: f.ttl})
 	verb := "acquired"
-	if held, ok := ws.Folding().AlreadyHeld(err, f.as, scope); ok {
+	if held, ok := ws.Folding().AlreadyHeld(err, f.as, scope, pairs); ok {
 		res, err, verb = leasegate.LeaseResult{Decision: gate.Decision{Granted: true, Reason: gate.ReasonOK, Lease: &held}, Leases: []gate.Lease{held}}, nil, "already held"
 	}
 	if err != nil {

@@ -52,6 +52,8 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--stop", "--retry-after", "1s"}, "--retry-after configures a coordinator that serves"},
 		{[]string{"serve", "--stop", "--idle-exit", "5m"}, "--idle-exit configures a coordinator that serves"},
 		{[]string{"serve", "--no-start"}, "serve is the coordinator"},
+		{[]string{"hook", "git-pre-commit", "--timeout", "1s"}, "--timeout is for the agent hooks"},
+		{[]string{"hook", "git-post-commit", "--json"}, "--json is for the agent hooks"},
 	}
 	// Nothing may reach a coordinator of this checkout if a command
 	// took its arguments after all.

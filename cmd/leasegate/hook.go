@@ -44,9 +44,13 @@ func cmdHook(ctx context.Context, args []string) error {
 		return usagef("hook: want one of %s", hookTargets)
 	}
 	switch pos[0] {
-	case "git-pre-commit":
-		return f.preCommit(ctx)
-	case "git-post-commit":
+	case "git-pre-commit", "git-post-commit":
+		if err := gitHookTakes(fs, pos[0]); err != nil {
+			return err
+		}
+		if pos[0] == "git-pre-commit" {
+			return f.preCommit(ctx)
+		}
 		return f.postCommit(ctx)
 	}
 	agent, err := hooks.ParseAgent(pos[0])
@@ -72,6 +76,23 @@ func cmdHook(ctx context.Context, args []string) error {
 		return &exitStatus{code: out.Code}
 	}
 	return nil
+}
+
+// gitHookFlags are the flags a git hook takes. The others are the agent
+// hooks': a git hook waits for no retry (the guard refuses a commit at
+// once) and answers git in text, not an agent in JSON.
+var gitHookFlags = map[string]bool{"as": true, "workspace": true, "log-level": true, "no-start": true}
+
+// gitHookTakes refuses a flag given to git hook target that only the agent
+// hooks use: it was taken and ignored.
+func gitHookTakes(fs *flag.FlagSet, target string) error {
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if err == nil && !gitHookFlags[fl.Name] {
+			err = usagef("hook %s: --%s is for the agent hooks; a git hook takes --as, --workspace, --log-level and --no-start", target, fl.Name)
+		}
+	})
+	return err
 }
 
 func (f *hookFlags) gitConfig() hooks.GitConfig {

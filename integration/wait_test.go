@@ -206,6 +206,9 @@ func TestBlockerTellsTheTruth(t *testing.T) {
 	if out := r.mustLG("status"); !strings.Contains(out, "halted (blocker "+id+")") {
 		t.Fatalf("status text lacks the halt:\n%s", out)
 	}
+	if out := r.mustLG("blockers"); !strings.Contains(out, id) || !strings.Contains(out, "`leasegate blockers ID` shows a report in full, with the commands that resolve it") {
+		t.Fatalf("the blockers list does not say where the commands that resolve %s are:\n%s", id, out)
+	}
 
 	r.mustLG("release", "a.txt", "--as", "holder")
 	eventually(t, 10*time.Second, "the blocker to say the file is free", func() bool { return !mustBlocker(t, r, id).FreeSince.IsZero() })

@@ -67,4 +67,9 @@ func printBlockers(reps []blocker.Report, full bool) {
 			fmt.Printf("    now %s\n", note)
 		}
 	}
+	if !full {
+		// The list says what is blocked; how to resolve each is in its
+		// report, which the operator should read before acting.
+		fmt.Println("\n`leasegate blockers ID` shows a report in full, with the commands that resolve it")
+	}
 }

@@ -54,6 +54,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--no-start"}, "serve is the coordinator"},
 		{[]string{"hook", "git-pre-commit", "--timeout", "1s"}, "--timeout is for the agent hooks"},
 		{[]string{"hook", "git-post-commit", "--json"}, "--json is for the agent hooks"},
+		{[]string{"completion", "bash", "--json"}, `want one argument, bash, zsh or fish; got 2 (it takes no flags: ["bash" "--json"])`},
 	}
 	// Nothing may reach a coordinator of this checkout if a command
 	// took its arguments after all.

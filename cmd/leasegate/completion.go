@@ -55,7 +55,7 @@ func cmdCompletion(_ context.Context, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usagef("completion: want one of bash, zsh, fish")
+		return usagef("completion: want one argument, bash, zsh or fish; got %d (it takes no flags: %q)", fs.NArg(), fs.Args())
 	}
 	switch fs.Arg(0) {
 	case "bash":

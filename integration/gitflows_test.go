@@ -125,3 +125,30 @@ func TestGitProgressWaitsForHeldFile(t *testing.T) {
 	}
 	kill(alice.cmd.Process.Pid)
 }
+
+// TestWorktreeInsideCheckoutJoinsIt: a linked worktree made inside the
+// checkout (git worktree add wt) is part of the checkout's tree, which
+// gates it: a worker started inside it joins the checkout's workspace, so
+// a file there has one owner whichever directory its writers started in,
+// and its commit releases what it committed.
+func TestWorktreeInsideCheckoutJoinsIt(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.git("worktree", "add", "-q", "wt")
+	alice := r.worker("alice", "echo alice >> wt/a.txt && sleep 20")
+	eventually(t, 5*time.Second, "alice's lease on wt/a.txt", func() bool { return r.holders()["wt/a.txt"] == "alice" })
+	carol := r.start("run", "--as", "carol", "--workspace", filepath.Join(r.dir, "wt"), "--retry-after", "1s", "--",
+		"sh", "-c", "cd wt && echo carol >> a.txt")
+	waitBlockerFor(t, r, "carol", 20*time.Second)
+	if got := r.read("wt/a.txt"); got != "a\nalice\n" {
+		t.Errorf("wt/a.txt = %q while carol waits, want only alice's change", got)
+	}
+	kill(carol.cmd.Process.Pid)
+	kill(alice.cmd.Process.Pid)
+	dave := r.start("run", "--as", "dave", "--workspace", filepath.Join(r.dir, "wt"), "--",
+		"sh", "-c", "cd wt && echo dave > b.txt && git add b.txt && git commit -qm dave && mkdir -p ../build && touch ../build/done && sleep 20")
+	eventually(t, 15*time.Second, "dave's commit in the worktree", func() bool {
+		_, err := os.Stat(filepath.Join(r.dir, "build", "done"))
+		return err == nil && releasedOnCommit(r, "wt/b.txt")
+	})
+	kill(dave.cmd.Process.Pid)
+}

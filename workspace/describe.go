@@ -16,7 +16,7 @@ func (r *Rule) Describe() string {
 	fmt.Fprintf(&b, "workspace: %s (%s)\n", w.Root, kind)
 	fmt.Fprintf(&b, "state: %s (workers may never write it)\n", w.StateDir)
 	if w.Submodule != "" {
-		fmt.Fprintf(&b, "joined: started in the submodule %s, whose files this workspace gates with the rest of the tree (one coordinator, paths from %s)\n", w.Submodule, w.Root)
+		fmt.Fprintf(&b, "joined: started in the %s %s, whose files this workspace gates with the rest of the tree (one coordinator, paths from %s)\n", w.Nested, w.Submodule, w.Root)
 	}
 	switch {
 	case w.GitDir == "":

@@ -10,17 +10,60 @@ import (
 )
 
 // joinSuperproject returns the workspace of the outermost superproject
-// when w is a submodule's checkout, with Submodule set to w's root, and w
-// otherwise. The superproject's rule gates the submodule's files too, so
-// a coordinator of the submodule's own would be a second owner of them,
-// knowing nothing of the superproject's leases.
+// when w is a submodule's checkout, or of the checkout whose tree holds w
+// when w is a linked worktree made inside it (see enclosingCheckout), with
+// Submodule set to w's root and Nested saying which; w otherwise. The
+// outer rule gates the nested checkout's files too, so a coordinator of
+// the nested checkout's own would be a second owner of them, knowing
+// nothing of the outer one's leases.
 func joinSuperproject(w *Workspace) (*Workspace, error) {
+	nested := NestedSubmodule
 	sup, err := w.superproject()
+	if sup == nil && err == nil {
+		nested = NestedWorktree
+		sup, err = w.enclosingCheckout()
+	}
 	if sup == nil || err != nil {
 		return w, err
 	}
-	sup.Submodule = w.Root
+	sup.Submodule, sup.Nested = w.Root, nested
 	return sup, nil
+}
+
+// enclosingCheckout returns the workspace of the checkout whose tree
+// holds w when w is a linked worktree of the same repository (`git
+// worktree add wt` run in the checkout) that the checkout does not
+// ignore: its rule gates w's files, as an untracked directory's, so a
+// worker started inside w must be gated by the same coordinator (or one
+// the checkout joins in turn). A worktree the checkout ignores
+// (.worktrees/ in .gitignore) is not gated there, and stays a workspace of
+// its own, as does a clone of another repository nested in a tree.
+func (w *Workspace) enclosingCheckout() (*Workspace, error) {
+	if w.GitDir == "" || w.GitDir == w.CommonDir {
+		return nil, nil
+	}
+	for d := filepath.Dir(w.Root); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err != nil {
+			continue
+		}
+		outer, err := enclosing(d)
+		if outer == nil || err != nil || outer.CommonDir != w.CommonDir || ignores(outer.Root, w.Root) {
+			return nil, err
+		}
+		return joinSuperproject(outer)
+	}
+	return nil, nil
+}
+
+// ignores reports whether git ignores the directory dir in the checkout
+// at root; a question git cannot answer counts as not ignored.
+func ignores(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return false
+	}
+	_, err = runGit(root, gitEnv(), "check-ignore", "-q", "--", filepath.ToSlash(rel)+"/")
+	return err == nil
 }
 
 // superproject returns the checkout w is a submodule of (the outermost

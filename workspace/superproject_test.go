@@ -59,3 +59,46 @@ func TestFindJoinsSuperproject(t *testing.T) {
 		}
 	}
 }
+
+// TestFindJoinsCheckoutAroundWorktree: a command started in a linked
+// worktree made inside a checkout, which that checkout gates, takes the
+// checkout's workspace and says so; one made where the checkout ignores it
+// (.worktrees/ in .gitignore), or outside the checkout, is a workspace of
+// its own.
+func TestFindJoinsCheckoutAroundWorktree(t *testing.T) {
+	main := mustRepo(t)
+	mustWrite(t, main, ".gitignore", ".worktrees/\n")
+	mustWrite(t, main, "a.txt", "a\n")
+	mustGit(t, main, "add", ".")
+	mustGit(t, main, "commit", "-q", "-m", "main")
+	outside := filepath.Join(mustRealDir(t, t.TempDir()), "outside")
+	for _, wt := range []string{"wt", ".worktrees/ignored", outside} {
+		mustGit(t, main, "worktree", "add", "-q", "--detach", wt)
+	}
+	top := mustFind(t, main)
+	tests := []struct {
+		name, dir, root, nested string
+	}{
+		{name: "inside, gated", dir: filepath.Join(main, "wt"), root: main, nested: filepath.Join(main, "wt")},
+		{name: "inside, ignored", dir: filepath.Join(main, ".worktrees", "ignored"), root: filepath.Join(main, ".worktrees", "ignored")},
+		{name: "outside", dir: outside, root: outside},
+	}
+	for _, tt := range tests {
+		w := mustFind(t, tt.dir)
+		if w.Root != tt.root || w.Submodule != tt.nested {
+			t.Errorf("%s: Find(%q) = root %q, nested %q; want %q, %q", tt.name, tt.dir, w.Root, w.Submodule, tt.root, tt.nested)
+		}
+		if tt.nested != "" && (w.StateDir != top.StateDir || w.Nested != workspace.NestedWorktree) {
+			t.Errorf("%s: Find(%q) state %q, nested as %q; want the checkout's %q, a linked worktree", tt.name, tt.dir, w.StateDir, w.Nested, top.StateDir)
+		}
+		rule, err := workspace.NewRule(w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := rule.Describe()
+		rule.Close()
+		if said := strings.Contains(text, "joined: started in the linked worktree "+tt.nested+","); said != (tt.nested != "") {
+			t.Errorf("%s: the rule says joined %v, want %v:\n%s", tt.name, said, tt.nested != "", text)
+		}
+	}
+}

@@ -32,10 +32,20 @@ type Workspace struct {
 	// Config is leasegate.json at Root, or DefaultConfig() without one,
 	// with LEASEGATE_CLUSTER applied (LoadEffectiveConfig).
 	Config Config
-	// Submodule is the root of the submodule's checkout Find started in
-	// when it joined that submodule's superproject (Root); "" otherwise.
+	// Submodule is the root of the checkout nested in Root's tree that
+	// Find started in when it joined Root's workspace (a submodule, or a
+	// linked worktree made inside the tree: Nested says which); ""
+	// otherwise.
 	Submodule string
+	// Nested says what Submodule is: NestedSubmodule or NestedWorktree.
+	Nested string
 }
+
+// What a joined workspace's Submodule is (Workspace.Nested).
+const (
+	NestedSubmodule = "submodule"
+	NestedWorktree  = "linked worktree"
+)
 
 // Find returns the workspace containing dir: the top of its git checkout,
 // or dir itself outside git (or when git is not installed). Inside a

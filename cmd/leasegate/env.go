@@ -100,7 +100,11 @@ func (c *common) workspace() (*workspace.Workspace, error) {
 	}
 	ws, err := workspace.Find(dir)
 	if err == nil && c.dir != "" && ws.Submodule != "" {
-		fmt.Fprintf(os.Stderr, "leasegate: --workspace %s is in the submodule %s: using its superproject's workspace %s, which gates the whole tree\n", c.dir, ws.Submodule, ws.Root)
+		outer := "its superproject's workspace"
+		if ws.Nested == workspace.NestedWorktree {
+			outer = "the workspace of the checkout around it"
+		}
+		fmt.Fprintf(os.Stderr, "leasegate: --workspace %s is in the %s %s: using %s %s, which gates the whole tree\n", c.dir, ws.Nested, ws.Submodule, outer, ws.Root)
 	}
 	return ws, err
 }

@@ -48,12 +48,7 @@ func TestFindJoinsSuperproject(t *testing.T) {
 		if tt.root == super && (w.StateDir != top.StateDir || w.GitDir != top.GitDir) {
 			t.Errorf("%s: Find(%q) state %q, git dir %q; want the superproject's %q, %q", tt.name, tt.dir, w.StateDir, w.GitDir, top.StateDir, top.GitDir)
 		}
-		rule, err := workspace.NewRule(w, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := rule.Describe()
-		rule.Close()
+		text := describe(t, w)
 		if said := strings.Contains(text, "joined: started in the submodule "+tt.submodule+","); said != (tt.submodule != "") {
 			t.Errorf("%s: the rule says joined %v, want %v:\n%s", tt.name, said, tt.submodule != "", text)
 		}
@@ -91,14 +86,20 @@ func TestFindJoinsCheckoutAroundWorktree(t *testing.T) {
 		if tt.nested != "" && (w.StateDir != top.StateDir || w.Nested != workspace.NestedWorktree) {
 			t.Errorf("%s: Find(%q) state %q, nested as %q; want the checkout's %q, a linked worktree", tt.name, tt.dir, w.StateDir, w.Nested, top.StateDir)
 		}
-		rule, err := workspace.NewRule(w, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := rule.Describe()
-		rule.Close()
+		text := describe(t, w)
 		if said := strings.Contains(text, "joined: started in the linked worktree "+tt.nested+","); said != (tt.nested != "") {
 			t.Errorf("%s: the rule says joined %v, want %v:\n%s", tt.name, said, tt.nested != "", text)
 		}
 	}
+}
+
+// describe is the text of w's rule as status prints it.
+func describe(t *testing.T, w *workspace.Workspace) string {
+	t.Helper()
+	rule, err := workspace.NewRule(w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rule.Close()
+	return rule.Describe()
 }

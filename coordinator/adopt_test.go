@@ -67,3 +67,26 @@ func TestOpenBlockerOfGoneRequesterClosedAfterRestart(t *testing.T) {
 		mustAbortedByLiveness(t, e, id, carolGone)
 	})
 }
+
+// TestContentionLeftWaitingWithdrawnAtRestart: a contention still waiting
+// for its retry when the coordinator stopped is recorded as withdrawn by
+// the next one, saying why: its write asks again under a new contention,
+// and the ledger had left the first one open for good.
+func TestContentionLeftWaitingWithdrawnAtRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		con := contendAsCarol(t, e)
+		e.reopen()
+		synctest.Wait()
+		gone := e.events(gate.EventContentionGone)
+		if len(gone) != 1 || gone[0].Actor != "carol" || gone[0].Path != "src/a.go" ||
+			!strings.Contains(string(gone[0].Data), con.ID) || !strings.Contains(gone[0].Reason, "asks again") {
+			t.Fatalf("contention.withdrawn events after the restart = %+v, want carol's %s on src/a.go saying the write asks again", gone, con.ID)
+		}
+		e.reopen()
+		synctest.Wait()
+		if again := e.events(gate.EventContentionGone); len(again) != 1 {
+			t.Fatalf("a second restart recorded %d withdrawals, want still the one", len(again))
+		}
+	})
+}

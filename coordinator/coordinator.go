@@ -48,6 +48,7 @@ type Coordinator struct {
 	roots       map[int][]string       // owners by root pid (caller.go)
 	contentions map[string]*contention // by contention id
 	byKey       map[string]*contention // waiting contentions by mutation key
+	unsettled   map[string]gate.Event  // while replaying: heartbeats of contentions not yet decided (unsettled.go)
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []leasegate.UngatedWrite
 	ended       *recentEnds // paths of leases ended within ungatedGrace
@@ -85,7 +86,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		cfg: cfg, log: cfg.Logger.Named("coordinator"), clock: cfg.Clock, hub: newHub(),
 		table: gate.NewTableFor(cfg.Folding), book: blocker.NewBook(),
 		owners: make(map[string]*owner), roots: make(map[int][]string), contentions: make(map[string]*contention),
-		byKey: make(map[string]*contention), held: make(map[string]*hold), ended: newRecentEnds(cfg.Folding),
+		byKey: make(map[string]*contention), unsettled: make(map[string]gate.Event), held: make(map[string]*hold), ended: newRecentEnds(cfg.Folding),
 		gatedIn: newRecentEnds(cfg.Folding),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), uids: currentUIDMap(), kick: make(chan struct{}, 1),
 		numbers: newNumbering(cfg.Ledger),
@@ -136,6 +137,7 @@ func (c *Coordinator) replay(e gate.Event) error {
 		return err
 	}
 	c.replayOwner(e)
+	c.noteContention(e)
 	return nil
 }
 
@@ -156,6 +158,7 @@ func (c *Coordinator) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); c.livenessLoop(ctx) }()
 	var schedErr error
 	go func() { defer wg.Done(); schedErr = c.sched.Run(ctx) }()
+	c.settleReplayed()
 	if s, ok := c.shared(); ok {
 		wg.Add(1)
 		go func() { defer wg.Done(); c.follow(ctx, s) }()

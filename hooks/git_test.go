@@ -155,12 +155,43 @@ func TestGitInstallRespectsHooksPath(t *testing.T) {
 		t.Fatalf("GitHooksDir() = %s, want %s", got, hd)
 	}
 	names := slices.Sorted(maps.Keys(hookFiles(t, hd)))
-	if !slices.Equal(names, []string{".leasegate-created", "post-commit", "pre-commit"}) {
+	if !slices.Equal(names, []string{".leasegate-created", "post-commit", "post-merge", "pre-commit", "pre-merge-commit"}) {
 		t.Errorf("files in core.hooksPath after install = %q", names)
 	}
 	r.mustLeasegate("uninstall", "git")
 	if _, err := os.Stat(hd); !os.IsNotExist(err) {
 		t.Errorf("uninstall kept the hooks directory it created: %v", err)
+	}
+}
+
+// TestGitGuardRefusesMergeCommit: git merge makes its commit without
+// running pre-commit; the guard runs as its pre-merge-commit hook too, so
+// a merge that brings in a change to a file another owner holds is refused
+// like a commit of it, and HEAD stays where it was.
+func TestGitGuardRefusesMergeCommit(t *testing.T) {
+	r := newRepo(t)
+	r.write("src/app.go", "package src\n")
+	r.git("add", ".")
+	r.git("commit", "-q", "-m", "app")
+	r.git("checkout", "-q", "-b", "side")
+	r.write("src/app.go", "package src // side\n")
+	r.git("commit", "-q", "-am", "side")
+	r.git("checkout", "-q", "-")
+	r.write("README", "main moves on\n")
+	r.git("add", "README")
+	r.git("commit", "-q", "-m", "main")
+	head := r.git("rev-parse", "HEAD")
+	r.serve()
+	r.mustLeasegate("install", "git")
+	r.mustLeasegate("acquire", "--as", "bob", "src/app.go")
+
+	got := r.exec([]string{"LEASEGATE_AS=alice"}, "", "git", "merge", "--no-ff", "-m", "merge side", "side")
+	if got.code == 0 || !strings.Contains(got.stderr, "leasegate: commit refused: 1 staged file(s) are leased by another owner (committing as alice):") ||
+		!strings.Contains(got.stderr, "src/app.go: leased by bob") {
+		t.Errorf("merge as alice of a change to a file bob holds = %+v, want refused naming src/app.go and bob", got)
+	}
+	if now := r.git("rev-parse", "HEAD"); now != head {
+		t.Errorf("HEAD moved to %s after the refused merge, want %s", now, head)
 	}
 }
 

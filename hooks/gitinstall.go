@@ -23,9 +23,15 @@ type gitHook struct {
 	gate bool   // leasegate's failure fails the hook (and the commit)
 }
 
+// gitHooks are the hooks install writes. git merge makes its commit
+// without pre-commit and post-commit: pre-merge-commit guards it (git 2.24
+// and later run it) and post-merge releases after it (a fast-forward
+// too), with the same entry points.
 var gitHooks = []gitHook{
 	{name: "pre-commit", run: "git-pre-commit", gate: true},
 	{name: "post-commit", run: "git-post-commit"},
+	{name: "pre-merge-commit", run: "git-pre-commit", gate: true},
+	{name: "post-merge", run: "git-post-commit"},
 }
 
 const (

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -322,4 +323,41 @@ func FuzzLeaseResultDecode(f *testing.F) {
 		}
 		checkDecode(t, in)
 	})
+}
+
+// TestListedStatusLikeEncodingJSON: a status whose leases are a table's
+// compact list is written, over HTTP in pieces and as one answer, as
+// json.Marshal writes the same status with the leases expanded.
+func TestListedStatusLikeEncodingJSON(t *testing.T) {
+	tb, at := gate.NewTable(), time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 3000 {
+		l := gate.Lease{ID: gate.LeaseID(fmt.Sprintf("01JKW7%020d", i)), Owner: gate.Owner{Name: fmt.Sprint("w", i%7), PID: i},
+			Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeFile, Paths: []string{fmt.Sprintf("d%d/f%d.go", i%30, i)}},
+			State: gate.StateActive, FencingToken: uint64(i + 1), AcquiredAt: at, LastHeartbeatAt: at}
+		if i%5 == 0 {
+			l.Kind, l.ExpiresAt = gate.KindCheckout, at.Add(time.Hour)
+		}
+		if err := tb.Apply(gate.Event{Type: gate.EventGranted, At: at, Lease: &l}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := leasegate.Status{Now: at, Owners: []leasegate.OwnerView{{Owner: gate.Owner{Name: "w0"}}}, Blockers: []blocker.Report{}}
+	listed := listedStatus{Status: s, list: tb.ActiveList()}
+	listed.Leases = []gate.Lease{}
+	s.Leases = tb.Active()
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &countingWriter{ResponseRecorder: httptest.NewRecorder()}
+	writeJSON(w, http.StatusOK, listed)
+	if got := w.Body.String(); got != string(want)+"\n" {
+		t.Fatalf("listed status over HTTP = %.200s\nwant %.200s", got, want)
+	}
+	if min := len(want) / statusPiece; w.writes < min {
+		t.Errorf("status of %d bytes sent in %d writes, want at least %d", len(want), w.writes, min)
+	}
+	if got, err := marshalAnswer(listed); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("marshalAnswer(listed status) = %.200s, %v\nwant %.200s", got, err, want)
+	}
 }

@@ -52,8 +52,6 @@ type HistoryResponse struct {
 
 func (s *Server) health(*call) (any, error) { return s.Info, nil }
 
-func (s *Server) status(q *call) (any, error) { return s.c.Status(q.ctx) }
-
 func (s *Server) whoami(q *call) (any, error) { return s.c.Whoami(q.ctx) }
 
 func (s *Server) check(q *call) (any, error) {

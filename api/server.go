@@ -122,8 +122,16 @@ func (s *Server) handle(fn handler) http.Handler {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	if st, ok := v.(leasegate.Status); ok && writeStatus(w, status, st) {
-		return
+	switch st := v.(type) {
+	case leasegate.Status:
+		if n, lease := leasesOf(st); writeStatus(w, status, st, n, lease) {
+			return
+		}
+	case listedStatus:
+		if n, lease := st.leases(); writeStatus(w, status, st.Status, n, lease) {
+			return
+		}
+		v = st.expanded()
 	}
 	body, err := marshalAnswer(v)
 	if err != nil {
@@ -134,12 +142,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-// writeStatus sends a status as it is written, its leases a piece at a
-// time, so that a status of 100,000 leases does not hold their ~45 MB of
-// JSON whole in the coordinator. It reports false, having sent nothing,
-// when the status must go through marshalAnswer; a lease that cannot be
-// written by hand is written by encoding/json, which writes the same.
-func writeStatus(w http.ResponseWriter, status int, s leasegate.Status) bool {
+// writeStatus sends a status as it is written, its n leases (read by
+// lease, not from s) a piece at a time, so that a status of 100,000 leases
+// does not hold their ~45 MB of JSON whole in the coordinator. It reports
+// false, having sent nothing, when the status must go through
+// marshalAnswer; a lease that cannot be written by hand is written by
+// encoding/json, which writes the same.
+func writeStatus(w http.ResponseWriter, status int, s leasegate.Status, n int, lease nthLease) bool {
 	before, after, err := statusAround(s)
 	if err != nil {
 		return false
@@ -148,11 +157,12 @@ func writeStatus(w http.ResponseWriter, status int, s leasegate.Status) bool {
 	w.WriteHeader(status)
 	buf := append(make([]byte, 0, statusPiece+2*leaseBytes), before...)
 	buf = append(buf, '[')
-	for i := range s.Leases {
+	for i := range n {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if buf, err = appendLease(buf, &s.Leases[i]); err != nil {
+		l := lease(i)
+		if buf, err = appendLease(buf, &l); err != nil {
 			return true // a time outside years 0 to 9999, which no clock gives: the client reads the cut answer as the error it is
 		}
 		if len(buf) >= statusPiece {

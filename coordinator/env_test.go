@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -261,12 +262,28 @@ func (w tWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// mustStatus returns c's status, failing the test on an error.
+// mustStatus returns c's status, failing the test on an error or when
+// StatusList, asked right after, differs in its leases or owners' counts.
 func mustStatus(tb testing.TB, c *coordinator.Coordinator) leasegate.Status {
 	tb.Helper()
 	s, err := c.Status(context.Background())
 	if err != nil {
 		tb.Fatalf("Status() = %v", err)
+	}
+	ls, list, err := c.StatusList(context.Background())
+	if err != nil {
+		tb.Fatalf("StatusList() = %v", err)
+	}
+	if ls.Leases == nil {
+		ls.Leases = list.Leases()
+	}
+	if !reflect.DeepEqual(ls.Leases, s.Leases) || len(ls.Owners) != len(s.Owners) {
+		tb.Fatalf("StatusList() = %d leases, %d owners, want Status()'s %d and %d", len(ls.Leases), len(ls.Owners), len(s.Leases), len(s.Owners))
+	}
+	for i, o := range ls.Owners {
+		if o.Name != s.Owners[i].Name || o.Leases != s.Owners[i].Leases {
+			tb.Fatalf("StatusList() owner %s with %d leases, want %s with %d", o.Name, o.Leases, s.Owners[i].Name, s.Owners[i].Leases)
+		}
 	}
 	return s
 }

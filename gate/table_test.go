@@ -80,6 +80,9 @@ func TestTableKeepsEveryField(t *testing.T) {
 			if got := tb.All(); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 				t.Fatalf("All() = %#v, want [%#v]", got, want)
 			}
+			if got := tb.ActiveList(); got.Len() != 1 || !reflect.DeepEqual(got.Lease(0), want) {
+				t.Fatalf("ActiveList() = %d leases, first %#v, want [%#v]", got.Len(), got.Lease(0), want)
+			}
 			if len(l.Scope.Paths) > 0 && l.Scope.Paths[0] != "" || l.Scope.Type == gate.ScopeFull {
 				if got := tb.Overlapping(l.Scope); len(got) != 1 || got[0].ID != l.ID {
 					t.Errorf("Overlapping(%v) = %v, want the lease", l.Scope, got)

@@ -98,7 +98,8 @@ func TestRefusedReclaimLoggedOnce(t *testing.T) {
 
 // TestRefusedUngatedWriteLoggedOnce: a worker that goes on writing while
 // the ledger refuses writes has each change refused, but the refusal is
-// logged once per degraded episode, and again in the next one.
+// logged once per degraded episode, and again in the next one; a change
+// is logged as an ungated write only once the ledger has recorded it.
 func TestRefusedUngatedWriteLoggedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		full := new(atomic.Bool)
@@ -117,9 +118,15 @@ func TestRefusedUngatedWriteLoggedOnce(t *testing.T) {
 		if n := log.count("ungated write not recorded"); n != 1 {
 			t.Fatalf("%d refused ungated writes logged in 5 changes, want 1", n)
 		}
+		if n := log.count("ungated write:"); n != 0 {
+			t.Fatalf("%d refused ungated writes logged as seen, want 0 (one line each would fill the disk the ledger needs)", n)
+		}
 		full.Store(false)
 		if err := observe("ok.txt"); err != nil {
 			t.Fatalf("ObserveChange(ok.txt) = %v once the ledger takes writes", err)
+		}
+		if n := log.count("ungated write:"); n != 1 {
+			t.Fatalf("%d ungated writes logged once one is recorded, want 1", n)
 		}
 		full.Store(true)
 		_ = observe("again.txt")

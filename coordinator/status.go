@@ -231,10 +231,14 @@ func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrit
 	}
 	done, err := c.recordUngated(w, now)
 	c.mu.Unlock()
+	if err == nil {
+		err = durable(ctx, done)
+	}
 	if err != nil {
 		return err
 	}
-	return durable(ctx, done)
+	c.logUngated(w)
+	return nil
 }
 
 // recordUngated keeps an ungated write for status and the ledger. Call
@@ -247,11 +251,20 @@ func (c *Coordinator) recordUngated(w leasegate.UngatedWrite, now time.Time) (<-
 	ev := gate.Event{Type: gate.EventUngatedWrite, At: now, Actor: w.Reporter, Path: w.Path, Reason: w.Op}
 	if w.Lease != nil {
 		ev.LeaseID = w.Lease.ID
-		c.log.Warn("ungated write collided with a lease", "path", w.Path, "holder", w.Lease.Owner.Name)
-	} else {
-		c.log.Info("ungated write", "path", w.Path, "op", w.Op)
 	}
 	return c.commit([]gate.Event{ev})
+}
+
+// logUngated logs an ungated write once the ledger has recorded it. A
+// write the ledger refused is not logged one line each: on a full disk a
+// worker writing thousands of files would fill with log lines the room
+// the ledger needs to recover, and the refusal is logged once instead.
+func (c *Coordinator) logUngated(w leasegate.UngatedWrite) {
+	if w.Lease != nil {
+		c.log.Warn("ungated write collided with a lease", "path", w.Path, "holder", w.Lease.Owner.Name)
+		return
+	}
+	c.log.Info("ungated write", "path", w.Path, "op", w.Op)
 }
 
 // ungatedGrace is how long after a lease ends a change of its path is
@@ -283,9 +296,14 @@ func (c *Coordinator) ObserveChange(ctx context.Context, path, op string) error 
 		return nil
 	}
 	c.ended.note(path, now) // one report per path per grace period
-	done, err := c.recordUngated(leasegate.UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}, now)
+	w := leasegate.UngatedWrite{Path: path, At: now, Op: op, Reporter: "watcher", Lease: checkout}
+	done, err := c.recordUngated(w, now)
 	c.mu.Unlock()
-	return c.loggedRecord(ctx, "ungated write not recorded", done, err, "path", path)
+	if err := c.loggedRecord(ctx, "ungated write not recorded", done, err, "path", path); err != nil {
+		return err
+	}
+	c.logUngated(w)
+	return nil
 }
 
 // loggedRecord waits for a watcher's record to be durable and logs a

@@ -177,7 +177,7 @@ func TestBookGetReturnsACopy(t *testing.T) {
 	b := mustBook(t, history(t))
 	r, _ := b.Get("C")
 	r.Paths[0] = "changed"
-	r.HowToResolve[0] = "changed"
+	r.HolderNow.Evidence = "changed"
 	r.Holder.Liveness.Evidence[0] = "changed"
 	r.Resolution.Note = "changed"
 	r.Status = blocker.StatusOpen

@@ -7,17 +7,32 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// howToResolve lists the commands that end blocker id, held up by the
-// holder's lease, in the order an operator should consider them. Each is a
-// shell line whose comment says when to use it, so it can be pasted as is.
-func howToResolve(id string, h HolderInfo) []string {
-	qid := shellQuote(id)
+// steps lists the commands that end the report now, in the order an
+// operator should consider them. Each is a shell line whose comment says
+// when to use it, so it can be pasted as is. A resolved report has none;
+// a holder whose lease has ended is not evicted, and the retry comes
+// first, as it grants the write once the file is free.
+func (r Report) steps() []string {
+	if r.Status != StatusOpen {
+		return []string{}
+	}
+	qid := shellQuote(r.ID)
+	deny := "leasegate resolve " + qid + " --deny  # fail the write with EBUSY and let the worker continue"
+	abort := "leasegate resolve " + qid + " --abort  # end the worker"
+	if n := r.HolderNow; n != nil && !n.Holds {
+		retry := "leasegate resolve " + qid + " --retry  # first: the holder's " + n.Phrase()
+		if !r.FreeSince.IsZero() {
+			retry += "; the file is free, so this grants the write"
+		} else {
+			retry += "; this decides again (another lease may hold the file now: see leasegate status)"
+		}
+		return []string{retry, deny, abort}
+	}
 	return []string{
-		"leasegate resolve " + qid + " --retry  # after " + h.LetsGo("the holder"),
-		"leasegate evict " + shellQuote(string(h.LeaseID)) + " --reason " +
-			shellQuote("holder gone or stuck (blocker "+id+")") + "  # if the holder is gone or stuck; then retry",
-		"leasegate resolve " + qid + " --deny  # fail the write with EBUSY and let the worker continue",
-		"leasegate resolve " + qid + " --abort  # end the worker",
+		"leasegate resolve " + qid + " --retry  # after " + r.Holder.LetsGo("the holder"),
+		"leasegate evict " + shellQuote(string(r.Holder.LeaseID)) + " --reason " +
+			shellQuote("holder gone or stuck (blocker "+r.ID+")") + "  # if the holder is gone or stuck; then retry",
+		deny, abort,
 	}
 }
 

@@ -26,12 +26,18 @@ func (r Report) Markdown() string {
 func (r Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BLOCKED: %s cannot write %s\n\n", oneLine(r.Requester.Name), gate.ShownPath(r.Path))
+	if n := r.HolderNow; n != nil {
+		fmt.Fprintf(&b, "Written at the retry, %s; \"Holder now\" and the steps to resolve are as of %s.\n\n", stamp(r.RetriedAt), stamp(n.AsOf))
+	}
 	b.WriteString("| Field | Value |\n|---|---|\n")
 	for _, row := range r.rows() {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], cell(row[1]))
 	}
 	r.writeEvidence(&b)
 	b.WriteString("\n## How to resolve\n\n")
+	if len(r.HowToResolve) == 0 && r.Status != StatusOpen {
+		fmt.Fprintf(&b, "Nothing left to do: the blocker is %s.\n", r.Status)
+	}
 	for i, cmd := range r.HowToResolve {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, code(cmd))
 	}
@@ -50,11 +56,14 @@ func (r Report) rows() [][2]string {
 		{"Held by", owner(h.Owner)},
 		{"Held for", fmt.Sprintf("%s, since %s", h.HeldFor.Round(time.Second), stamp(h.AcquiredAt))},
 		{"Lease", fmt.Sprintf("%s (%s, fencing token %d)", code(string(h.LeaseID)), orDash(string(h.Kind)), h.FencingToken)},
-		{"Holder liveness", fmt.Sprintf("%s, checked %s", orDash(string(h.Liveness.Status)), stamp(h.Liveness.CheckedAt))},
+		{"Holder liveness", fmt.Sprintf("%s, checked %s (at the retry)", orDash(string(h.Liveness.Status)), stamp(h.Liveness.CheckedAt))},
 		{"First denied", fmt.Sprintf("%s (%s)", stamp(r.FirstDeniedAt), r.Reason)},
 		{"Retry due", stamp(r.RetryAt)},
 		{"Retried at", fmt.Sprintf("%s (%s)", stamp(r.RetriedAt), orDash(string(r.RetryResult)))},
 		{"Retry interval", "retry=" + r.RetryInterval.String() + from(r.RetryFrom, "the requester's window")},
+	}
+	if n := r.HolderNow; n != nil {
+		rows = slices.Insert(rows, 9, [2]string{"Holder now", n.Detail()})
 	}
 	if h.SameFileAs != "" {
 		rows = slices.Insert(rows, 2, [2]string{"Same file as", code(gate.ShownPath(h.SameFileAs)) + " (held under that name)"})
@@ -72,7 +81,7 @@ func (r Report) rows() [][2]string {
 }
 
 func (r Report) writeEvidence(b *strings.Builder) {
-	fmt.Fprintf(b, "\nLiveness evidence for %s:\n\n", oneLine(r.Holder.Owner.Name))
+	fmt.Fprintf(b, "\nLiveness evidence for %s at the retry:\n\n", oneLine(r.Holder.Owner.Name))
 	if len(r.Holder.Liveness.Evidence) == 0 {
 		b.WriteString("- none recorded\n")
 	}

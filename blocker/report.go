@@ -83,8 +83,14 @@ type Report struct {
 	// requester now (the holder committed, released, was evicted or
 	// reclaimed): since when. `resolve ID --retry` then grants the held
 	// write; the requester stays halted until an operator says so.
-	FreeSince    time.Time `json:"free_since,omitzero"`
-	HowToResolve []string  `json:"how_to_resolve"` // shell commands, each with a comment
+	FreeSince time.Time `json:"free_since,omitzero"`
+	// HolderNow is the holder's lease when the report was last read
+	// (Observe), or at the retry; nil in reports written before it was
+	// recorded.
+	HolderNow *HolderNow `json:"holder_now,omitempty"`
+	// HowToResolve are the steps that apply as of HolderNow: shell
+	// commands, each with a comment; none once the report is resolved.
+	HowToResolve []string `json:"how_to_resolve"`
 }
 
 // HolderInfo is the lease that blocks the mutation and what is known of
@@ -151,7 +157,12 @@ func New(in Input) Report {
 	if r.RetryInterval == 0 && !r.RetryAt.IsZero() && !r.FirstDeniedAt.IsZero() {
 		r.RetryInterval = r.RetryAt.Sub(r.FirstDeniedAt)
 	}
-	r.HowToResolve = howToResolve(r.ID, r.Holder)
+	asOf := r.RetriedAt
+	if asOf.IsZero() {
+		asOf = r.FirstDeniedAt
+	}
+	r.HolderNow = &HolderNow{State: gate.StateActive, Holds: true, Source: SourceRetry, AsOf: asOf}
+	r.HowToResolve = r.steps()
 	return r
 }
 
@@ -208,6 +219,10 @@ func utc(t time.Time) time.Time { return t.Round(0).UTC() }
 func (r Report) clone() Report {
 	r.Paths = slices.Clone(r.Paths)
 	r.HowToResolve = slices.Clone(r.HowToResolve)
+	if r.HolderNow != nil {
+		n := *r.HolderNow
+		r.HolderNow = &n
+	}
 	r.Holder.Liveness.Evidence = slices.Clone(r.Holder.Liveness.Evidence)
 	if r.Resolution != nil {
 		res := *r.Resolution

@@ -23,7 +23,7 @@ var (
 )
 
 // Resolve records an operator's answer: an open report becomes retried,
-// denied or aborted. Any other report gives ErrNotOpen, an action that is
+// denied or aborted, and lists no more steps. Any other report gives ErrNotOpen, an action that is
 // not retry, deny or abort gives ErrUnknownAction, and on error r is left
 // unchanged.
 func (r *Report) Resolve(a Action, by string, at time.Time, note string) error {
@@ -36,5 +36,6 @@ func (r *Report) Resolve(a Action, by string, at time.Time, note string) error {
 	}
 	r.Status = st
 	r.Resolution = &Resolution{Action: a, By: by, At: utc(at), Note: note}
+	r.HowToResolve = r.steps()
 	return nil
 }

@@ -26,23 +26,35 @@ func (c *Coordinator) freeFor(owner string, paths []string, now time.Time) (gate
 }
 
 // annotate sets FreeSince on open reports whose paths are free for their
-// requester now. Call with c.mu held.
+// requester now, and on every report the holder's lease as the table has
+// it now (HolderNow, with the steps that apply): a report is read long
+// after its retry, and the holder may have let go or been reclaimed since.
+// Call with c.mu held.
 func (c *Coordinator) annotate(reps []blocker.Report, now time.Time) []blocker.Report {
 	for i, r := range reps {
-		if r.Status != blocker.StatusOpen {
-			continue
+		l, _ := c.table.Lease(r.Holder.LeaseID) // the zero lease once pruned: Observe says so
+		if r.Status == blocker.StatusOpen {
+			reps[i].FreeSince = c.freeSince(r, l, now)
 		}
-		if _, free := c.freeFor(r.Requester.Name, r.Paths, now); !free {
-			continue
-		}
-		reps[i].FreeSince = now
-		if h := c.held[r.ID]; h != nil && !h.freeSince.IsZero() {
-			reps[i].FreeSince = h.freeSince
-		} else if l, ok := c.table.Lease(r.Holder.LeaseID); ok && !l.TerminatedAt.IsZero() {
-			reps[i].FreeSince = l.TerminatedAt
-		}
+		reps[i] = reps[i].Observe(l, now)
 	}
 	return reps
+}
+
+// freeSince is since when open report r's paths are free for its
+// requester, zero while they are not; holder is r's holder lease as the
+// table has it. Call with c.mu held.
+func (c *Coordinator) freeSince(r blocker.Report, holder gate.Lease, now time.Time) time.Time {
+	if _, free := c.freeFor(r.Requester.Name, r.Paths, now); !free {
+		return time.Time{}
+	}
+	if h := c.held[r.ID]; h != nil && !h.freeSince.IsZero() {
+		return h.freeSince
+	}
+	if !holder.TerminatedAt.IsZero() {
+		return holder.TerminatedAt
+	}
+	return now
 }
 
 // blockersWaitingOn asks for a check of every held blocker that waits on
@@ -76,6 +88,8 @@ func (c *Coordinator) checkFreed(id string, at time.Time) {
 			h.con.holdBy(d)
 		}
 		c.mu.Unlock()
+		// The holder's lease ended all the same: the report on disk says so.
+		c.refreshReport(id)
 		return
 	}
 	h.freeSince = at

@@ -63,6 +63,9 @@ func printBlockers(reps []blocker.Report, full bool) {
 		}
 		fmt.Printf("%s  %-8s %s cannot write %s (held by %s since %s)\n", r.ID, r.Status, r.Requester.Name, gate.ShownPath(r.Path),
 			r.Holder.Owner.Name, r.Holder.AcquiredAt.UTC().Format(time.RFC3339))
+		if now := r.HolderNow.Phrase(); now != "" && r.Status == blocker.StatusOpen {
+			fmt.Printf("    holder %s: %s\n", r.Holder.Owner.Name, now)
+		}
 		if note := r.FreeNote(); note != "" {
 			fmt.Printf("    now %s\n", note)
 		}

@@ -77,3 +77,44 @@ func TestFullDiskRefusesCommitLargerThanItsRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedRoomGivesSpaceBack: a commit larger than its segment's room
+// that the disk cannot take leaves the segment as it was. A grow that
+// fails part way must not keep the zeros it wrote: the commit is retried
+// (a dead owner's reclaim, every liveness round) and each try would take
+// whatever space was freed, space the copy into the bbolt file needs to
+// recover the ledger.
+func TestRefusedRoomGivesSpaceBack(t *testing.T) {
+	dir := disktest.Small(t, t.TempDir(), "8m")
+	path := filepath.Join(dir, "ledger.db")
+	l := mustOpen(t, path, testConfig(t))
+	spare := filepath.Join(dir, "spare")
+	if err := os.WriteFile(spare, make([]byte, 256<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	disktest.Fill(t, dir)
+	if err := os.Remove(spare); err != nil {
+		t.Fatal(err)
+	}
+	seg := bolt.SegmentPath(path, 0)
+	before := mustSize(t, seg)
+	big := releases(8000)
+	if err := l.MakeRoom(big...); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("MakeRoom for %d events with 256 KiB free = %v, want ENOSPC", len(big), err)
+	}
+	if after := mustSize(t, seg); after != before {
+		t.Fatalf("segment 0 after a refused MakeRoom: %d bytes, want %d as before (the zeros written took the free space)", after, before)
+	}
+	if err := os.WriteFile(spare, make([]byte, 128<<10), 0o600); err != nil {
+		t.Fatalf("writing 128 KiB of the 256 KiB freed before the refused MakeRoom: %v", err)
+	}
+}
+
+func mustSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}

@@ -79,8 +79,13 @@ func openSegment(path string, size int64, noSync bool) (*os.File, bool, error) {
 }
 
 // fill zero-fills f from its end to size bytes, durably, and reports
-// whether it grew. On error f may have grown by zeros, which end a
-// segment's records as its zero-filled space does.
+// whether it grew. On a failed write f is cut back to its size before:
+// on a full disk the zeros that fit would otherwise keep the space that
+// was left, and a commit refused for want of room is tried again (a dead
+// owner's reclaim, every liveness round), each try taking whatever space
+// is freed before the copy into the bbolt file can use it. Zeros that
+// stay (the cut failed too) end a segment's records as its zero-filled
+// space does.
 func fill(f *os.File, size int64, noSync bool) (bool, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -90,6 +95,7 @@ func fill(f *os.File, size int64, noSync bool) (bool, error) {
 		return false, nil
 	}
 	if _, err := f.WriteAt(make([]byte, size-fi.Size()), fi.Size()); err != nil {
+		_ = f.Truncate(fi.Size())
 		return false, fmt.Errorf("fill journal %s: %w", f.Name(), err)
 	}
 	if !noSync {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -46,15 +45,16 @@ func realProgram(t *testing.T, env, name, desc string) string {
 const codexPatch = "*** Begin Patch\n*** Update File: f.txt\n@@\n-old\n+new\n*** End Patch\n"
 
 // responsesMock is a loopback stand-in for the Responses API: a request
-// without a tool result is answered with a custom_tool_call of apply_patch
-// (gpt-5.5's tool list offers it as a freeform tool), one with a result by
-// a plain message, and the tool results are kept.
+// that carries n tool results is answered with the script's call n, when
+// the request offers its tool (apply_patch as a freeform custom tool call,
+// which gpt-5.5's tool list offers; any other as a function call), and
+// anything else with a plain message. It keeps the tool results Codex
+// sends back.
 type responsesMock struct {
-	srv     *httptest.Server
-	patch   string
+	srv *httptest.Server
+	modelScript
 	hold    *turnHold // set before the agent starts
-	mu      sync.Mutex
-	outputs []string // the custom_tool_call_output items Codex sent back
+	outputs []string  // every tool result of every request, under mu: one mock may serve several runs
 }
 
 // newResponsesMock is a mock model that applies codexPatch.
@@ -64,10 +64,28 @@ func newResponsesMock(t *testing.T) *responsesMock {
 
 // newPatchMock is a mock model that applies patch.
 func newPatchMock(t *testing.T, patch string) *responsesMock {
-	m := &responsesMock{patch: patch}
+	return newScriptedResponses(t, toolCall{"apply_patch", patch})
+}
+
+// newScriptedResponses is a mock model that makes the calls of script in
+// turn, each once the previous one's result is back; an apply_patch
+// call's input is the patch itself, any other's its JSON arguments.
+func newScriptedResponses(t *testing.T, script ...toolCall) *responsesMock {
+	m := &responsesMock{modelScript: modelScript{script: script}}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
+}
+
+// responsesRequest is what the mock reads of a request.
+type responsesRequest struct {
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+	Input []struct {
+		Type   string          `json:"type"`
+		Output json.RawMessage `json:"output"`
+	} `json:"input"`
 }
 
 func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
@@ -76,31 +94,33 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	var req struct {
-		Input []json.RawMessage `json:"input"`
-	}
+	var req responsesRequest
 	_ = json.Unmarshal(body, &req)
-	var outputs []string
+	var names, results []string
+	for _, tl := range req.Tools {
+		names = append(names, tl.Name)
+	}
 	for _, in := range req.Input {
-		var item struct {
-			Type   string          `json:"type"`
-			Output json.RawMessage `json:"output"`
-		}
-		if json.Unmarshal(in, &item) == nil && item.Type == "custom_tool_call_output" {
-			outputs = append(outputs, string(item.Output))
+		if in.Type == "custom_tool_call_output" || in.Type == "function_call_output" {
+			results = append(results, string(in.Output))
 		}
 	}
-	if len(outputs) > 0 {
+	call, n, _, ok := m.next(names, results)
+	if len(results) > 0 {
 		m.mu.Lock()
-		m.outputs = append(m.outputs, outputs...)
+		m.outputs = append(m.outputs, results...)
 		m.mu.Unlock()
 		m.hold.wait(r.Context())
 	}
-	item := map[string]any{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "apply_patch",
-		"input": m.patch, "status": "completed"}
-	if len(outputs) > 0 {
-		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
-			"content": []any{map[string]any{"type": "output_text", "text": "done"}}}
+	item := map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
+		"content": []any{map[string]any{"type": "output_text", "text": "done"}}}
+	switch {
+	case ok && call.tool == "apply_patch":
+		item = map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
+			"name": call.tool, "input": call.input, "status": "completed"}
+	case ok:
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
+			"name": call.tool, "arguments": call.input, "status": "completed"}
 	}
 	events := []map[string]any{
 		{"type": "response.created", "response": map[string]any{"id": "resp_1"}},
@@ -115,6 +135,8 @@ func (m *responsesMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// toolOutputs returns the tool results Codex sent back, in order, of
+// every run the mock served.
 func (m *responsesMock) toolOutputs() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()

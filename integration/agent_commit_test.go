@@ -1,0 +1,125 @@
+package integration_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/gate"
+)
+
+// The agent-commit tests drive each real agent through the most common
+// flow with `install AGENT` and `install git` in place: the model writes
+// files with its write tool (the hooks take their leases for the
+// session), then commits them with `git commit` through its own shell
+// tool. The git hooks must know the commit as the session's, by the agent
+// process among their ancestors: the session's own files are committed
+// and their leases released, a file another owner holds refuses the
+// commit, and the model reads the refusal as the tool's output.
+
+// Contents the mock models write.
+const (
+	commitA = "package a\n"
+	commitC = "package c\n\nconst C = 1\n"
+)
+
+// The shell commands the mock models run: the first commits a.go and c.go
+// with c.go changed again before the commit (committed, yet still dirty);
+// the second commits everything, b.go too, which bob holds.
+const (
+	ownCommit   = "git add a.go c.go && echo '// after' >> c.go && git commit -qm own && echo own-committed"
+	otherCommit = "git add -A && git commit -qm other"
+)
+
+// newCommitRepo is the repository an agent commits in: git hooks
+// installed, and b.go changed outside the gate while bob holds it by a
+// check-out.
+func newCommitRepo(t *testing.T) *repo {
+	t.Helper()
+	r := newRepo(t, map[string]string{"b.go": "package b\n", "c.go": "package c\n"})
+	r.mustLG("install", "git")
+	r.mustLG("acquire", "b.go", "--as", "bob")
+	r.write("b.go", "package b\n\n// changed outside the gate\n")
+	return r
+}
+
+// checkAgentCommit checks what the session named prefix... did in r, from
+// the shell results its model received (the own commit's, then the other
+// one's): the own commit exists with the model's a.go; a.go's lease went
+// with the commit, the release recorded with its reason, while c.go,
+// still dirty, kept its lease through the commit; the commit including
+// b.go was refused naming bob, and the model was told so.
+func checkAgentCommit(t *testing.T, r *repo, prefix string, results []string, log string) {
+	t.Helper()
+	if len(results) < 2 {
+		t.Fatalf("the model received %d tool results, want the two commits' last: %q\n%s", len(results), results, log)
+	}
+	own, other := results[len(results)-2], results[len(results)-1]
+	if !strings.Contains(own, "own-committed") || strings.Contains(own, "commit refused") {
+		t.Errorf("the session's commit of its own files was not made; the model read:\n%s\n%s", own, log)
+	}
+	if got := r.git("log", "--format=%s"); got != "own\ninitial\n" {
+		t.Errorf("commits = %q, want own over initial", got)
+	}
+	if got := r.git("show", "HEAD:a.go"); got != commitA {
+		t.Errorf("a.go committed as %q, want the model's %q", got, commitA)
+	}
+	owner := grantedTo(t, r, "a.go")
+	if !strings.HasPrefix(owner, prefix) {
+		t.Errorf("a.go was granted to %q, want the session (%s...)", owner, prefix)
+	}
+	if e, ok := commitRelease(r, "a.go"); !ok || e.Actor != owner {
+		t.Errorf("a.go's history %v: want a release on commit by %s", r.history("a.go"), owner)
+	}
+	if grantedTo(t, r, "c.go") != owner {
+		t.Errorf("c.go's history %v: want it granted to %s", r.history("c.go"), owner)
+	}
+	if e, ok := commitRelease(r, "c.go"); ok {
+		t.Errorf("c.go, changed again after it was staged, was released by the commit: %+v", e)
+	}
+	for _, want := range []string{"commit refused", "b.go: leased by bob"} {
+		if !strings.Contains(other, want) {
+			t.Errorf("the refused commit's output lacks %q; the model read:\n%s", want, other)
+		}
+	}
+}
+
+// grantedTo returns the owner path's first lease was granted to.
+func grantedTo(t *testing.T, r *repo, path string) string {
+	t.Helper()
+	for _, e := range r.history(path) {
+		if e.Type == gate.EventGranted {
+			return e.Actor
+		}
+	}
+	t.Fatalf("%s was never leased: %v", path, r.history(path))
+	return ""
+}
+
+// commitRelease returns the release on commit in path's history.
+func commitRelease(r *repo, path string) (gate.Event, bool) {
+	for _, e := range r.history(path) {
+		if e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in ") {
+			return e, true
+		}
+	}
+	return gate.Event{}, false
+}
+
+// TestClaudeCodeCommitsItsWork: the real Claude Code writes with its
+// Write tool and commits with its Bash tool.
+func TestClaudeCodeCommitsItsWork(t *testing.T) {
+	r := newCommitRepo(t)
+	write := func(name, body string) toolCall {
+		return toolCall{"Write", fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, name), body)}
+	}
+	bash := func(cmd string) toolCall { return toolCall{"Bash", fmt.Sprintf(`{"command":%q}`, cmd)} }
+	m := newScriptedMock(t, write("a.go", commitA), write("c.go", commitC), bash(ownCommit), bash(otherCommit))
+	out, err := newClaudeRun(t, r, m).run(t, "write a.go and c.go, commit them, then commit everything", "Write,Bash")
+	_, results := m.seen()
+	if err != nil {
+		t.Fatalf("claude -p: %v; tool results %q\n%s", err, results, out)
+	}
+	checkAgentCommit(t, r, "cc-", results, out)
+}

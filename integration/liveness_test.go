@@ -220,3 +220,24 @@ func TestStoppedJobTreeEndsWithSidecar(t *testing.T) {
 	eventually(t, 10*time.Second, "the worker's processes to end", func() bool { return len(processesWith(marker)) == 0 })
 	t.Logf("every process of the stopped job ended %s after kill -9 of its sidecar", time.Since(killed).Round(time.Millisecond))
 }
+
+// TestRunSaysItWaitsForWhatTheWorkerLeft: a worker that exits while a
+// daemon it started runs on keeps run, and its leases, until the daemon
+// ends; run says so on stderr, naming the worker and how to end the
+// wait, instead of hanging in silence after the agent has exited.
+func TestRunSaysItWaitsForWhatTheWorkerLeft(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	const marker = "63.1415"
+	w := r.worker("alice", "echo x >> a.txt; setsid sleep "+marker+" & exit 3")
+	eventually(t, 10*time.Second, "run to say it waits for the daemon", func() bool {
+		return strings.Contains(w.out.String(), "has exited; processes it started still run")
+	})
+	if got := r.holders()["a.txt"]; got != "alice" {
+		t.Fatalf("a.txt held by %q while alice's daemon runs, want alice", got)
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, 15*time.Second)
+	eventually(t, 10*time.Second, "the daemon to end", func() bool { return len(processesWith(marker)) == 0 })
+}

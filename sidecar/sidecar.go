@@ -119,7 +119,7 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	defer restore()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	loops := []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits}
+	loops := []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits, s.watchLeftRunning}
 	if onTerminal {
 		loops = append(loops, s.followSuspend)
 	}

@@ -1,11 +1,14 @@
 package watch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -56,7 +59,7 @@ func (wt *watcher) followIgnoreChanges() {
 	}
 	wt.cfg.Rule.Invalidate()
 	for _, dir := range dirs {
-		wt.addTree(dir, nil)
+		wt.addTree(dir, false)
 	}
 }
 
@@ -88,6 +91,9 @@ func (wt *watcher) judgeEvent(j *judgement, abs string, op fsnotify.Op) {
 			return
 		}
 	}
+	if wt.deferred(abs, op) {
+		return
+	}
 	if op.Has(fsnotify.Create) {
 		fi, err := os.Lstat(abs)
 		switch {
@@ -98,12 +104,69 @@ func (wt *watcher) judgeEvent(j *judgement, abs string, op fsnotify.Op) {
 			return
 		case err == nil && fi.IsDir():
 			if wt.cfg.Rule.ClassifyTree(rel) == workspace.Gated {
-				wt.addTree(abs, j)
+				wt.addTree(abs, true)
 			}
+			return
+		case err == nil:
+			wt.deferName(abs, op)
 			return
 		}
 	}
 	wt.judgePath(j, rel, op)
+}
+
+// newName is a new name waiting to be judged: the operations seen on it,
+// and its place among the new names seen.
+type newName struct {
+	op  fsnotify.Op
+	seq uint64
+}
+
+// deferName makes abs a new name waiting to be judged, with op seen on
+// it.
+func (wt *watcher) deferName(abs string, op fsnotify.Op) {
+	wt.named++
+	wt.fresh[abs] = newName{op: op, seq: wt.named}
+}
+
+// deferred adds op to the new name abs when it waits to be judged, and
+// reports whether it does.
+func (wt *watcher) deferred(abs string, op fsnotify.Op) bool {
+	for _, m := range []map[string]newName{wt.fresh, wt.aging} {
+		if n, ok := m[abs]; ok {
+			n.op |= op
+			m[abs] = n
+			return true
+		}
+	}
+	return false
+}
+
+// judgeAged judges the new names that have lasted a whole recheck period
+// (those of the period before this one) and starts the next period. A
+// name gone by now came and went: it is passed over, and so is its rename
+// or removal still to come.
+func (wt *watcher) judgeAged() {
+	j := &judgement{seen: make(map[string]bool, len(wt.aging))}
+	names := slices.SortedFunc(maps.Keys(wt.aging), func(a, b string) int { return cmp.Compare(wt.aging[a].seq, wt.aging[b].seq) })
+	for _, abs := range names {
+		op := wt.aging[abs].op
+		rel, inside := wt.cfg.Workspace.Rel(abs)
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			if !op.Has(fsnotify.Rename) && !op.Has(fsnotify.Remove) {
+				wt.gone[abs] = true
+			}
+			continue
+		}
+		if inside {
+			wt.judgePath(j, rel, op)
+		}
+	}
+	clear(wt.aging)
+	wt.aging, wt.fresh = wt.fresh, wt.aging
+	if len(j.changes) > 0 {
+		wt.cfg.Report(j.changes)
+	}
 }
 
 // judgePath adds the change of rel unless it was judged already in this
@@ -121,9 +184,10 @@ func (wt *watcher) judgePath(j *judgement, rel string, op fsnotify.Op) {
 
 // addTree watches dir and every directory under it that the rule does not
 // exclude as a whole and no lease covers whole: one watch per directory,
-// one read of each. With j, the files found are judged as created (they
-// appeared with a new directory, perhaps before its watch).
-func (wt *watcher) addTree(dir string, j *judgement) {
+// one read of each. With created, the files found are new names (they
+// appeared with a new directory, perhaps before its watch), judged once
+// they have lasted a recheck period as those seen created are.
+func (wt *watcher) addTree(dir string, created bool) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -149,8 +213,8 @@ func (wt *watcher) addTree(dir string, j *judgement) {
 			}
 			return nil
 		}
-		if j != nil {
-			wt.judgePath(j, rel, fsnotify.Create)
+		if created && !wt.deferred(p, fsnotify.Create) {
+			wt.deferName(p, fsnotify.Create)
 		}
 		return nil
 	})
@@ -215,7 +279,7 @@ func (wt *watcher) recheck() {
 			delete(wt.unwatched, dir)
 		case !wt.cfg.CoveredTree(rel):
 			delete(wt.unwatched, dir)
-			wt.addTree(dir, nil)
+			wt.addTree(dir, false)
 		}
 	}
 }
@@ -231,7 +295,7 @@ func (wt *watcher) lose(err error) {
 	}
 	wt.log.Warn("the kernel dropped watch events (queue overflow); watching the workspace again", "error", err)
 	clear(wt.gone) // their renames or removals may be among the events dropped
-	wt.addTree(wt.cfg.Workspace.Root, nil)
+	wt.addTree(wt.cfg.Workspace.Root, false)
 	if wt.cfg.Lost != nil {
 		wt.cfg.Lost()
 	}

@@ -40,7 +40,7 @@ func TestOverflowWatchesTheTreeAgain(t *testing.T) {
 	cfg := Config{Workspace: ws, Rule: rule, Report: func([]Change) {}, Lost: func() { lost++ }}
 	cfg.setDefaults()
 	wt := &watcher{cfg: cfg, w: w, log: hclog.NewNullLogger(), batch: newBatch(), unwatched: make(map[string]bool)}
-	wt.addTree(ws.Root, nil)
+	wt.addTree(ws.Root, false)
 
 	// Directories made while no event is read: as if their creation had
 	// been dropped.

@@ -41,7 +41,11 @@ const DefaultWindow = 20 * time.Millisecond
 // DefaultRecheck is how often the directories left unwatched because a
 // lease covered them whole are checked again. A change in one is not
 // reported for a while after its lease ends anyway (the coordinator takes
-// it for the late write of the holder), so a second costs no report.
+// it for the late write of the holder), so a second costs no report. It
+// is also how long a new name must last before it is judged (one to two
+// periods): long enough for a slow writer to rename a temporary file onto
+// the file it replaces, and short beside the coordinator's 5 s grace for a
+// holder's late writes.
 const DefaultRecheck = time.Second
 
 // maxBatch bounds the events of one batch, so a flood is handled in slices
@@ -77,7 +81,8 @@ type Config struct {
 	// covers it. Nil means no directory is.
 	CoveredTree func(rel string) bool
 	// Recheck is how often the directories left unwatched for CoveredTree
-	// are checked again. Zero means DefaultRecheck.
+	// are checked again, and the period a new name must last before it is
+	// judged. Zero means DefaultRecheck.
 	Recheck time.Duration
 	// Window is how long events gather after the first one of a batch.
 	// Zero means DefaultWindow; negative means no wait (a batch is what has
@@ -118,8 +123,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer w.Close()
 	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch(), unwatched: make(map[string]bool),
-		gone: make(map[string]bool)}
-	wt.addTree(cfg.Workspace.Root, nil)
+		gone: make(map[string]bool), fresh: make(map[string]newName), aging: make(map[string]newName)}
+	wt.addTree(cfg.Workspace.Root, false)
 	recheck := cfg.Clock.Ticker(cfg.Recheck)
 	defer recheck.Stop()
 	for {
@@ -128,6 +133,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return nil
 		case <-recheck.C:
 			wt.recheck()
+			wt.judgeAged()
 		case err := <-w.Errors:
 			wt.lose(err)
 		case ev := <-w.Events:
@@ -175,6 +181,15 @@ type watcher struct {
 	// before their batch was judged, whose rename or removal is still to
 	// come in a later batch: that event is theirs too, not a change.
 	gone map[string]bool
+	// fresh holds the new names (absolute) seen since the last recheck
+	// and still there when their batch was judged, with the operations
+	// seen on them; aging holds those of the period before. A new name is
+	// judged once it has lasted a whole recheck period, so a temporary
+	// file renamed onto the file it replaces within that time is never
+	// reported, however long its writer took between the two.
+	fresh, aging map[string]newName
+	// named counts the new names seen, to judge them in that order.
+	named uint64
 	// blind is set once a directory could not be watched; the warning
 	// is said once.
 	blind bool

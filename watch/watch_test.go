@@ -171,6 +171,7 @@ func TestReportsGatedChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.expect(t, watch.Change{Path: "src/a.go", Op: "rename"})
+	w.expect(t, watch.Change{Path: "src/b.go", Op: "create"})
 	if err := os.Remove(filepath.Join(w.root, "src", "b.go")); err != nil {
 		t.Fatal(err)
 	}
@@ -373,14 +374,61 @@ func TestTransientNameIsNotReported(t *testing.T) {
 	// event; the barrier's report says both have been read.
 	write(t, filepath.Join(w.root, "src", "barrier.go"), "package a")
 	w.expect(t, watch.Change{Path: "src/barrier.go", Op: "create"})
+	write(t, a+".tmp.4242.8b9a86478fca", "package a // saved")
+	w.savedOnce(t, "src/a.go.tmp.4242.8b9a86478fca", "src/a.go")
+}
+
+// TestTemporaryNameRenamedLateIsNotReported: a file saved under a
+// temporary name whose batch is judged before the rename (its writer was
+// slow between the two, as a loaded machine makes Claude Code's Write) is
+// still a change of the file it replaces alone: a new name is judged only
+// once it has lasted a whole recheck period.
+func TestTemporaryNameRenamedLateIsNotReported(t *testing.T) {
+	w := start(t)
+	a, other := filepath.Join(w.root, "src", "a.go"), filepath.Join(w.root, "src", "other.go")
+	write(t, a, "package a")
+	write(t, other, "package a")
+	w.expect(t, watch.Change{Path: "src/other.go", Op: "create"})
 	tmp := a + ".tmp.4242.8b9a86478fca"
 	write(t, tmp, "package a // saved")
-	if err := os.Rename(tmp, a); err != nil {
+	// A write of a file that exists is judged in its batch: once it is
+	// reported, the batch with the temporary name's events has been too.
+	write(t, other, "package a // barrier")
+	w.expect(t, watch.Change{Path: "src/other.go", Op: "write"})
+	w.savedOnce(t, "src/a.go.tmp.4242.8b9a86478fca", "src/a.go")
+}
+
+// TestTemporaryNameInNewDirectoryIsNotReported: a temporary file found
+// when a new directory is read (Claude Code's Write of a file in a
+// directory it made) and renamed after that read is not reported either:
+// the files found there are new names too.
+func TestTemporaryNameInNewDirectoryIsNotReported(t *testing.T) {
+	w := start(t)
+	other := filepath.Join(w.root, "src", "other.go")
+	write(t, other, "package a")
+	w.expect(t, watch.Change{Path: "src/other.go", Op: "create"})
+	stage := filepath.Join(w.root, "build", "docs") // ignored: not watched
+	mkdir(t, stage)
+	write(t, filepath.Join(stage, "a.md.tmp.4242.8b9a86478fca"), "new")
+	if err := os.Rename(stage, filepath.Join(w.root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, other, "package a // barrier")
+	w.expect(t, watch.Change{Path: "src/other.go", Op: "write"})
+	w.savedOnce(t, "docs/a.md.tmp.4242.8b9a86478fca", "docs/a.md")
+}
+
+// savedOnce renames tmp onto file (both workspace-relative), as a save
+// through a temporary file ends, and fails unless the changes reported
+// before a write after it name file once and tmp never.
+func (w *watched) savedOnce(t *testing.T, tmp, file string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(w.root, filepath.FromSlash(tmp)), filepath.Join(w.root, filepath.FromSlash(file))); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(w.root, "src", "b.go"), "package a")
 	seen := w.counts(t, watch.Change{Path: "src/b.go", Op: "create"})
-	if seen["src/a.go.tmp.4242.8b9a86478fca"] != 0 || seen["src/a.go"] != 1 {
-		t.Fatalf("changes reported %v, want src/a.go once and not its temporary name", seen)
+	if seen[tmp] != 0 || seen[file] != 1 {
+		t.Fatalf("changes reported %v, want %s once and not its temporary name", seen, file)
 	}
 }

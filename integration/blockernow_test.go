@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -157,3 +158,40 @@ func stepWith(t *testing.T, rep blocker.Report, s string) string {
 }
 
 func isEvict(step string) bool { return strings.HasPrefix(step, "leasegate evict ") }
+
+// TestConsoleBlockerHolderNow: the console's blocker card shows the
+// holder's lease now beside its liveness at the retry, and is drawn again
+// when the holder is reclaimed: its steps no longer evict the ended lease.
+func TestConsoleBlockerHolderNow(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	url := startUI(t, r)
+	ctx := browser(t, 2*time.Minute)
+	run(t, ctx, "log in", chromedp.Navigate(url), chromedp.WaitVisible(`#conn.on`, chromedp.ByQuery))
+	holder := r.worker("holder", "echo h >> a.txt; sleep 60")
+	eventually(t, 10*time.Second, "holder to lease a.txt", func() bool { return r.holders()["a.txt"] == "holder" })
+	w := r.runWith("writer", "echo w >> a.txt", "--retry-after", "1s")
+	var steps string
+	run(t, ctx, "the blocker card shows the holder holding", chromedp.WaitVisible(`[data-blocker-id] [data-holder-now="active"]`, chromedp.ByQuery),
+		chromedp.Text(`[data-blocker-id] pre`, &steps, chromedp.ByQuery))
+	if !strings.Contains(steps, "leasegate evict ") {
+		t.Errorf("the card's steps while the holder holds lack the evict:\n%s", steps)
+	}
+	_ = holder.cmd.Process.Kill()
+	// Read the card once it shows the holder's end and the file free (its
+	// last redraw), in one evaluation: a redraw between two reads would
+	// take the first one's node away.
+	var card struct{ Now, Steps string }
+	run(t, ctx, "the card shows the holder reclaimed", chromedp.Poll(`(() => {
+		const n = document.querySelector('[data-blocker-id] [data-holder-now="reclaimed"]');
+		if (!n || !n.textContent.includes("free since")) return null;
+		return {now: n.textContent, steps: n.closest("[data-blocker-id]").querySelector("pre").textContent};
+	})()`, &card))
+	if !strings.Contains(card.Now, "by liveness: owner dead") || strings.Contains(card.Steps, "leasegate evict ") || !strings.Contains(card.Steps, "--retry  # first:") {
+		t.Errorf("after the reclaim the card reads %q with the steps:\n%s", card.Now, card.Steps)
+	}
+	run(t, ctx, "retry from the page", chromedp.Click(`[data-blocker-id] button[data-action="retry"]`, chromedp.ByQuery),
+		chromedp.Click(`button[data-confirm="retry"]`, chromedp.ByQuery), chromedp.WaitVisible(`[data-result="ok"]`, chromedp.ByQuery))
+	if code := w.wait(t, 20*time.Second); code != 0 {
+		t.Fatalf("writer after the retry: exit %d:\n%s", code, w.out)
+	}
+}

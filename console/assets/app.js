@@ -131,13 +131,28 @@
     fill("contention", rows.length ? [el("table", null, el("thead", null, head), el("tbody", null, ...rows))] : [], "contention-count", rows.length);
   }
   // Blocker cards are kept by id, so a confirmation in progress survives
-  // the state updates that other events bring.
+  // the state updates that other events bring; a card is drawn again when
+  // what it shows of now changes (the holder's lease ended, the file came
+  // free, the steps), unless a confirmation is in progress on it.
   const cards = new Map();
+  const nowKey = (b) => { const n = b.holder_now || {}; return JSON.stringify([n.state, n.holds, n.ended_at, b.free_since, b.how_to_resolve]); };
   function renderBlockers() {
     const open = new Set(S.blockers.map((b) => b.id));
     for (const id of cards.keys()) if (!open.has(id)) cards.delete(id);
-    for (const b of S.blockers) if (!cards.has(b.id)) cards.set(b.id, blockerCard(b));
-    fill("blockers", S.blockers.map((b) => cards.get(b.id)), "blockers-count", S.blockers.length);
+    for (const b of S.blockers) {
+      const c = cards.get(b.id), key = nowKey(b);
+      if (!c || (c.key !== key && !c.node.querySelector(".confirming"))) cards.set(b.id, { key, node: blockerCard(b) });
+    }
+    fill("blockers", S.blockers.map((b) => cards.get(b.id).node), "blockers-count", S.blockers.length);
+  }
+  // holderNow says whether the holder's lease still holds the file, or how
+  // it ended, as the coordinator read it.
+  function holderNow(b) {
+    const n = b.holder_now;
+    if (!n) return null;
+    const what = n.holds ? "holds the file" : "lease " + n.state + (n.ended_at ? " at " + clock(n.ended_at) : "") + (n.ended_by ? " by " + n.ended_by : "");
+    return el("dd", { "data-holder-now": n.state }, badge(n.holds ? "holds" : n.state), " ", what,
+      n.evidence ? ": " + n.evidence : "", b.free_since ? "; the file is free since " + clock(b.free_since) : "", ` (from ${n.source})`);
   }
   function blockerCard(b) {
     const h = b.holder, lv = h.liveness || {};
@@ -145,7 +160,8 @@
       el("h3", null, b.requester.name, " blocked on ", pathLink(b.path), " (", b.op, ")"),
       el("dl", null,
         el("dt", null, "held by"), el("dd", null, h.owner.name, " ", badge(h.kind), " lease ", el("code", null, h.lease_id), " token ", h.fencing_token),
-        el("dt", null, "holder"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
+        el("dt", null, "holder at the retry"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
+        b.holder_now ? el("dt", null, "holder now") : null, holderNow(b),
         el("dt", null, "held for"), el("dd", null, since(h.acquired_at)),
         el("dt", null, "denied"), el("dd", null, clock(b.first_denied_at), " (", b.reason, "), retried ", clock(b.retried_at), " (", b.retry_result, ")"),
         el("dt", null, "retry window"), el("dd", null, dur(b.retry_interval_ns / 1e6), b.retry_from ? ` (${b.retry_from})` : ""),

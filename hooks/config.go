@@ -45,6 +45,7 @@ type Coordinator interface {
 	ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error
 	Leases(ctx context.Context, path string) ([]gate.Lease, error)
 	Status(ctx context.Context) (leasegate.Status, error)
+	Whoami(ctx context.Context) (leasegate.CallerView, error)
 	Blockers(ctx context.Context, all bool) ([]blocker.Report, error)
 	Blocker(ctx context.Context, id string) (blocker.Report, error)
 	Close()

@@ -37,6 +37,9 @@ func (fakeCoordinator) Leases(context.Context, string) ([]gate.Lease, error)    
 func (fakeCoordinator) Status(context.Context) (leasegate.Status, error) {
 	return leasegate.Status{}, nil
 }
+func (fakeCoordinator) Whoami(context.Context) (leasegate.CallerView, error) {
+	return leasegate.CallerView{}, nil
+}
 func (fakeCoordinator) Blockers(context.Context, bool) ([]blocker.Report, error) { return nil, nil }
 func (fakeCoordinator) Blocker(context.Context, string) (blocker.Report, error) {
 	return blocker.Report{}, &gate.DeniedError{Reason: gate.ReasonNotFound}

@@ -114,7 +114,10 @@ func PreCommit(ctx context.Context, cfg GitConfig) error {
 	if err != nil {
 		return fmt.Errorf("cannot check the commit against the leases: %w", err)
 	}
-	committer := committerOf(st, cfg.Committer)
+	committer, err := committerOf(ctx, cl, cfg.Committer)
+	if err != nil {
+		return fmt.Errorf("cannot check the commit against the leases: %w", err)
+	}
 	if cs := conflicts(st, staged, committer, ws.Folding()); len(cs) > 0 {
 		return &CommitRefusedError{Committer: committer, Conflicts: cs}
 	}
@@ -188,11 +191,10 @@ func PostCommit(ctx context.Context, cfg GitConfig) ([]gate.Lease, error) {
 		return nil, err
 	}
 	defer cl.Close()
-	st, err := cl.Status(ctx)
+	committer, err := committerOf(ctx, cl, cfg.Committer)
 	if err != nil {
 		return nil, err
 	}
-	committer := committerOf(st, cfg.Committer)
 	if committer == "" {
 		return nil, nil
 	}

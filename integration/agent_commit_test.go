@@ -1,10 +1,13 @@
 package integration_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -122,4 +125,52 @@ func TestClaudeCodeCommitsItsWork(t *testing.T) {
 		t.Fatalf("claude -p: %v; tool results %q\n%s", err, results, out)
 	}
 	checkAgentCommit(t, r, "cc-", results, out)
+}
+
+// TestCodexCommitsItsWork: the real Codex CLI, in its workspace-write
+// sandbox, writes with apply_patch and commits with its shell tool.
+func TestCodexCommitsItsWork(t *testing.T) {
+	codex := codexProgram(t)
+	r := newCommitRepo(t)
+	patch := "*** Begin Patch\n*** Add File: a.go\n+package a\n*** Update File: c.go\n@@\n package c\n+\n+const C = 1\n*** End Patch\n"
+	shell := func(cmd string) toolCall {
+		return toolCall{"exec_command", fmt.Sprintf(`{"cmd":%q,"yield_time_ms":30000}`, cmd)}
+	}
+	m := newScriptedResponses(t, toolCall{"apply_patch", patch}, shell(ownCommit), shell(otherCommit))
+	env := codexEnv(t, r, codex, m)
+	codexWritableGit(t, env, r)
+	if out, code := lgIn(t, r.dir, env, "install", "codex", "--trust"); code != 0 {
+		t.Fatalf("install codex --trust: exit %d\n%s", code, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := codexCommand(ctx, r, codex, env)
+	out, err := cmd.CombinedOutput()
+	tools, results := m.seen()
+	if err != nil {
+		t.Fatalf("codex exec: %v; tools offered %v; tool results %q\n%s", err, tools, results, out)
+	}
+	checkAgentCommit(t, r, "codex-", results, string(out))
+}
+
+// codexWritableGit lets Codex's workspace-write sandbox write the
+// repository's .git, which it keeps read-only by default, as a user who
+// wants the agent to commit configures it.
+func codexWritableGit(t *testing.T, env []string, r *repo) {
+	t.Helper()
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CODEX_HOME="); ok {
+			home = v
+		}
+	}
+	cfg := filepath.Join(home, "config.toml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = fmt.Appendf(data, "\n[sandbox_workspace_write]\nwritable_roots = [%q]\nnetwork_access = true\n", filepath.Join(r.dir, ".git"))
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -20,7 +20,7 @@ func (r Report) steps() []string {
 	deny := "leasegate resolve " + qid + " --deny  # fail the write with EBUSY and let the worker continue"
 	abort := "leasegate resolve " + qid + " --abort  # end the worker"
 	if n := r.HolderNow; n != nil && !n.Holds {
-		retry := "leasegate resolve " + qid + " --retry  # first: the holder's " + n.Phrase()
+		retry := "leasegate resolve " + qid + " --retry  # first: the holder no longer holds the file (" + n.Phrase() + ")"
 		if !r.FreeSince.IsZero() {
 			retry += "; the file is free, so this grants the write"
 		} else {

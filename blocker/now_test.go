@@ -36,7 +36,7 @@ func TestObserveReclaimedHolder(t *testing.T) {
 		t.Fatalf("Observe(reclaimed).HolderNow = %+v, want %+v", got.HolderNow, want)
 	}
 	steps := []string{
-		"leasegate resolve 01JNQ5Z6S4B3M2X8K7V9T0R1YA --retry  # first: the holder's lease reclaimed at 2025-03-01T12:04:00Z by liveness; the file is free, so this grants the write",
+		"leasegate resolve 01JNQ5Z6S4B3M2X8K7V9T0R1YA --retry  # first: the holder no longer holds the file (lease reclaimed at 2025-03-01T12:04:00Z by liveness); the file is free, so this grants the write",
 		"leasegate resolve 01JNQ5Z6S4B3M2X8K7V9T0R1YA --deny  # fail the write with EBUSY and let the worker continue",
 		"leasegate resolve 01JNQ5Z6S4B3M2X8K7V9T0R1YA --abort  # end the worker",
 	}

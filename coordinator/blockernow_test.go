@@ -50,7 +50,7 @@ func TestBlockerShowsHolderNow(t *testing.T) {
 				t.Errorf("%s: holder now %+v, want alice's lease ended at %s, from the lease table", what, n, e.at(time.Hour))
 				continue
 			}
-			if hasEvict(r) || !strings.Contains(r.HowToResolve[0], "--retry  # first: the holder's lease "+string(n.State)) {
+			if hasEvict(r) || !strings.Contains(r.HowToResolve[0], "--retry  # first: the holder no longer holds the file (lease "+string(n.State)) {
 				t.Errorf("%s: steps %q, want the retry first and no evict of an ended lease", what, r.HowToResolve)
 			}
 		}

@@ -413,14 +413,27 @@ func (c *Coordinator) reclaim(name string, v gate.Liveness, now time.Time) (<-ch
 	}
 	evs = append(evs, gate.Event{Type: gate.EventOwnerGone, At: now, Actor: name, Reason: why, Data: data})
 	evs = append(evs, notice(name, leasegate.NoticeReclaimed, now, fmt.Sprintf("%d lease(s) of %s reclaimed: %s", len(evs)-1, name, why)))
-	if o := c.owners[name]; o != nil {
+	// The owner is gone while its reclaim commits (what the commit wakes
+	// must not act for it), and again as it was when the ledger refuses
+	// the commit (a full disk): its process stays watched, so the next
+	// round judges it dead by its pidfd again rather than by a pid that
+	// is no longer found, and its stop-idle window stays.
+	o := c.owners[name]
+	wasGone := o != nil && o.gone
+	if o != nil {
 		o.gone = true
+	}
+	done, err := c.commit(evs)
+	if err != nil {
+		if o != nil {
+			o.gone = wasGone
+		}
+		return nil, err
+	}
+	if o != nil {
 		o.forget()
 	}
 	c.sched.CancelIdle(name)
-	done, err := c.commit(evs)
-	if err == nil {
-		c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
-	}
-	return done, err
+	c.log.Warn("reclaiming leases of dead owner", "owner", name, "leases", len(evs)-2, "evidence", why)
+	return done, nil
 }

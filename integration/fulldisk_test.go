@@ -132,3 +132,35 @@ func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 	}
 	t.Logf("%d grants acknowledged on a full disk, every one held after the restart", len(granted))
 }
+
+// TestRefusedReclaimKeepsItsEvidence: a worker holding thousands of leases
+// is killed while the disk is full, so its reclaim (one commit larger than
+// the journal's room) is refused. The coordinator must not forget the
+// owner's process meanwhile: it stays dead by its pidfd, not "unknown"
+// (a pid not found, taken for one of another pid namespace, which waits
+// for the heartbeat's TTL), and once space returns the reclaim goes
+// through at the next round.
+func TestRefusedReclaimKeepsItsEvidence(t *testing.T) {
+	r := newRepo(t, nil)
+	state := stateOnSmallDisk(t, r, "8m")
+	w := r.worker("alice", `i=0; while [ $i -lt 6000 ]; do i=$((i+1)); : > f$i; done; echo made; sleep 60`)
+	eventually(t, 60*time.Second, "alice's 6,000 files", func() bool { return strings.Contains(w.out.String(), "made") })
+	filler := disktest.Fill(t, state)
+	_ = w.cmd.Process.Kill()
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, o := range r.status().Owners {
+			if o.Name == "alice" && o.Liveness.Status == gate.Unknown {
+				t.Fatalf("alice's reclaim refused on a full disk, then alice judged %s: %q", o.Liveness.Status, o.Liveness.Evidence)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := len(r.status().Leases); got == 0 {
+		t.Fatalf("alice's leases were reclaimed on a full disk; the test needs the reclaim refused")
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "alice's leases reclaimed once space returned", func() bool { return len(r.status().Leases) == 0 })
+}

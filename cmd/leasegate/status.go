@@ -135,6 +135,9 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 		fmt.Fprintf(w, "\nOPEN BLOCKERS (%d) — see `leasegate blockers ID`\n", len(s.Blockers))
 		for _, b := range s.Blockers {
 			fmt.Fprintf(w, "  %s  %s cannot write %s (held by %s)\n", b.ID, b.Requester.Name, gate.ShownPath(b.Path), b.Holder.Owner.Where())
+			if n := b.HolderNow; n != nil && !n.Holds {
+				fmt.Fprintf(w, "      holder %s no longer holds it: %s\n", b.Holder.Owner.Name, n.Phrase())
+			}
 			if note := b.FreeNote(); note != "" {
 				fmt.Fprintf(w, "      now %s\n", note)
 			}

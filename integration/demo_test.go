@@ -33,7 +33,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"windows shortened for the demo: retry after 3s (contract: 3m0s), stop-idle 2s (contract: 30s)",
-		"src/app.go       alice  auto", // the grant, in status
+		"src/app.go       alice  auto",                                             // the grant, in status
 		"[bob] leasegate: contention: open-write of src/app.go, src/app_test.go: ", // the pair, contended
 		"[bob] bob: my write went through",
 		"bob's held write is granted at that moment (contention.woken), before its retry is due",

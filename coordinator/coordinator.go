@@ -51,9 +51,10 @@ type Coordinator struct {
 	unsettled   map[string]gate.Event  // while replaying: heartbeats of contentions not yet decided (unsettled.go)
 	held        map[string]*hold       // blockers whose mutation is held, by blocker id
 	ungated     []leasegate.UngatedWrite
-	ended       *recentEnds // paths of leases ended within ungatedGrace
-	gatedIn     *recentEnds // paths granted under their writer's check-out within ungatedGrace
-	lastLoss    time.Time   // when the watcher's last lost events were recorded
+	roomRefused *roomRefusal // the last commit refused for want of journal room, until one as large is taken
+	ended       *recentEnds  // paths of leases ended within ungatedGrace
+	gatedIn     *recentEnds  // paths granted under their writer's check-out within ungatedGrace
+	lastLoss    time.Time    // when the watcher's last lost events were recorded
 	entropy     *ulid.MonotonicEntropy
 	startedAt   time.Time
 	pidNS       leasegate.PidNS // the coordinator's own pid namespace

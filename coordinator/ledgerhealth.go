@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -43,7 +44,11 @@ func (c *Coordinator) admit(evs []gate.Event) error {
 	if d.Headroom() >= ledgerReserve {
 		if r, ok := c.cfg.Ledger.(roomMaker); ok {
 			if err := r.MakeRoom(evs...); err != nil {
+				c.roomRefused = &roomRefusal{events: len(evs), at: c.clock.Now(), err: err}
 				return fmt.Errorf("%w: a write of %d events is refused, the journal has no room for it: %w", leasegate.ErrLedgerDegraded, len(evs), err)
+			}
+			if c.roomRefused != nil && len(evs) >= c.roomRefused.events {
+				c.roomRefused = nil
 			}
 		}
 		return nil
@@ -55,9 +60,22 @@ func (c *Coordinator) admit(evs []gate.Event) error {
 	return fmt.Errorf("%w: writes are refused until the journal can be copied into the ledger file again (%d bytes of journal left): %w", leasegate.ErrLedgerDegraded, d.Headroom(), cause)
 }
 
+// roomRefusal is a commit the journal had no room for (MakeRoom failed: a
+// full disk), such as a dead owner's reclaim of thousands of leases. The
+// ledger itself is not degraded (its copy may still succeed), so without
+// it status would show the owner's leases held with no word of the disk;
+// it is kept until a commit at least as large is taken, which the refused
+// one, tried again, is.
+type roomRefusal struct {
+	events int
+	at     time.Time
+	err    error
+}
+
 // ledgerWarning is status's line on a degraded ledger, or on a shared
 // one served without its session (etcd unreachable or the session lost:
-// writes are held), empty while it is healthy. Call with c.mu held.
+// writes are held), or on a commit refused for want of journal room,
+// empty while it is healthy. Call with c.mu held.
 func (c *Coordinator) ledgerWarning() string {
 	if err := c.serving(); err != nil {
 		return err.Error()
@@ -67,6 +85,11 @@ func (c *Coordinator) ledgerWarning() string {
 		return ""
 	}
 	cause := d.Degraded()
+	if cause == nil && c.roomRefused != nil {
+		r := c.roomRefused
+		return fmt.Sprintf("the journal has no room for a write of %d events (refused at %s, tried again while it is needed: a worker's end or a dead owner's reclaim); free space on the disk: %v",
+			r.events, r.at.UTC().Format(time.RFC3339), r.err)
+	}
 	if cause == nil {
 		return ""
 	}

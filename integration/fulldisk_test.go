@@ -138,8 +138,8 @@ func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 // the journal's room) is refused. The coordinator must not forget the
 // owner's process meanwhile: it stays dead by its pidfd, not "unknown"
 // (a pid not found, taken for one of another pid namespace, which waits
-// for the heartbeat's TTL), and once space returns the reclaim goes
-// through at the next round.
+// for the heartbeat's TTL), status warns of the full disk, and once space
+// returns the reclaim goes through at the next round.
 func TestRefusedReclaimKeepsItsEvidence(t *testing.T) {
 	r := newRepo(t, nil)
 	state := stateOnSmallDisk(t, r, "8m")
@@ -156,11 +156,18 @@ func TestRefusedReclaimKeepsItsEvidence(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if got := len(r.status().Leases); got == 0 {
+	s := r.status()
+	if len(s.Leases) == 0 {
 		t.Fatalf("alice's leases were reclaimed on a full disk; the test needs the reclaim refused")
+	}
+	if !strings.Contains(s.LedgerWarning, "no space left on device") {
+		t.Fatalf("status while alice's reclaim is refused: ledger warning %q, want the full disk named", s.LedgerWarning)
 	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 3*time.Second, "alice's leases reclaimed once space returned", func() bool { return len(r.status().Leases) == 0 })
+	if w := r.status().LedgerWarning; w != "" {
+		t.Fatalf("status once the reclaim went through still warns: %q", w)
+	}
 }

@@ -341,7 +341,7 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 				what = heldPart(*r.Contention, req)
 			}
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
-				"  report: %s\n  resolve: leasegate resolve %s --retry | --deny | --abort",
+				"  report: %s\n  resolve: leasegate resolve %s --retry   (or --deny, or --abort)",
 				what, b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
 			return true
 		},

@@ -45,7 +45,7 @@ func TestDecideOutcomes(t *testing.T) {
 			notices: []string{"contention: src/b.go is held by bob", "the write waits for one retry"}, held: true},
 		{name: "blocked then granted by the operator", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")},
 			blocks:  []servicetest.Answer{{Result: leasegate.Result{Outcome: leasegate.Granted, Message: "retried by the operator", Leases: []gate.Lease{servicetest.LeaseOn("alice", "src/b.go")}}}},
-			notices: []string{"contention:", "BLOCKED: src/b.go is still held by bob after the retry; worker alice is halted", "resolve: leasegate resolve B1", "proceeds: retried by the operator"}, held: true},
+			notices: []string{"contention:", "BLOCKED: src/b.go is still held by bob after the retry; worker alice is halted", "resolve: leasegate resolve B1 --retry   (or --deny, or --abort)", "proceeds: retried by the operator"}, held: true},
 		{name: "blocked then denied", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")}, blocks: []servicetest.Answer{denied},
 			want: syscall.EBUSY, notices: []string{"BLOCKED:", "failed with EBUSY: refused by the operator"}},
 		{name: "blocked then aborted", mutates: []servicetest.Answer{contended("src/b.go")}, waits: []servicetest.Answer{blocked("src/b.go")}, blocks: []servicetest.Answer{aborted},

@@ -2,8 +2,6 @@ package sidecar
 
 import (
 	"context"
-	"errors"
-	"syscall"
 	"time"
 )
 
@@ -39,10 +37,4 @@ func (s *Sidecar) watchLeftRunning(ctx context.Context) {
 		}
 		gone = true
 	}
-}
-
-// processGone reports whether no process has pid. The reaper waits for
-// the worker at once, so an exited worker leaves no zombie behind.
-func processGone(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

@@ -3,6 +3,7 @@
 package sidecar
 
 import (
+	"errors"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -13,6 +14,12 @@ import (
 func terminateGroup(pgid int) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	_ = syscall.Kill(-pgid, syscall.SIGCONT)
+}
+
+// processGone reports whether no process has pid. The reaper waits for
+// the worker at once, so an exited worker leaves no zombie behind.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // stopGroup stops every process of group pgid (SIGSTOP).

@@ -15,6 +15,8 @@ func stopGroup(int) {}
 
 func continueGroup(int) {}
 
+func processGone(int) bool { return false }
+
 // signalName is sig's name as the syscall package has it.
 func signalName(sig syscall.Signal) string { return sig.String() }
 

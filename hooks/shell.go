@@ -71,11 +71,16 @@ func (h *Handler) shellBefore(ctx context.Context, ev Event) Decision {
 	if err != nil {
 		return warn("leasegate: cannot snapshot the tree before the shell command: " + err.Error())
 	}
-	if err := h.session(ws, o.key).writeJSON(snapshotKey(ev)+".json", snap); err != nil {
+	sess := h.session(ws, o.key)
+	if err := sess.writeJSON(snapshotKey(ev)+".json", snap); err != nil {
 		h.log.Debug("cannot keep the snapshot", "error", err)
 	}
+	_ = sess.writeJSON(snapshotKey(ev)+headSuffix, headOf(ctx, ws.Root))
 	return Decision{}
 }
+
+// headSuffix names, after a snapshot's key, the HEAD recorded with it.
+const headSuffix = "-head.json"
 
 // shellAfter compares the tree with the snapshot from before the command
 // (or, when there is none, after the session's previous command) and
@@ -96,15 +101,33 @@ func (h *Handler) shellAfter(ctx context.Context, ev Event) Decision {
 	if !found {
 		found = sess.readJSON(lastSnapshot+".json", &before)
 	}
+	var head string
+	if !sess.readJSON(snapshotKey(ev)+headSuffix, &head) {
+		sess.readJSON(lastSnapshot+headSuffix, &head)
+	}
+	_ = os.Remove(filepath.Join(sess.dir, snapshotKey(ev)+headSuffix))
 	after, err := takeSnapshot(ctx, ws)
 	if err != nil {
 		return warn("leasegate: cannot snapshot the tree after the shell command: " + err.Error())
 	}
 	_ = sess.writeJSON(lastSnapshot+".json", after)
-	if !found {
-		return Decision{}
+	now := headOf(ctx, ws.Root)
+	_ = sess.writeJSON(lastSnapshot+headSuffix, now)
+	var committed Decision
+	if head != "" && now != head {
+		committed = h.shellCommitted(ctx, ws, o.name, head)
 	}
-	return h.reportUngated(ctx, ws, o.name, changedFiles(ws, before, after))
+	if !found {
+		return committed
+	}
+	return withContext(h.reportUngated(ctx, ws, o.name, changedFiles(ws, before, after)), committed)
+}
+
+// withContext adds what more says to the model, and its warning, to d.
+func withContext(d, more Decision) Decision {
+	d.Context = strings.TrimSpace(d.Context + "\n" + more.Context)
+	d.Warning = strings.TrimSpace(d.Warning + "\n" + more.Warning)
+	return d
 }
 
 // reportUngated reports the gated files among changed that another owner

@@ -51,9 +51,11 @@ func newCommitRepo(t *testing.T) *repo {
 // the shell results its model received (the own commit's, then the other
 // one's): the own commit exists with the model's a.go; a.go's lease went
 // with the commit, the release recorded with its reason, while c.go,
-// still dirty, kept its lease through the commit; the commit including
-// b.go was refused naming bob, and the model was told so.
-func checkAgentCommit(t *testing.T, r *repo, prefix string, results []string, log string) {
+// still dirty, kept its lease through it; the commit including b.go was
+// refused naming bob, and the model was told so. Where the agent turns
+// git's hooks off for its shell commands (guarded false: Gemini CLI), that
+// commit is made, and the model is told after it that b.go is bob's.
+func checkAgentCommit(t *testing.T, r *repo, prefix string, guarded bool, results []string, log string) {
 	t.Helper()
 	if len(results) < 2 {
 		t.Fatalf("the model received %d tool results, want the two commits' last: %q\n%s", len(results), results, log)
@@ -62,10 +64,15 @@ func checkAgentCommit(t *testing.T, r *repo, prefix string, results []string, lo
 	if !strings.Contains(own, "own-committed") || strings.Contains(own, "commit refused") {
 		t.Errorf("the session's commit of its own files was not made; the model read:\n%s\n%s", own, log)
 	}
-	if got := r.git("log", "--format=%s"); got != "own\ninitial\n" {
-		t.Errorf("commits = %q, want own over initial", got)
+	want, told := "own\ninitial\n", []string{"commit refused", "b.go: leased by bob"}
+	if !guarded {
+		want, told = "other\n"+want, []string{"committed files that other owners hold", "b.go (leased by bob"}
 	}
-	if got := r.git("show", "HEAD:a.go"); got != commitA {
+	if got := r.git("log", "--format=%s"); got != want {
+		t.Errorf("commits = %q, want %q", got, want)
+	}
+	ownCommit := strings.TrimSpace(r.git("rev-parse", ":/^own"))
+	if got := r.git("show", ownCommit+":a.go"); got != commitA {
 		t.Errorf("a.go committed as %q, want the model's %q", got, commitA)
 	}
 	owner := grantedTo(t, r, "a.go")
@@ -78,12 +85,12 @@ func checkAgentCommit(t *testing.T, r *repo, prefix string, results []string, lo
 	if grantedTo(t, r, "c.go") != owner {
 		t.Errorf("c.go's history %v: want it granted to %s", r.history("c.go"), owner)
 	}
-	if e, ok := commitRelease(r, "c.go"); ok {
+	if e, ok := commitRelease(r, "c.go"); ok && strings.HasPrefix(ownCommit, strings.TrimPrefix(e.Reason, "committed in ")) {
 		t.Errorf("c.go, changed again after it was staged, was released by the commit: %+v", e)
 	}
-	for _, want := range []string{"commit refused", "b.go: leased by bob"} {
-		if !strings.Contains(other, want) {
-			t.Errorf("the refused commit's output lacks %q; the model read:\n%s", want, other)
+	for _, w := range told {
+		if !strings.Contains(other, w) {
+			t.Errorf("the output of the commit including b.go lacks %q; the model read:\n%s", w, other)
 		}
 	}
 }
@@ -124,7 +131,7 @@ func TestClaudeCodeCommitsItsWork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claude -p: %v; tool results %q\n%s", err, results, out)
 	}
-	checkAgentCommit(t, r, "cc-", results, out)
+	checkAgentCommit(t, r, "cc-", true, results, out)
 }
 
 // TestCodexCommitsItsWork: the real Codex CLI, in its workspace-write
@@ -150,7 +157,7 @@ func TestCodexCommitsItsWork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("codex exec: %v; tools offered %v; tool results %q\n%s", err, tools, results, out)
 	}
-	checkAgentCommit(t, r, "codex-", results, string(out))
+	checkAgentCommit(t, r, "codex-", true, results, string(out))
 }
 
 // codexWritableGit lets Codex's workspace-write sandbox write the
@@ -173,4 +180,22 @@ func codexWritableGit(t *testing.T, env []string, r *repo) {
 	if err := os.WriteFile(cfg, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestGeminiCommitsItsWork: the real Gemini CLI writes with write_file
+// and commits with run_shell_command.
+func TestGeminiCommitsItsWork(t *testing.T) {
+	r := newCommitRepo(t)
+	write := func(name, body string) toolCall {
+		return toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, name), body)}
+	}
+	shell := func(cmd string) toolCall {
+		return toolCall{"run_shell_command", fmt.Sprintf(`{"command":%q,"description":"commit"}`, cmd)}
+	}
+	m := newGenerateMock(t, write("a.go", commitA), write("c.go", commitC), shell(ownCommit), shell(otherCommit))
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	_, log := g.run(t, "write a.go and c.go, commit them, then commit everything")
+	_, results := m.seen()
+	checkAgentCommit(t, r, "gemini-", false, results, log)
 }

@@ -141,3 +141,62 @@ func TestIndexVisit(t *testing.T) {
 		t.Errorf("Len() = %d, want 2", x.Len())
 	}
 }
+
+// TestIndexDeepPathsMatchBruteForce indexes plain paths mostly alone in
+// their directories (kept without the directories between), with globs
+// and second paths among them that make those directories, past the
+// point where a directory keeps its entries in maps, and removes them
+// again: the index answers as a scan of every pattern does throughout.
+func TestIndexDeepPathsMatchBruteForce(t *testing.T) {
+	r := testRand(t)
+	x, model := gate.NewIndex(), indexModel{}
+	name := func() string { return fmt.Sprintf("n%d", r.IntN(40)) }
+	path := func() string {
+		p := name()
+		for range r.IntN(4) {
+			p += "/" + name()
+		}
+		return p
+	}
+	pattern := func() string {
+		if r.IntN(5) == 0 {
+			return path() + "/" + globSegs[r.IntN(len(globSegs))]
+		}
+		return path()
+	}
+	check := func(stage string) {
+		t.Helper()
+		for range 300 {
+			q := pattern()
+			if got, want := visitAll(x, q, false), model.visit(q, false); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: Visit(%q) = %v, want %v", stage, q, got, want)
+			}
+		}
+		if got, want := visitAll(x, "", true), model.visit("", true); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Visit(full) = %v, want %v", stage, got, want)
+		}
+	}
+	for round := range 3 {
+		for i := range 600 {
+			id := gate.LeaseID(fmt.Sprintf("L%d-%d", round, i))
+			model[id] = sparse(pattern())
+			x.Add(id, model[id])
+		}
+		check(fmt.Sprintf("round %d, after adds", round))
+		for id, s := range model {
+			if r.IntN(4) > 0 {
+				x.Remove(id, s)
+				delete(model, id)
+			}
+		}
+		check(fmt.Sprintf("round %d, after removes", round))
+	}
+	for id, s := range model {
+		x.Remove(id, s)
+		delete(model, id)
+	}
+	check("empty")
+	if x.Len() != 0 {
+		t.Fatalf("Len() = %d after every pattern was removed, want 0", x.Len())
+	}
+}

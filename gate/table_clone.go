@@ -61,10 +61,12 @@ func cloneDir(d *dir, seen map[*dir]*dir) *dir {
 	c := &dir{name: d.name, kids: slices.Clone(d.kids), files: slices.Clone(d.files), count: d.count}
 	seen[d] = c
 	for i := range c.kids {
-		c.kids[i].d = cloneDir(c.kids[i].d, seen)
+		if c.kids[i].d != nil {
+			c.kids[i].d = cloneDir(c.kids[i].d, seen)
+		}
 	}
 	if d.more != nil {
-		m := &dirMore{globs: slices.Clone(d.more.globs), fileMap: maps.Clone(d.more.fileMap)}
+		m := &dirMore{globs: slices.Clone(d.more.globs), fileMap: maps.Clone(d.more.fileMap), loneMap: maps.Clone(d.more.loneMap)}
 		if d.more.kidMap != nil {
 			m.kidMap = make(map[string]*dir, len(d.more.kidMap))
 			for name, k := range d.more.kidMap {

@@ -32,7 +32,7 @@ const maxSpare = 4
 // sets (see trie_dir.go); what most directories lack is in more.
 type dir struct {
 	name  string // segment under the parent
-	kids  []kid  // subdirectories while few
+	kids  []kid  // subdirectories and lone files while few
 	files []file // plain paths here while few, and duplicates of more.fileMap's
 	more  *dirMore
 	count int // refs in this subtree, to drop empty branches
@@ -43,6 +43,7 @@ type dir struct {
 type dirMore struct {
 	globs   []glob          // globs whose literal prefix ends here
 	kidMap  map[string]*dir // subdirectories by name (folded under a folding)
+	loneMap map[string]ref  // lone files by name (see kid), kept beside kidMap
 	fileMap map[string]ref  // plain paths here by path (folded under a folding)
 }
 
@@ -55,10 +56,14 @@ type glob struct {
 func newTrie(pattern func(ref) string, f Folding) *trie { return &trie{pattern: pattern, fold: f} }
 
 // add indexes pattern p as r.
-func (t *trie) add(r ref, p string) {
-	d := &t.root
+func (t *trie) add(r ref, p string) { t.addBelow(&t.root, r, p, p, 0) }
+
+// addBelow indexes pattern p as r in d's subtree; rest is p's tail below
+// d, which is depth segments below the root.
+func (t *trie) addBelow(d *dir, r ref, p, rest string, depth int) {
+	plain := !IsGlob(p)
 	d.count++
-	for rest := p; ; {
+	for ; ; depth++ {
 		seg, tail, more := strings.Cut(rest, "/")
 		if IsGlob(seg) {
 			m := d.extra()
@@ -70,10 +75,20 @@ func (t *trie) add(r ref, p string) {
 			d.addFile(file{h: h, r: r}, p, t)
 			return
 		}
-		k := d.kid(seg, h, t.fold)
-		if k == nil {
+		k, lone, found := d.kid(seg, h, depth, t)
+		switch {
+		case !found && plain:
+			d.addKid(kid{h: h, r: r}, seg, depth, t)
+			return
+		case !found:
 			k = t.newDir(seg)
-			d.addKid(k, h, t.fold)
+			d.addKid(kid{h: h, d: k}, seg, depth, t)
+		case k == nil: // a lone file: the directory it was alone in is made, spelt as its path spells it
+			lp := t.pattern(lone)
+			d.dropKid(seg, h, depth, t)
+			k = t.newDir(segmentAt(lp, depth))
+			d.addKid(kid{h: h, d: k}, k.name, depth, t)
+			t.addBelow(k, lone, lp, tailAt(lp, depth+1), depth+1)
 		}
 		d = k
 		d.count++
@@ -84,11 +99,12 @@ func (t *trie) add(r ref, p string) {
 // remove drops the ref of pattern p for which match is true, and reports
 // whether there was one. Directories left empty are dropped.
 func (t *trie) remove(p string, match func(ref) bool) bool {
-	return t.removeBelow(&t.root, p, p, match)
+	return t.removeBelow(&t.root, p, p, 0, match)
 }
 
-// removeBelow drops p (rest is its tail below d) from d's subtree.
-func (t *trie) removeBelow(d *dir, p, rest string, match func(ref) bool) bool {
+// removeBelow drops p (rest is its tail below d, which is depth segments
+// below the root) from d's subtree.
+func (t *trie) removeBelow(d *dir, p, rest string, depth int, match func(ref) bool) bool {
 	seg, tail, more := strings.Cut(rest, "/")
 	var ok bool
 	switch {
@@ -98,9 +114,15 @@ func (t *trie) removeBelow(d *dir, p, rest string, match func(ref) bool) bool {
 		ok = d.dropFile(p, t.fold.hash(seg), match, t)
 	default:
 		h := t.fold.hash(seg)
-		if k := d.kid(seg, h, t.fold); k != nil {
-			if ok = t.removeBelow(k, p, tail, match); ok && k.count == 0 {
-				d.dropKid(k, h, t)
+		k, lone, found := d.kid(seg, h, depth, t)
+		switch {
+		case found && k == nil:
+			if ok = match(lone); ok {
+				d.dropKid(seg, h, depth, t)
+			}
+		case found:
+			if ok = t.removeBelow(k, p, tail, depth+1, match); ok && k.count == 0 {
+				d.dropKid(seg, h, depth, t)
 				t.recycle(k)
 			}
 		}
@@ -143,7 +165,7 @@ func (d *dir) extra() *dirMore {
 
 // tidy drops d.more once it holds nothing.
 func (d *dir) tidy() {
-	if m := d.more; m != nil && len(m.globs) == 0 && m.kidMap == nil && m.fileMap == nil {
+	if m := d.more; m != nil && len(m.globs) == 0 && m.kidMap == nil && m.loneMap == nil && m.fileMap == nil {
 		d.more = nil
 	}
 }
@@ -177,7 +199,7 @@ func (t *trie) visit(q string, fn func(ref) bool) bool {
 		segs = -1 // see segCount
 	}
 	d := &t.root
-	for i := 0; ; {
+	for i, depth := 0, 0; ; depth++ {
 		if !d.visitGlobs(q, i, segs, fn, t.fold) {
 			return false
 		}
@@ -189,9 +211,14 @@ func (t *trie) visit(q string, fn func(ref) bool) bool {
 		if (!more || glob && Overlap(q[:end], q)) && !d.visitFile(q[:end], h, fn, t) {
 			return false // q itself, or a plain path on q's literal prefix that a "**" of q matches
 		}
-		if d = d.kid(seg, h, t.fold); d == nil {
+		k, lone, found := d.kid(seg, h, depth, t)
+		if !found {
 			return true
 		}
+		if k == nil {
+			return !overlap(t.pattern(lone), q, t.fold) || fn(lone) // the one path indexed below seg
+		}
+		d = k
 		if !more {
 			return d.visitGlobs(q, 0, segs, fn, t.fold) // "a/**" kept at a overlaps "a"
 		}

@@ -1,6 +1,9 @@
 package gate
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // The subdirectories and the plain paths of a directory are each kept in a
 // slice, scanned in order, while there are at most maxSmall of them, and in
@@ -14,9 +17,16 @@ import "slices"
 // maxSmall is the most subdirectories or files a directory keeps in a slice.
 const maxSmall = 16
 
+// kid is a subdirectory, or a lone file: a plain path that is the only
+// one indexed below the subdirectory it would be in, kept here without
+// the directories between (most leased files are alone in their
+// directory, and a directory costs several times its ref). Its name is
+// the path's segment at the directory's depth. A second path under that
+// name makes the directory, and the lone file moves into it.
 type kid struct {
-	h uint32 // the hash of d.name (Folding.hash)
-	d *dir
+	h uint32 // the hash of the name (Folding.hash)
+	d *dir   // nil for a lone file
+	r ref    // the lone file, when d is nil
 }
 
 type file struct {
@@ -38,21 +48,41 @@ func (d *dir) fileMap() map[string]ref {
 	return d.more.fileMap
 }
 
-// kid returns the subdirectory name of d, whose hash is h, or nil.
-func (d *dir) kid(name string, h uint32, f Folding) *dir {
+// kid finds the subdirectory or lone file name of d, whose hash is h, d
+// being depth segments below the root: the directory, or nil and the
+// lone file's ref; ok is false when there is neither.
+func (d *dir) kid(name string, h uint32, depth int, t *trie) (k *dir, lone ref, ok bool) {
 	if m := d.kidMap(); m != nil {
-		if f == ExactCase {
-			return m[name]
-		}
-		k, _ := lookupFolded(m, name, f)
-		return k
+		return d.mappedKid(m, name, t.fold)
 	}
 	for _, k := range d.kids {
-		if k.h == h && f.Equal(k.d.name, name) {
-			return k.d
+		if k.h != h {
+			continue
+		}
+		if k.d != nil && t.fold.Equal(k.d.name, name) {
+			return k.d, 0, true
+		}
+		if k.d == nil && t.fold.Equal(segmentAt(t.pattern(k.r), depth), name) {
+			return nil, k.r, true
 		}
 	}
-	return nil
+	return nil, 0, false
+}
+
+// mappedKid is kid where d keeps its subdirectories in maps.
+func (d *dir) mappedKid(m map[string]*dir, name string, f Folding) (*dir, ref, bool) {
+	if f == ExactCase {
+		if k := m[name]; k != nil {
+			return k, 0, true
+		}
+		r, ok := d.more.loneMap[name]
+		return nil, r, ok
+	}
+	if k, _ := lookupFolded(m, name, f); k != nil {
+		return k, 0, true
+	}
+	r, ok := lookupFolded(d.more.loneMap, name, f)
+	return nil, r, ok
 }
 
 // maxKeyOnStack is the length of a folded name or path a lookup folds
@@ -70,46 +100,73 @@ func lookupFolded[V any](m map[string]V, name string, f Folding) (V, bool) {
 	return v, ok
 }
 
-// addKid adds subdirectory k, whose name hashes to h.
-func (d *dir) addKid(k *dir, h uint32, f Folding) {
+// name is the name of subdirectory or lone file k of a directory
+// depth segments below the root.
+func (k kid) name(depth int, t *trie) string {
+	if k.d != nil {
+		return k.d.name
+	}
+	return segmentAt(t.pattern(k.r), depth)
+}
+
+// addKid adds subdirectory or lone file k, named name, to d, which is
+// depth segments below the root.
+func (d *dir) addKid(k kid, name string, depth int, t *trie) {
 	if m := d.kidMap(); m != nil {
-		m[f.folded(k.name)] = k
+		d.mapKid(k, name, t.fold)
 		return
 	}
 	if len(d.kids) < maxSmall {
-		d.kids = append(d.kids, kid{h: h, d: k})
+		d.kids = append(d.kids, k)
 		return
 	}
-	m := make(map[string]*dir, 2*maxSmall)
-	for _, o := range d.kids {
-		m[f.folded(o.d.name)] = o.d
+	all := append(d.kids, k)
+	d.kids, d.extra().kidMap = nil, make(map[string]*dir, 2*maxSmall)
+	for _, o := range all {
+		d.mapKid(o, o.name(depth, t), t.fold)
 	}
-	m[f.folded(k.name)] = k
-	d.kids, d.extra().kidMap = nil, m
 }
 
-// dropKid drops subdirectory k, whose name hashes to h.
-func (d *dir) dropKid(k *dir, h uint32, t *trie) {
+// mapKid keeps k, named name, in d's maps.
+func (d *dir) mapKid(k kid, name string, f Folding) {
+	if k.d != nil {
+		d.more.kidMap[f.folded(name)] = k.d
+		return
+	}
+	if d.more.loneMap == nil {
+		d.more.loneMap = make(map[string]ref)
+	}
+	d.more.loneMap[f.folded(name)] = k.r
+}
+
+// dropKid drops the subdirectory or lone file name, whose hash is h, from
+// d, which is depth segments below the root.
+func (d *dir) dropKid(name string, h uint32, depth int, t *trie) {
 	m := d.kidMap()
 	if m == nil {
-		d.kids = slices.DeleteFunc(d.kids, func(o kid) bool { return o.d == k })
+		d.kids = slices.DeleteFunc(d.kids, func(o kid) bool { return o.h == h && t.fold.Equal(o.name(depth, t), name) })
 		return
 	}
-	delete(m, t.fold.folded(k.name))
-	if len(m) > maxSmall/2 {
+	key := t.fold.folded(name)
+	delete(m, key)
+	delete(d.more.loneMap, key)
+	if len(m)+len(d.more.loneMap) > maxSmall/2 {
 		return
 	}
-	d.kids = make([]kid, 0, len(m))
+	d.kids = make([]kid, 0, len(m)+len(d.more.loneMap))
 	for _, o := range m {
 		d.kids = append(d.kids, kid{h: t.fold.hash(o.name), d: o})
 	}
-	d.more.kidMap = nil
+	for _, r := range d.more.loneMap {
+		d.kids = append(d.kids, kid{h: t.fold.hash(segmentAt(t.pattern(r), depth)), r: r})
+	}
+	d.more.kidMap, d.more.loneMap = nil, nil
 	d.tidy()
 }
 
 func (d *dir) walkKids(fn func(ref, string) bool, t *trie) bool {
 	for _, k := range d.kids {
-		if !k.d.walk(fn, t) {
+		if k.d == nil && !fn(k.r, t.pattern(k.r)) || k.d != nil && !k.d.walk(fn, t) {
 			return false
 		}
 	}
@@ -118,7 +175,31 @@ func (d *dir) walkKids(fn func(ref, string) bool, t *trie) bool {
 			return false
 		}
 	}
+	if d.more != nil {
+		for _, r := range d.more.loneMap {
+			if !fn(r, t.pattern(r)) {
+				return false
+			}
+		}
+	}
 	return true
+}
+
+// segmentAt is the segment of path p after its first depth segments.
+func segmentAt(p string, depth int) string {
+	for range depth {
+		_, p, _ = strings.Cut(p, "/")
+	}
+	seg, _, _ := strings.Cut(p, "/")
+	return seg
+}
+
+// tailAt is what follows the first depth segments of path p.
+func tailAt(p string, depth int) string {
+	for range depth {
+		_, p, _ = strings.Cut(p, "/")
+	}
+	return p
 }
 
 // addFile keeps plain path p, indexed as f, in d.

@@ -3,9 +3,11 @@
 package integration_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -194,5 +196,43 @@ func TestRestartedCoordinatorWatchesTheSameProcess(t *testing.T) {
 		return e.Type == gate.EventReclaimed && strings.Contains(e.Reason, "pidfd: pid ")
 	}) {
 		t.Fatalf("no reclaim by pidfd after the restart: %+v", r.history("a.txt"))
+	}
+}
+
+// TestStatusFromHostNamesNamespacedCoordinatorByHostPid: status run on the
+// host, of a coordinator a worker started in its own pid namespace, gives
+// the coordinator's pid as the host knows it (the pid it reports itself is
+// another process's on the host, a kernel thread's, say), with its pid in
+// its own namespace beside it.
+func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
+	r := bareRepo(t)
+	r.write("a.txt", "a\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "files")
+	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.client = cl
+	eventually(t, 20*time.Second, "inner to lease a.txt", func() bool {
+		_, err := cl.Health(t.Context())
+		return err == nil && r.holders()["a.txt"] == "inner"
+	})
+	h, err := cl.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := r.mustLG("status")
+	m := regexp.MustCompile(`coordinator pid (\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("status names no coordinator pid:\n%s", out)
+	}
+	cmdline, _ := os.ReadFile("/proc/" + m[1] + "/cmdline")
+	if !strings.Contains(string(cmdline), "serve") {
+		t.Fatalf("status names the coordinator as pid %s, which on the host is %q, not the coordinator:\n%s", m[1], cmdline, out)
+	}
+	if want := fmt.Sprintf("pid %d in its pid namespace", h.PID); !strings.Contains(out, want) {
+		t.Fatalf("status does not give the coordinator's own pid (%q):\n%s", want, out)
 	}
 }

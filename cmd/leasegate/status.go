@@ -46,7 +46,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if f.jsonOut {
 		return printJSON(statusJSON(s, h, ws, rule))
 	}
-	printStatus(os.Stdout, s, h, ws, rule, all)
+	printStatus(os.Stdout, s, h, coordinatorPID(ctx, ws, h), ws, rule, all)
 	return nil
 }
 
@@ -69,10 +69,11 @@ const statusLeasesPerOwner = 10
 const statusNameWidth = 72
 
 // printStatus writes status as text: leases grouped by owner, oldest
-// first, at most statusLeasesPerOwner of each unless all.
-func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace, rule string, all bool) {
+// first, at most statusLeasesPerOwner of each unless all. seenPID is the
+// coordinator's pid as this process sees it (0: as it reports itself).
+func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws *workspace.Workspace, rule string, all bool) {
 	fmt.Fprintf(w, "workspace %s\n", ws.Root)
-	printCoordinator(w, s, h, ws)
+	printCoordinator(w, s, h, seenPID, ws)
 	if !s.PidNS.Host {
 		fmt.Fprintf(w, "pid namespace %s: %s\n", s.PidNS.ID, s.PidNS.Note)
 	}
@@ -164,8 +165,15 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Wo
 
 // printCoordinator says which coordinator answers: its process, version,
 // start, socket, log, the ledger it serves, and the windows it gives owners that name none.
-func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, ws *workspace.Workspace) {
-	fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
+func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws *workspace.Workspace) {
+	// A coordinator in a pid namespace of its own reports its pid there,
+	// which is another process's here (a kernel thread's on the host):
+	// the pid to signal or nsenter is the one the socket's peer has here.
+	if seenPID > 0 && seenPID != h.PID {
+		fmt.Fprintf(w, "coordinator pid %d (pid %d in its pid namespace), leasegate %s", seenPID, h.PID, orDash(h.Version))
+	} else {
+		fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
+	}
 	if !s.StartedAt.IsZero() {
 		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
 	}

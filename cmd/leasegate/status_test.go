@@ -27,7 +27,7 @@ func autoLease(owner, path string, token uint64) gate.Lease {
 // lease listed when all is set.
 func renderStatus(st leasegate.Status, all bool) string {
 	var b bytes.Buffer
-	printStatus(&b, st, api.Health{}, &workspace.Workspace{Root: "/w"}, "rule", all)
+	printStatus(&b, st, api.Health{}, 0, &workspace.Workspace{Root: "/w"}, "rule", all)
 	return b.String()
 }
 
@@ -145,7 +145,7 @@ func TestStatusShowsLedger(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		printStatus(&b, leasegate.Status{Now: statusNow}, api.Health{Ledger: &tt.ledger}, &workspace.Workspace{Root: "/w"}, "rule", false)
+		printStatus(&b, leasegate.Status{Now: statusNow}, api.Health{Ledger: &tt.ledger}, 0, &workspace.Workspace{Root: "/w"}, "rule", false)
 		if !strings.Contains(b.String(), tt.want) {
 			t.Errorf("status of %+v lacks %q:\n%s", tt.ledger, tt.want, b.String())
 		}

@@ -36,6 +36,7 @@ type caller struct {
 	unknown  error         // why the peer is unidentified
 	busy     bool          // unknown is a want of resources, not a verdict (peer.go)
 	unseen   bool          // the peer is outside the coordinator's pid namespace (unseen.go)
+	nsRoot   string        // with unseen: the workspace, for the command that acts from inside the namespace
 	comm     func() string // the peer's command name, read once per connection
 	hostUID  uint32        // the peer's uid as the parent user namespace knows it (userns.go)
 }
@@ -137,6 +138,14 @@ func (cl caller) admin(what string) error {
 		return nil
 	case cl.busy:
 		return cl.notYet()
+	case cl.unseen:
+		// The operator's shell is on the host and the coordinator in a
+		// worker's pid namespace: without the way in, the blocker's
+		// resolve commands would be refused with no way out but waiting
+		// for the namespace to end.
+		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf(
+			"%s is an operator's act: %v; an operator acts from inside that namespace: nsenter --target PID --all --wdns=%s leasegate %s ... (PID: the coordinator's, as `leasegate status` names it here)",
+			what, cl.unknown, cl.nsRoot, what)}
 	case cl.unknown != nil:
 		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf("%s is an operator's act: %v", what, cl.unknown)}
 	}

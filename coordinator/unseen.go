@@ -15,7 +15,7 @@ import (
 // namespace, which are judged by heartbeat; never as an owner whose
 // process the coordinator sees. Call with c.mu held.
 func (c *Coordinator) unseenCaller(p gate.Peer) caller {
-	cl := caller{peer: p, unseen: true, unknown: fmt.Errorf(
+	cl := caller{peer: p, unseen: true, nsRoot: c.cfg.Workspace, unknown: fmt.Errorf(
 		"the connecting process is outside the coordinator's pid namespace %s (SO_PEERCRED pid 0): it acts only as owners registered from outside it", c.pidNS.ID)}
 	for name, o := range c.owners {
 		if !o.gone && o.unseen != "" {

@@ -203,7 +203,8 @@ func TestRestartedCoordinatorWatchesTheSameProcess(t *testing.T) {
 // host, of a coordinator a worker started in its own pid namespace, gives
 // the coordinator's pid as the host knows it (the pid it reports itself is
 // another process's on the host, a kernel thread's, say), with its pid in
-// its own namespace beside it.
+// its own namespace beside it; an operator's act from the host is refused
+// with the command that does it inside that namespace, which works.
 func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
 	r := bareRepo(t)
 	r.write("a.txt", "a\n")
@@ -234,5 +235,17 @@ func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
 	}
 	if want := fmt.Sprintf("pid %d in its pid namespace", h.PID); !strings.Contains(out, want) {
 		t.Fatalf("status does not give the coordinator's own pid (%q):\n%s", want, out)
+	}
+	// An operator's act from the host is refused, saying how to do it;
+	// done so, it is taken.
+	_, errs, code := r.lg("evict", "a.txt", "--reason", "stuck")
+	if code != 3 || !strings.Contains(errs, "nsenter --target PID --all --wdns="+r.dir+" leasegate evict") {
+		t.Fatalf("evict from the host: exit %d, %s; want ADMIN_REQUIRED (exit 3) saying how to evict from inside the namespace", code, errs)
+	}
+	if out, err := exec.Command("nsenter", "--target", m[1], "--all", "--wdns="+r.dir, bin, "evict", "a.txt", "--reason", "stuck").CombinedOutput(); err != nil {
+		t.Fatalf("evict through nsenter, as the refusal says: %v: %s", err, out)
+	}
+	if got := r.holders()["a.txt"]; got != "" {
+		t.Fatalf("a.txt held by %q after its eviction through nsenter", got)
 	}
 }

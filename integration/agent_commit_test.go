@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +200,32 @@ func TestGeminiCommitsItsWork(t *testing.T) {
 	_, log := g.run(t, "write a.go and c.go, commit them, then commit everything")
 	_, results := m.seen()
 	checkAgentCommit(t, r, "gemini-", false, results, log)
+}
+
+// TestCodexSandboxWithoutNetworkRefusesCommit: in Codex's workspace-write
+// sandbox with .git writable but no network access, the sandbox refuses
+// the guard's connection to the coordinator: the commit is refused at
+// once with that cause named, not after waiting for a coordinator that
+// cannot be reached.
+func TestCodexSandboxWithoutNetworkRefusesCommit(t *testing.T) {
+	codex := codexProgram(t)
+	r := newRepo(t, map[string]string{"a.go": "package a\n"})
+	r.mustLG("install", "git")
+	r.write("a.go", "package a // changed\n")
+	home := t.TempDir()
+	cmd := exec.Command(codex, "sandbox", "-c", `sandbox_mode="workspace-write"`,
+		"-c", fmt.Sprintf("sandbox_workspace_write.writable_roots=[%q]", filepath.Join(r.dir, ".git")), "--", "git", "commit", "-qam", "x")
+	cmd.Dir, cmd.Env = r.dir, append(slices.Clone(r.env), "HOME="+home, "CODEX_HOME="+home)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err == nil || !strings.Contains(string(out), "connect: operation not permitted") || !strings.Contains(string(out), "network_access = true") {
+		t.Fatalf("git commit in the sandbox: %v, want it refused naming the refused connection and the setting:\n%s", err, out)
+	}
+	if took > 5*time.Second {
+		t.Errorf("the refusal took %s, want it at once", took)
+	}
+	if got := r.git("log", "--format=%s"); got != "initial\n" {
+		t.Errorf("commits = %q, want none made", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -58,8 +59,10 @@ func (c *common) dial(ctx context.Context, ws *workspace.Workspace, cfg dialConf
 	if err != nil {
 		return nil, err
 	}
-	h, ok := answers(ctx, cl, ws.SocketPath(), cfg.Health)
+	h, ok, refused := answers(ctx, cl, ws.SocketPath(), cfg.Health)
 	switch {
+	case refused != nil:
+		err = fmt.Errorf("%w: %w", api.ErrUnavailable, refused)
 	case ok:
 		err = servesNamedLedger(ctx, cl, ws, h)
 	case cfg.Start && !c.noStart:
@@ -79,29 +82,37 @@ func (c *common) dial(ctx context.Context, ws *workspace.Workspace, cfg dialConf
 // answers reports whether the coordinator at the unix socket path answers
 // its health check, with the answer, or with health false only whether it
 // accepts connections (and a nil answer). A socket that accepts no
-// connection is not asked more.
-func answers(ctx context.Context, cl *api.Client, path string, health bool) (*api.Health, bool) {
+// connection is not asked more; refused says why when the connection was
+// not permitted.
+func answers(ctx context.Context, cl *api.Client, path string, health bool) (h *api.Health, ok bool, refused error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if !listening(ctx, path) {
-		return nil, false
+	if ok, refused := listening(ctx, path); !ok {
+		return nil, false, refused
 	}
 	if !health {
-		return nil, true
+		return nil, true, nil
 	}
-	h, err := cl.Health(ctx)
-	return &h, err == nil
+	hh, err := cl.Health(ctx)
+	return &hh, err == nil, nil
 }
 
 // listening reports whether something accepts connections on the unix
-// socket at path.
-func listening(ctx context.Context, path string) bool {
+// socket at path. A connection the system does not permit is refused with
+// its cause: a sandbox that allows no network connections (Codex's
+// workspace-write, whose git commits run the git hooks) refuses this one
+// too, and taking it for no coordinator would start one and wait for it
+// in vain.
+func listening(ctx context.Context, path string) (bool, error) {
 	c, err := unixsock.Dial(ctx, path)
+	if errors.Is(err, fs.ErrPermission) {
+		return false, fmt.Errorf("%w (a sandbox that allows no network connections refuses this one too: Codex's workspace-write does without network_access = true)", err)
+	}
 	if err != nil {
-		return false
+		return false, nil
 	}
 	_ = c.Close()
-	return true
+	return true, nil
 }
 
 // isNoCoordinator reports whether err says that no coordinator runs.

@@ -193,7 +193,20 @@ func checkLogLevel(fs *flag.FlagSet) error {
 	if slices.Contains(logLevels, v) {
 		return nil
 	}
-	return usagef("%s: --log-level %q is not a level; want one of %s", fs.Name(), f.Value.String(), strings.Join(logLevels, ", "))
+	return usagef("%s: %s is not a level; want one of %s", fs.Name(), givenAs(fs, "log-level", envname.LogLevel), strings.Join(logLevels, ", "))
+}
+
+// givenAs names a flag's value for an error about it as the user gave it:
+// `--NAME "V"` when the flag was on the command line, else `ENV="V"`, the
+// variable that set its default, so the message names what to change.
+func givenAs(fs *flag.FlagSet, name, env string) string {
+	v := fs.Lookup(name).Value.String()
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	if !given && os.Getenv(env) != "" {
+		return fmt.Sprintf("%s=%q", env, v)
+	}
+	return fmt.Sprintf("--%s %q", name, v)
 }
 
 // parseMixed parses flags that may come before or after positional

@@ -53,3 +53,28 @@ func TestNoStartEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvNamedInItsError: a value refused that came from the environment
+// is named as the variable that set it, not as a flag the user never
+// typed; one given as the flag is named as the flag.
+func TestEnvNamedInItsError(t *testing.T) {
+	tests := []struct {
+		env, value string
+		args       []string
+		want       string
+	}{
+		{env: envname.LogLevel, value: "loud", args: []string{"--as", "x", "--", "true"}, want: envname.LogLevel + `="loud"`},
+		{env: envname.LogLevel, value: "info", args: []string{"--log-level", "loud", "--as", "x", "--", "true"}, want: `--log-level "loud"`},
+		{env: envname.Notices, value: "foo", args: []string{"--as", "x", "--", "true"}, want: envname.Notices + `="foo"`},
+		{env: envname.Notices, value: "log", args: []string{"--notices", "foo", "--as", "x", "--", "true"}, want: `--notices "foo"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+"="+tt.value, func(t *testing.T) {
+			t.Setenv(tt.env, tt.value)
+			err := cmdRun(t.Context(), tt.args)
+			if code, _ := classify(err); code != exitUsage || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run %q with %s=%q: %v (exit %d), want a usage error naming %s", tt.args, tt.env, tt.value, err, code, tt.want)
+			}
+		})
+	}
+}

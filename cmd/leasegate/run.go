@@ -82,7 +82,7 @@ func cmdRun(ctx context.Context, args []string) error {
 		return err
 	}
 	if notices != noticesAuto && notices != noticesTTY && notices != noticesLog {
-		return usagef("run: --notices %q: want auto, tty or log", notices)
+		return usagef("run: %s: want auto, tty or log", givenAs(fs, "notices", envname.Notices))
 	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {

@@ -270,13 +270,21 @@ func TestCodexPatchIsAllOrNothing(t *testing.T) {
 	}
 }
 
-func TestShellWritesToHeldFilesAreReported(t *testing.T) {
+// newSharedRepo is a repository whose committed src/shared.go bob holds by
+// a check-out, its coordinator serving.
+func newSharedRepo(t *testing.T) *repo {
+	t.Helper()
 	r := newRepo(t)
 	r.write("src/shared.go", "package src\n")
 	r.git("add", ".")
 	r.git("commit", "-q", "-m", "shared")
 	r.serve()
 	r.mustLeasegate("acquire", "--as", "bob", "src/shared.go")
+	return r
+}
+
+func TestShellWritesToHeldFilesAreReported(t *testing.T) {
+	r := newSharedRepo(t)
 	r.write("notes.txt", "dirty before the command\n")
 
 	sameOutput(t, "PreToolUse Bash", r.hook(hooks.ClaudeCode, "pretooluse-bash.json", "A"), allow)

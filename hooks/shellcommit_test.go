@@ -14,12 +14,7 @@ import (
 // releases the session's committed file, as the post-commit hook would,
 // and tells the model that the commit took a file bob holds.
 func TestShellCommitWithoutGitHooks(t *testing.T) {
-	r := newRepo(t)
-	r.write("src/shared.go", "package src\n")
-	r.git("add", ".")
-	r.git("commit", "-q", "-m", "shared")
-	r.serve()
-	r.mustLeasegate("acquire", "--as", "bob", "src/shared.go")
+	r := newSharedRepo(t)
 	sameOutput(t, "write", r.hook(hooks.ClaudeCode, "pretooluse-write.json", "A"), allow)
 	r.write("src/app.go", "package app\n")
 	r.write("src/shared.go", "package src // changed outside the gate\n")

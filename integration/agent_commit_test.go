@@ -109,16 +109,6 @@ func grantedTo(t *testing.T, r *repo, path string) string {
 	return ""
 }
 
-// commitRelease returns the release on commit in path's history.
-func commitRelease(r *repo, path string) (gate.Event, bool) {
-	for _, e := range r.history(path) {
-		if e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in ") {
-			return e, true
-		}
-	}
-	return gate.Event{}, false
-}
-
 // TestClaudeCodeCommitsItsWork: the real Claude Code writes with its
 // Write tool and commits with its Bash tool.
 func TestClaudeCodeCommitsItsWork(t *testing.T) {

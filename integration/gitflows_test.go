@@ -82,12 +82,18 @@ func TestReleaseCommittedDirectories(t *testing.T) {
 
 // releasedOnCommit reports whether path's history holds a release on commit.
 func releasedOnCommit(r *repo, path string) bool {
+	_, ok := commitRelease(r, path)
+	return ok
+}
+
+// commitRelease returns the release on commit in path's history.
+func commitRelease(r *repo, path string) (gate.Event, bool) {
 	for _, e := range r.history(path) {
 		if e.Type == gate.EventReleased && strings.HasPrefix(e.Reason, "committed in ") {
-			return true
+			return e, true
 		}
 	}
-	return false
+	return gate.Event{}, false
 }
 
 // TestReleaseCommittedSavedThroughTemporary: sed -i and an editor's

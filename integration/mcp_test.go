@@ -87,7 +87,15 @@ func registerSleeper(t *testing.T, r *repo, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.client.Register(context.Background(), leasegate.Registration{Owner: gate.Owner{Name: name, PID: cmd.Process.Pid, StartTime: start}}); err != nil {
+	// With the host named, the owner is judged by its process on this
+	// host; without it, by heartbeats, which a sleeper never sends, so it
+	// would be judged dead once the TTL passed (10 s, which a slow agent
+	// CLI's start on a loaded machine outlasts).
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.client.Register(context.Background(), leasegate.Registration{Owner: gate.Owner{Name: name, Host: host, PID: cmd.Process.Pid, StartTime: start}}); err != nil {
 		t.Fatal(err)
 	}
 }

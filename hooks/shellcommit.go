@@ -42,7 +42,9 @@ func headOf(ctx context.Context, dir string) string {
 
 // commitsSince returns the commits `git commit` made in the repository at
 // dir since HEAD was before, newest first, from HEAD's reflog: a checkout,
-// reset, merge or pull that moved HEAD meanwhile made none.
+// reset, merge or pull that moved HEAD meanwhile made none. Where the
+// reflog's last entries do not reach before (more of them since, or no
+// reflog kept) it returns none: older commits are not the command's.
 func commitsSince(ctx context.Context, dir, before string) ([]string, error) {
 	cmd := exec.CommandContext(ctx, "git", "reflog", "show", "-z", "-n", "64", "--format=%H %gs", "HEAD")
 	cmd.Dir, cmd.Env = dir, gitEnv()
@@ -54,13 +56,13 @@ func commitsSince(ctx context.Context, dir, before string) ([]string, error) {
 	for _, rec := range strings.Split(string(out), "\x00") {
 		sha, subject, _ := strings.Cut(rec, " ")
 		if sha == before {
-			break
+			return commits, nil
 		}
 		if strings.HasPrefix(subject, "commit") {
 			commits = append(commits, sha)
 		}
 	}
-	return commits, nil
+	return nil, nil
 }
 
 // commitFiles lists the files a commit adds, changes or deletes against

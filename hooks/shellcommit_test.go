@@ -12,7 +12,8 @@ import (
 // TestShellCommitWithoutGitHooks: a shell command commits with git's
 // hooks off (as Gemini CLI runs every shell command): the hook after it
 // releases the session's committed file, as the post-commit hook would,
-// and tells the model that the commit took a file bob holds.
+// and tells the model that the commit took a file bob holds. A later
+// command that only checks out another commit is told nothing of commits.
 func TestShellCommitWithoutGitHooks(t *testing.T) {
 	r := newSharedRepo(t)
 	sameOutput(t, "write", r.hook(hooks.ClaudeCode, "pretooluse-write.json", "A"), allow)
@@ -30,6 +31,13 @@ func TestShellCommitWithoutGitHooks(t *testing.T) {
 	}
 	if h := r.holders(); h["src/app.go"] != "" || h["src/shared.go"] != "bob" {
 		t.Errorf("holders = %v, want src/app.go released by the commit, src/shared.go still bob's", h)
+	}
+	// A command that moves HEAD without committing (a checkout) made no
+	// commit: nothing is told of the commit it moved away from.
+	sameOutput(t, "PreToolUse Bash, checkout", r.hook(hooks.ClaudeCode, "pretooluse-bash.json", "A"), allow)
+	r.git("checkout", "-q", "--detach", "HEAD~1")
+	if got := r.hook(hooks.ClaudeCode, "posttooluse-bash.json", "A"); strings.Contains(got.stdout, "committed files") {
+		t.Errorf("PostToolUse Bash after a checkout = %+v, want no word of a commit", got)
 	}
 	var evs []gate.Event
 	if err := json.Unmarshal([]byte(r.mustLeasegate("history", "src/app.go", "--json")), &evs); err != nil {

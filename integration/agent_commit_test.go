@@ -175,7 +175,10 @@ func codexWritableGit(t *testing.T, env []string, r *repo) {
 }
 
 // TestGeminiCommitsItsWork: the real Gemini CLI writes with write_file
-// and commits with run_shell_command.
+// and commits with run_shell_command, which runs git with its hooks off:
+// the session's commit is released by the hook after the command, and
+// the commit that took bob's b.go is made, told to the model and
+// reported to the operator.
 func TestGeminiCommitsItsWork(t *testing.T) {
 	r := newCommitRepo(t)
 	write := func(name, body string) toolCall {
@@ -190,6 +193,13 @@ func TestGeminiCommitsItsWork(t *testing.T) {
 	_, log := g.run(t, "write a.go and c.go, commit them, then commit everything")
 	_, results := m.seen()
 	checkAgentCommit(t, r, "gemini-", false, results, log)
+	reported := false
+	for _, u := range r.status().Ungated {
+		reported = reported || u.Path == "b.go" && u.Op == "commit" && strings.HasPrefix(u.Reporter, "gemini-")
+	}
+	if !reported {
+		t.Errorf("the commit of b.go was not reported to the operator: %+v", r.status().Ungated)
+	}
 }
 
 // TestCodexSandboxWithoutNetworkRefusesCommit: in Codex's workspace-write

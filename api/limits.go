@@ -10,7 +10,7 @@ import (
 
 // Limits on what connections may hold in the coordinator, so that many
 // connections that send a frame's header and stall cannot exhaust its
-// memory (the coordinator runs with a soft limit of 48 MiB).
+// memory (the coordinator runs with a soft limit of 40 MiB).
 const (
 	// MaxConns is how many connections one listener holds at once; the
 	// next ones are closed as soon as they are accepted. Each costs about

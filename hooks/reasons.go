@@ -40,9 +40,18 @@ func notConnected(ws *workspace.Workspace, paths []string, err error) Decision {
 
 // blocked is the denial of a write whose one retry found the file still
 // held: the model learns what is held and must stop; the operator learns
-// how to resolve the blocker.
+// how to resolve the blocker. Asked again after the holder let go (it
+// released, committed, or was reclaimed or evicted), the blocker is still
+// open and the session still halted until an operator resolves it, but
+// the denial no longer names the holder as the one holding the file.
 func blocked(rep blocker.Report) Decision {
 	holder, shown := rep.Holder.Owner.Name, gate.ShownPath(rep.Path)
+	if n := rep.HolderNow; n != nil && !n.Holds {
+		return halt(
+			fmt.Sprintf("leasegate: blocker %s is open and this session is halted: the write to %s was retried once after %s while %s held it (lease %s). %s no longer holds it (%s), but the session stays halted until an operator resolves the blocker (`leasegate resolve %s --retry` grants the write once the file is free). Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
+				rep.ID, shown, rep.RetryInterval, holder, rep.Holder.LeaseID, holder, n.Phrase(), rep.ID, shown, rep.ID),
+			blockerStop(rep))
+	}
 	return halt(
 		fmt.Sprintf("leasegate: %s is leased by %s (lease %s, held for %s). The write was retried once after %s and the file is still held, so blocker %s is open and this session is halted. Do not write %s by any other means (shell redirection, sed, mv, git checkout). Stop and tell the user that an operator must resolve blocker %s.",
 			shown, holder, rep.Holder.LeaseID, rep.Holder.HeldFor.Round(time.Second), rep.RetryInterval, rep.ID, shown, rep.ID),
@@ -51,9 +60,23 @@ func blocked(rep blocker.Report) Decision {
 
 // blockerStop tells the operator what holds a session and how to resolve it.
 func blockerStop(rep blocker.Report) string {
-	holder := rep.Holder.Owner.Name
+	holder, shown := rep.Holder.Owner.Name, gate.ShownPath(rep.Path)
+	if n := rep.HolderNow; n != nil && !n.Holds {
+		return fmt.Sprintf("leasegate: blocker %s: %s no longer holds %s (%s), but this session stays halted until the blocker is resolved. Resolve it with `leasegate resolve %s --retry` (first: it grants the write once the file is free), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
+			rep.ID, holder, shown, n.Phrase(), rep.ID, rep.ID)
+	}
 	return fmt.Sprintf("leasegate: blocker %s: %s is leased by %s, so this session is halted. Resolve it with `leasegate resolve %s --retry` (after %s), `--deny` (refuse the write; the session goes on) or `--abort`; details: `leasegate blockers %s`.",
-		rep.ID, gate.ShownPath(rep.Path), holder, rep.ID, rep.Holder.LetsGo(holder), rep.ID)
+		rep.ID, shown, holder, rep.ID, rep.Holder.LetsGo(holder), rep.ID)
+}
+
+// heldBy says who keeps r's file from the session as r was last read: its
+// holder, or that the holder no longer holds it and a retry grants it.
+func heldBy(r blocker.Report) string {
+	shown, holder := gate.ShownPath(r.Path), r.Holder.Owner.Name
+	if n := r.HolderNow; n != nil && !n.Holds {
+		return fmt.Sprintf("%s was leased by %s, who no longer holds it (%s): `leasegate resolve %s --retry` grants the write", shown, holder, n.Phrase(), r.ID)
+	}
+	return fmt.Sprintf("%s is leased by %s", shown, holder)
 }
 
 // refusal tells the user which blockers halt the session and how to go on.
@@ -61,7 +84,7 @@ func refusal(reps []blocker.Report, what string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "leasegate: this session is halted by %d open blocker(s), so %s:", len(reps), what)
 	for _, r := range reps {
-		fmt.Fprintf(&b, " blocker %s (%s is leased by %s);", r.ID, gate.ShownPath(r.Path), r.Holder.Owner.Name)
+		fmt.Fprintf(&b, " blocker %s (%s);", r.ID, heldBy(r))
 	}
 	fmt.Fprintf(&b, " resolve with `leasegate resolve ID --retry|--deny|--abort` (`leasegate blockers` shows them), then go on.")
 	return b.String()

@@ -76,10 +76,23 @@ func (s *Server) blocker(ctx context.Context, _ *sdk.CallToolRequest, in Blocker
 }
 
 func brief(r blocker.Report) Blocker {
-	return Blocker{ID: r.ID, Status: string(r.Status), Path: r.Path, Paths: r.Paths, Requester: r.Requester.Name,
+	b := Blocker{ID: r.ID, Status: string(r.Status), Path: r.Path, Paths: r.Paths, Requester: r.Requester.Name,
 		Holder: r.Holder.Owner.Name, HolderLease: string(r.Holder.LeaseID), Reason: string(r.Reason), RetriedAt: stamp(r.RetriedAt)}
+	if n := r.HolderNow; n != nil {
+		holds := n.Holds
+		b.HolderHolds, b.HolderNow = &holds, n.Phrase()
+	}
+	return b
 }
 
 func blockerLine(b Blocker) string {
-	return fmt.Sprintf("%s [%s]: %s's write to %s, held by %s (lease %s)", b.ID, b.Status, b.Requester, b.Path, b.Holder, b.HolderLease)
+	line := fmt.Sprintf("%s [%s]: %s's write to %s, held by %s (lease %s)", b.ID, b.Status, b.Requester, b.Path, b.Holder, b.HolderLease)
+	switch {
+	case b.HolderHolds == nil:
+	case *b.HolderHolds:
+		line += "; the holder still " + b.HolderNow
+	default:
+		line += "; the holder no longer holds it: " + b.HolderNow
+	}
+	return line
 }

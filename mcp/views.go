@@ -55,6 +55,14 @@ type Blocker struct {
 	HolderLease string   `json:"holder_lease"`
 	Reason      string   `json:"reason"`
 	RetriedAt   string   `json:"retried_at,omitempty"`
+	// HolderHolds and HolderNow are the holder's lease as the report was
+	// read (the report's holder_now): whether it still keeps the file from
+	// the requester, and in a few words its state ("holds the file (lease
+	// active)", "lease released at T by bob"). A blocker is read long after
+	// its retry, and its holder may have let go since. Absent from a
+	// report that never recorded it.
+	HolderHolds *bool  `json:"holder_holds,omitempty"`
+	HolderNow   string `json:"holder_now,omitempty"`
 }
 
 // livenessOf is each owner's liveness, from a status snapshot.

@@ -52,6 +52,9 @@ func cmdRun(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if notices != noticesAuto && notices != noticesTTY && notices != noticesLog {
+		return usagef("run: %s: want auto, tty or log", givenAs(fs, "notices", envname.Notices))
+	}
 	if err := runGate(); err != nil {
 		return err
 	}
@@ -80,9 +83,6 @@ func cmdRun(ctx context.Context, args []string) error {
 	}
 	if err := findWorker(argv[0]); err != nil {
 		return err
-	}
-	if notices != noticesAuto && notices != noticesTTY && notices != noticesLog {
-		return usagef("run: %s: want auto, tty or log", givenAs(fs, "notices", envname.Notices))
 	}
 	cl, ws, err := f.client(ctx)
 	if err != nil {

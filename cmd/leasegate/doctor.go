@@ -15,9 +15,12 @@ import (
 // cmdDoctor reports, for each agent, whether leasegate's hooks are
 // installed (in the workspace's settings and the user's), whether the
 // agent will run them, and whether the installed command answers; and
-// whether leasegate's MCP server is registered for it and answers. It
-// exits 1 when some installed hooks would not gate, a registered MCP
-// server does not answer, or no hooks are installed.
+// whether leasegate's MCP server is registered for it and answers; and
+// whether a coordinator running for the workspace has a healthy ledger.
+// It exits 1 when some installed hooks would not gate, a registered MCP
+// server does not answer, no hooks are installed, or the running
+// coordinator warns of its ledger (a full disk refuses every write
+// whatever the hooks do).
 func cmdDoctor(ctx context.Context, args []string) error {
 	var f hookFlags
 	var codex string
@@ -36,6 +39,16 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Another user's state directory: every hook this user runs here
+	// fails closed, refusing every write and commit.
+	foreign := ws.CheckStateOwner()
+	// Asked first, so that what it says is the coordinator that was
+	// running before the hook commands below were tried.
+	var coord *coordinatorCheck
+	if foreign == nil {
+		k := f.checkCoordinator(ctx, ws)
+		coord = &k
+	}
 	var ds []hooks.Diagnosis
 	for _, a := range hooks.Agents() {
 		files := []string{hooks.SettingsPath(a, ws.Root), hooks.UserSettingsPath(a, home)}
@@ -53,11 +66,8 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	if gitErr == nil && len(git) > 0 {
 		gitMissing, gitErr = hooks.GitMissingInSubmodules(ctx, ws)
 	}
-	// Another user's state directory: every hook this user runs here
-	// fails closed, refusing every write and commit.
-	foreign := ws.CheckStateOwner()
 	if f.jsonOut {
-		return printDoctorJSON(ds, ms, git, gitMissing, gitErr, foreign)
+		return printDoctorJSON(ds, ms, git, gitMissing, gitErr, foreign, coord)
 	}
 	printDoctor(ds, git, gitErr)
 	for _, dir := range gitMissing {
@@ -68,7 +78,8 @@ func cmdDoctor(ctx context.Context, args []string) error {
 		fmt.Printf("coordinator: NOT reachable by this user, so its hooks here refuse every write and commit: %v\n", foreign)
 		return &exitStatus{code: exitError}
 	}
-	return doctorVerdict(ds, ms)
+	printCoordinatorCheck(*coord)
+	return doctorVerdict(ds, ms, coord)
 }
 
 func printDoctor(ds []hooks.Diagnosis, git []string, gitErr error) {
@@ -113,7 +124,7 @@ func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
 	return false
 }
 
-func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr, foreign error) error {
+func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr, foreign error, coord *coordinatorCheck) error {
 	type agent struct {
 		hooks.Diagnosis
 		OK bool `json:"ok"`
@@ -125,7 +136,9 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 		GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
 		GitError string               `json:"git_error,omitempty"`
 		Foreign  string               `json:"coordinator_error,omitempty"`
-	}{Agents: []agent{}, Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms)}
+		// Coordinator is absent when Foreign says why it cannot be asked.
+		Coordinator *coordinatorCheck `json:"coordinator,omitempty"`
+	}{Agents: []agent{}, Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms), Coordinator: coord}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}
@@ -145,12 +158,13 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 	if foreign != nil {
 		return &exitStatus{code: exitError}
 	}
-	return doctorVerdict(ds, ms)
+	return doctorVerdict(ds, ms, coord)
 }
 
 // doctorVerdict fails when installed hooks would not gate, a registered
-// MCP server does not answer, or no hooks are installed.
-func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis) error {
+// MCP server does not answer, no hooks are installed, or the running
+// coordinator warns of its ledger or cannot be asked.
+func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, coord *coordinatorCheck) error {
 	if mcpFailing(ms) {
 		return &exitStatus{code: exitError}
 	}
@@ -167,6 +181,9 @@ func doctorVerdict(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis) error {
 		// An error, said as every command's is: one JSON object on
 		// stderr under --json, where a line of text spoiled it.
 		return errors.New("doctor: no agent hooks installed")
+	}
+	if coord != nil && !coord.OK {
+		return &exitStatus{code: exitError}
 	}
 	return nil
 }

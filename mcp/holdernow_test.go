@@ -1,13 +1,10 @@
 package mcp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/leasegate/leasegate"
-	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
 )
@@ -20,12 +17,7 @@ func TestBlockersListSaysWhetherTheHolderHolds(t *testing.T) {
 	w.register(t, "bob")
 	w.register(t, "carol")
 	held := w.acquire(t, "bob", "a.go")
-	req := leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
-	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
-	defer cancel()
-	if r, err := api.Gate(ctx, w.client, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }}); err != nil || r.Outcome != leasegate.Blocked {
-		t.Fatalf("carol's write = %+v, %v; want blocked", r, err)
-	}
+	w.blockedWrite(t, "carol", "a.go")
 	cs := w.session(t, "alice", nil)
 
 	var list mcp.BlockersOutput

@@ -213,13 +213,7 @@ func TestBlockers(t *testing.T) {
 	w.register(t, "bob")
 	w.register(t, "carol")
 	w.acquire(t, "bob", "a.go")
-	req := leasegate.MutateRequest{Owner: "carol", Op: "write", Paths: []string{"a.go"}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
-	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
-	defer cancel()
-	r, err := api.Gate(ctx, w.client, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }})
-	if err != nil || r.Outcome != leasegate.Blocked {
-		t.Fatalf("carol's write = %+v, %v; want blocked", r, err)
-	}
+	w.blockedWrite(t, "carol", "a.go")
 	cs := w.session(t, "alice", nil)
 	var list mcp.BlockersOutput
 	mustCall(t, cs, "blockers_list", map[string]any{}, &list)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -131,6 +132,19 @@ func (w *world) acquire(t testing.TB, owner string, paths ...string) gate.Lease 
 		t.Fatalf("acquire %v for %s = %v", paths, owner, err)
 	}
 	return res.Leases[0]
+}
+
+// blockedWrite has owner write path, held by another, through its one
+// retry (1 s) to the blocker it opens.
+func (w *world) blockedWrite(t testing.TB, owner, path string) {
+	t.Helper()
+	req := leasegate.MutateRequest{Owner: owner, Op: "write", Paths: []string{path}, RetryAfter: gate.Window{After: time.Second, From: gate.FromFlag}}
+	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
+	defer cancel()
+	r, err := api.Gate(ctx, w.client, req, api.Observer{Blocked: func(leasegate.Result) bool { return false }})
+	if err != nil || r.Outcome != leasegate.Blocked {
+		t.Fatalf("%s's write to %s = %+v, %v; want blocked", owner, path, r, err)
+	}
 }
 
 // session connects an MCP client to a new server acting as owner, over

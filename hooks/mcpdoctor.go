@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/leasegate/leasegate/internal/envname"
 )
 
 // MCPDiagnosis is what doctor finds of leasegate's MCP server in one of
@@ -114,12 +116,15 @@ const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"
 
 // mcpAnswers starts command in root as an agent would, sends initialize
 // and returns the server's name and version from its answer. Closing
-// stdin then ends the server; it is killed if it does not end.
+// stdin then ends the server; it is killed if it does not end. The server
+// is told to start no coordinator (it answers initialize without one): a
+// check must not leave a coordinator running where none ran.
 func mcpAnswers(ctx context.Context, root, command string, args []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, answerTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, command, args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), envname.NoStart+"=1")
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -52,3 +52,24 @@ func TestDiagnoseMCPEachFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseMCPStartsNoCoordinator: the MCP server doctor tries is told
+// to start no coordinator (LEASEGATE_NO_START=1; the real server answers
+// initialize without one), so a check leaves none running where none ran.
+// The fake server puts what it was told in the version it answers.
+func TestDiagnoseMCPStartsNoCoordinator(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "leasegate-fake")
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"leasegate","version":"no-start=$LEASEGATE_NO_START"}}}`
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nread line\necho \""+strings.ReplaceAll(answer, `"`, `\"`)+"\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LEASEGATE_NO_START", "")
+	file := hooks.MCPPath(hooks.ClaudeCode, t.TempDir(), false)
+	if _, err := hooks.InstallMCP(hooks.ClaudeCode, file, fake); err != nil {
+		t.Fatal(err)
+	}
+	if d := hooks.DiagnoseMCP(context.Background(), hooks.ClaudeCode, dir, file); !d.OK() || !strings.Contains(d.Server, "leasegate no-start=1") {
+		t.Errorf("doctor's MCP server = %+v, want it told LEASEGATE_NO_START=1", d)
+	}
+}

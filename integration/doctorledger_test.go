@@ -20,19 +20,19 @@ import (
 func TestDoctorWarnsOfADegradedLedger(t *testing.T) {
 	r := newRepo(t, nil)
 	lg := lgFunc(t, r.dir, append(append([]string(nil), r.env...), "HOME="+t.TempDir()))
-	// Before any hook is installed: the hook command doctor tries would
-	// start a coordinator of its own.
+	lg("install", "claude-code")
+	// None running: doctor says so, and neither it nor the hook command
+	// and MCP server it tries start one.
 	r.stopServer()
-	if out, _ := lg("doctor"); !strings.Contains(out, "coordinator: not running (doctor starts none") {
-		t.Fatalf("doctor with no coordinator does not say it is not running:\n%s", out)
+	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, "coordinator: not running (doctor starts none") {
+		t.Fatalf("doctor with no coordinator: exit %d, want 0 and it not running:\n%s", code, out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if h, err := r.client.Health(ctx); err == nil {
-		t.Fatalf("doctor started a coordinator (pid %d)", h.PID)
+		t.Fatalf("doctor left a coordinator running (pid %d)", h.PID)
 	}
 	r.startServer(retryAfter, idleAfter)
-	lg("install", "claude-code")
 	const healthy = "coordinator: ok: running, its ledger healthy"
 	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, healthy) {
 		t.Fatalf("doctor with a healthy ledger: exit %d, want 0 and %q:\n%s", code, healthy, out)

@@ -37,7 +37,6 @@ var wineSkips = []struct{ tests, why string }{
 		"TestAdminToken.*|TestFind.*|TestAffectsIgnore.*|TestNamedLedgerJoinTakenElsewhere", "they make a git checkout, and there is no git.exe under Wine"},
 	{"TestPathRulesDotDot|TestSpelling|TestArgPath|TestResolveExisting|TestRel|TestMutateThroughSymlink|TestWriteThroughOutsideLinkGated",
 		"they make symlinks: Wine 8's CreateSymbolicLinkW is a stub that reports success and makes none (fixme:file:CreateSymbolicLinkW ... stub)"},
-	{"TestEnvNamedInItsError", "its cases run `run`, which Windows refuses (no seccomp gate) before it reads the flags whose errors it checks"},
 	{"TestCallerActsOnlyAsItsOwner|TestAncestryOfAChild|TestCallerOutOfDescriptorsIsAskedAgain", "they look at the test's parent process, and a Windows process that Wine starts from Linux has parent pid 0"},
 	{"TestAskerGoneWithdrawsContention", "it wants the asker's exit seen at once, which takes a pidfd (Linux); elsewhere the asker is judged by pid and start time, and its connection accepted at the synctest bubble's time (2000) seems to predate its real start"},
 }

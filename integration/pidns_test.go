@@ -112,15 +112,7 @@ func TestNamespacedCoordinatorSparesHostWorkers(t *testing.T) {
 	r.git("add", "-A")
 	r.git("commit", "-qm", "files")
 	inner := r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
-	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.client = cl
-	eventually(t, 20*time.Second, "inner to lease a.txt", func() bool {
-		_, err := cl.Health(t.Context())
-		return err == nil && r.holders()["a.txt"] == "inner"
-	})
+	innerHoldsA(t, r)
 	st := r.status()
 	if st.PidNS.Host || !strings.Contains(st.PidNS.Note, "leasegate serve") {
 		t.Fatalf("status of a coordinator in a private pid namespace: %+v, want it said, with the fix", st.PidNS)
@@ -211,15 +203,7 @@ func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
 	r.git("add", "-A")
 	r.git("commit", "-qm", "files")
 	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
-	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.client = cl
-	eventually(t, 20*time.Second, "inner to lease a.txt", func() bool {
-		_, err := cl.Health(t.Context())
-		return err == nil && r.holders()["a.txt"] == "inner"
-	})
+	cl := innerHoldsA(t, r)
 	h, err := cl.Health(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -248,4 +232,21 @@ func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
 	if got := r.holders()["a.txt"]; got != "" {
 		t.Fatalf("a.txt held by %q after its eviction through nsenter", got)
 	}
+}
+
+// innerHoldsA makes r's client one that tries the coordinator's socket
+// once a call (the coordinator is started by the worker in its namespace,
+// and may not run yet), and waits until the worker inner leases a.txt.
+func innerHoldsA(t *testing.T, r *repo) *api.Client {
+	t.Helper()
+	cl, err := api.NewClient(api.ClientConfig{Socket: filepath.Join(r.dir, ".git", "leasegate", "coord.sock"), RetryMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.client = cl
+	eventually(t, 20*time.Second, "inner to lease a.txt", func() bool {
+		_, err := cl.Health(t.Context())
+		return err == nil && r.holders()["a.txt"] == "inner"
+	})
+	return cl
 }

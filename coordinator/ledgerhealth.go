@@ -74,11 +74,16 @@ type roomRefusal struct {
 
 // ledgerWarning is status's line on a degraded ledger, or on a shared
 // one served without its session (etcd unreachable or the session lost:
-// writes are held), or on a commit refused for want of journal room,
+// writes are held) or whose cluster cannot be reached now, or on a commit refused for want of journal room,
 // empty while it is healthy. Call with c.mu held.
 func (c *Coordinator) ledgerWarning() string {
 	if err := c.serving(); err != nil {
 		return err.Error()
+	}
+	if u, ok := c.cfg.Ledger.(unreachable); ok {
+		if err := u.Unreachable(); err != nil {
+			return fmt.Sprintf("%v: writes wait for it; the session ends, and the others reclaim this machine's leases, if it lasts past the session's TTL", err)
+		}
 	}
 	d, ok := c.cfg.Ledger.(degradable)
 	if !ok {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/coordinator"
 )
 
 // TestStatusWarnsWithoutSession: while a coordinator on a shared ledger
@@ -15,20 +17,7 @@ import (
 func TestStatusWarnsWithoutSession(t *testing.T) {
 	cluster := startCluster(t)
 	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
-	warning := func() string {
-		st, err := c.Status(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := c.Check(context.Background(), []string{"a.go"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v.Warning != st.LedgerWarning {
-			t.Fatalf("check warns %q, status %q: want the same", v.Warning, st.LedgerWarning)
-		}
-		return st.LedgerWarning
-	}
+	warning := warningOf(t, c)
 	if w := warning(); w != "" {
 		t.Fatalf("status warns %q with etcd up", w)
 	}
@@ -40,6 +29,59 @@ func TestStatusWarnsWithoutSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitWarning(t, "with etcd back", warning, func(w string) bool { return w == "" })
+}
+
+// TestStatusWarnsWhileEtcdUnreachable: before the session's TTL has run
+// out, a coordinator whose etcd member stopped still has its session, and
+// status says at once that etcd cannot be reached and writes wait; status
+// and check answer meanwhile, though the coordinator is trying to catch up
+// with the cluster (they waited for etcd to come back with its table
+// locked).
+func TestStatusWarnsWhileEtcdUnreachable(t *testing.T) {
+	cluster := startCluster(t)
+	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	warning := warningOf(t, c)
+	if w := warning(); w != "" {
+		t.Fatalf("status warns %q with etcd up", w)
+	}
+	cluster.StopMember(0)
+	waitWarning(t, "with etcd stopped", warning, func(w string) bool {
+		return strings.Contains(w, "unreachable") && strings.Contains(w, "writes wait for it")
+	})
+	if err := cluster.RestartMember(0); err != nil {
+		t.Fatal(err)
+	}
+	waitWarning(t, "with etcd back", warning, func(w string) bool { return w == "" })
+}
+
+// warningOf is a function returning c's status warning, failing the test
+// when check's differs or either does not answer within 10 s.
+func warningOf(t *testing.T, c *coordinator.Coordinator) func() string {
+	return func() string {
+		t.Helper()
+		answered := make(chan string, 1)
+		go func() {
+			st, err := c.Status(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			v, err := c.Check(context.Background(), []string{"a.go"})
+			if err != nil {
+				t.Error(err)
+			}
+			if v.Warning != st.LedgerWarning {
+				t.Errorf("check warns %q, status %q: want the same", v.Warning, st.LedgerWarning)
+			}
+			answered <- st.LedgerWarning
+		}()
+		select {
+		case w := <-answered:
+			return w
+		case <-time.After(10 * time.Second):
+			t.Fatal("status and check did not answer within 10 s")
+			return ""
+		}
+	}
 }
 
 // waitWarning polls warning for up to 30 s until ok says it is what is

@@ -39,12 +39,45 @@ func (c *Coordinator) shared() (sharedLedger, bool) {
 	return s, ok
 }
 
+// unreachable is a shared ledger that can tell, without a request, that
+// its cluster cannot be reached now (store/etcd can).
+type unreachable interface {
+	Unreachable() error
+}
+
+// followRetry is how long a failed catch-up waits before it is tried
+// again, unless the ledger reports a change first: short enough that the
+// table is current soon after etcd is back, long enough that an outage
+// costs nothing.
+const followRetry = time.Second
+
 // follow keeps the table current with the other coordinators' commits
-// until ctx ends.
+// until ctx ends. A catch-up that fails is tried again after followRetry
+// (the watch that reports changes may be up again before the cluster
+// answers reads); the failure is logged once, and the recovery.
 func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
-	for range s.Changes(ctx) {
-		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
-			c.log.Warn("catching up with the shared ledger failed; trying at its next change", "error", err)
+	changes := s.Changes(ctx)
+	var retry <-chan time.Time
+	failing := false
+	for {
+		select {
+		case _, ok := <-changes:
+			if !ok {
+				return
+			}
+		case <-retry:
+		}
+		retry = nil
+		err := c.sync(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			if !failing {
+				c.log.Warn("catching up with the shared ledger failed; trying again every second and at its next change", "error", err)
+			}
+			failing, retry = true, c.clock.After(followRetry)
+		case err == nil && failing:
+			c.log.Info("caught up with the shared ledger again")
+			failing = false
 		}
 	}
 }
@@ -60,6 +93,9 @@ func (c *Coordinator) sync(ctx context.Context) error {
 	s, ok := c.shared()
 	if !ok {
 		return nil
+	}
+	if err := c.reachable(); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -77,6 +113,22 @@ func (c *Coordinator) sync(ctx context.Context) error {
 	}
 	c.afterForeign(foreign)
 	return err
+}
+
+// reachable refuses a catch-up that would wait for the cluster with c.mu
+// held, keeping status and every decision waiting too: while the ledger
+// has no session (the table is rebuilt under the next one anyway) or says
+// its cluster is unreachable.
+func (c *Coordinator) reachable() error {
+	if k, ok := c.cfg.Ledger.(sessionKeeper); ok {
+		if _, err := k.Session(); err != nil {
+			return fmt.Errorf("no session on the shared ledger, the table is rebuilt under the next: %w", err)
+		}
+	}
+	if u, ok := c.cfg.Ledger.(unreachable); ok {
+		return u.Unreachable()
+	}
+	return nil
 }
 
 // applyForeign applies one event of another coordinator, then passes it on.

@@ -78,7 +78,7 @@ func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) e
 
 // headAt reads the head: its seq and ModRevision, and the revision read at.
 func (l *Ledger) headAt(ctx context.Context) (seq uint64, headRev, rev int64, err error) {
-	resp, err := l.cli.Get(ctx, l.keys.head())
+	resp, err := l.get(ctx, l.keys.head())
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("read ledger head: %w", err)
 	}

@@ -34,8 +34,11 @@ type Config struct {
 	// workspace on the same cluster shares one lease table. Required; no
 	// "/" at either end.
 	Workspace string
-	// DialTimeout bounds Open's first read of the head. Default 0, which
-	// means DefaultDialTimeout (5 s).
+	// DialTimeout bounds Open's first read of the head and every later
+	// read (each page of a replay, each catch-up): a read that etcd does
+	// not answer in time fails with its cause rather than waiting for the
+	// cluster to come back. Default 0, which means DefaultDialTimeout
+	// (5 s).
 	DialTimeout time.Duration
 	// MaxBatchBytes bounds one commit. Default 0, which means
 	// DefaultMaxBatchBytes (1 MiB).

@@ -87,13 +87,24 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 	return l, nil
 }
 
+// get is one read, bounded by DialTimeout: the etcd client waits for a
+// member to come back for as long as its context lets it, and a caller
+// such as the coordinator's catch-up reads with its table locked.
+func (l *Ledger) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	rctx, cancel := context.WithTimeout(ctx, l.cfg.DialTimeout)
+	defer cancel()
+	resp, err := l.cli.Get(rctx, key, opts...)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		err = fmt.Errorf("etcd did not answer within %v: %w", l.cfg.DialTimeout, err)
+	}
+	return resp, err
+}
+
 // readHead sets last and headRev from etcd.
 func (l *Ledger) readHead(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.DialTimeout)
-	defer cancel()
-	resp, err := l.cli.Get(ctx, l.keys.head())
+	resp, err := l.get(ctx, l.keys.head())
 	if err != nil {
-		return fmt.Errorf("read ledger head from etcd at %v (waited up to %v; %s): %w", l.cfg.Endpoints, l.cfg.DialTimeout, probe(l.cfg.Endpoints), err)
+		return fmt.Errorf("read ledger head from etcd at %v (%s): %w", l.cfg.Endpoints, probe(l.cfg.Endpoints), err)
 	}
 	if len(resp.Kvs) == 0 {
 		return nil

@@ -2,10 +2,13 @@ package etcd
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/leasegate/leasegate/internal/neterr"
 )
@@ -57,4 +60,18 @@ func dialCause(err error) string {
 		return "no answer within " + probeTimeout.String() + " (host down or a firewall drops it)"
 	}
 	return err.Error()
+}
+
+// Unreachable says why etcd cannot be reached now, from the client's
+// connection state alone (no request is sent): non-nil while the client
+// has failed to connect to every endpoint and is waiting to try again.
+// A caller about to read with something locked asks it first, so that an
+// outage costs it nothing; a read may still meet one that has just begun,
+// and is bounded by DialTimeout.
+func (l *Ledger) Unreachable() error {
+	switch st := l.cli.ActiveConnection().GetState(); st {
+	case connectivity.TransientFailure, connectivity.Shutdown:
+		return fmt.Errorf("etcd at %v unreachable (client connection %s)", l.cfg.Endpoints, strings.ToLower(st.String()))
+	}
+	return nil
 }

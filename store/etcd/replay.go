@@ -35,7 +35,7 @@ func (l *Ledger) Replay(ctx context.Context, after uint64, fn func(gate.Event) e
 
 // head reads the head's seq and the revision it was read at.
 func (l *Ledger) head(ctx context.Context) (seq uint64, rev int64, err error) {
-	resp, err := l.cli.Get(ctx, l.keys.head())
+	resp, err := l.get(ctx, l.keys.head())
 	if err != nil {
 		return 0, 0, fmt.Errorf("read ledger head: %w", err)
 	}
@@ -55,7 +55,7 @@ func (l *Ledger) scan(ctx context.Context, after, end uint64, rev int64, fn func
 	}
 	next := after + 1
 	for next <= end {
-		resp, err := l.cli.Get(ctx, from, clientv3.WithRange(l.keys.recordsEnd()), clientv3.WithRev(rev), clientv3.WithLimit(replayPage))
+		resp, err := l.get(ctx, from, clientv3.WithRange(l.keys.recordsEnd()), clientv3.WithRev(rev), clientv3.WithLimit(replayPage))
 		if err != nil {
 			return next - 1, fmt.Errorf("read ledger records from %s: %w", from, err)
 		}
@@ -75,7 +75,7 @@ func (l *Ledger) scan(ctx context.Context, after, end uint64, rev int64, fn func
 // recordHolding is the key of the record that holds seq (the last record
 // starting at or before it), or the first record key when there is none.
 func (l *Ledger) recordHolding(ctx context.Context, seq uint64, rev int64) (string, error) {
-	resp, err := l.cli.Get(ctx, l.keys.records(), clientv3.WithRange(l.keys.record(seq)+"\x00"), clientv3.WithRev(rev),
+	resp, err := l.get(ctx, l.keys.records(), clientv3.WithRange(l.keys.record(seq)+"\x00"), clientv3.WithRev(rev),
 		clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend), clientv3.WithLimit(1), clientv3.WithKeysOnly())
 	if err != nil {
 		return "", fmt.Errorf("find the ledger record holding seq %d: %w", seq, err)

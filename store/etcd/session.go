@@ -120,7 +120,7 @@ func (l *Ledger) HostsGone(ctx context.Context, known []string) <-chan store.Hos
 // session now, and the revision they were read at (0 when etcd did not
 // answer: then none is taken for gone).
 func (l *Ledger) goneOf(ctx context.Context, known []string) ([]string, int64) {
-	resp, err := l.cli.Get(ctx, l.keys.members(), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	resp, err := l.get(ctx, l.keys.members(), clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
 		l.log.Warn("reading the sessions of the hosts holding leases failed; only sessions ending from now on are seen", "error", err)
 		return nil, 0
@@ -140,6 +140,6 @@ func (l *Ledger) goneOf(ctx context.Context, known []string) ([]string, int64) {
 }
 
 func (l *Ledger) hostHasSession(ctx context.Context, host string) bool {
-	resp, err := l.cli.Get(ctx, l.keys.members()+host+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	resp, err := l.get(ctx, l.keys.members()+host+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
 	return err != nil || resp.Count > 0 // unsure: assume it has
 }

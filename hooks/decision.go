@@ -44,3 +44,18 @@ func warn(msg string) Decision { return Decision{Warning: msg} }
 func Malformed(err error) Decision {
 	return deny("leasegate: " + err.Error() + "; the tool call is refused because leasegate cannot tell what it writes")
 }
+
+// Misconfigured is the answer to call ev when the hook cannot run as its
+// flags or environment ask, err saying why. Every call is refused until
+// that is mended, so the session halts at once with the cause for the
+// user: a tool call is denied, a prompt or turn end refused, each naming
+// err (a turn end's refusal halts with exit 0, see refuse).
+func Misconfigured(ev Event, err error) Decision {
+	stop := "leasegate: " + err.Error() + "; every hook call is refused until it is mended " +
+		"(the hook's command line, or the environment the agent runs its hooks in)"
+	switch ev.Kind {
+	case KindPrompt, KindTurnEnd, KindShellAfter, KindSubagentStop, KindSessionEnd:
+		return Decision{Verdict: Refuse, StopReason: stop}
+	}
+	return halt(stop+"; the tool call is refused. Do not make it by other means; tell the user.", stop)
+}

@@ -31,16 +31,32 @@ func New(cfg Config) (*Handler, error) {
 // Run answers one hook call of agent a: it reads the hook input from
 // stdin, handles it and renders the decision.
 func (h *Handler) Run(ctx context.Context, a Agent, stdin io.Reader) Output {
-	data, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
-	if err != nil {
-		ev := Event{Agent: a}
-		return Render(ev, Malformed(inputErr(a, "reading stdin: %v", err)))
-	}
-	ev, err := Parse(a, data)
+	ev, err := readEvent(a, stdin)
 	if err != nil {
 		return Render(ev, Malformed(err))
 	}
 	return Render(ev, h.Handle(ctx, ev))
+}
+
+// RunMisconfigured answers one hook call of agent a that cannot be made
+// as the hook's flags or environment ask, err saying why (a timeout that
+// is not a duration): the call is refused naming err, where the agent
+// shows it, rather than made with a default nobody chose.
+func RunMisconfigured(a Agent, stdin io.Reader, err error) Output {
+	ev, perr := readEvent(a, stdin)
+	if perr != nil {
+		ev.Kind = KindOther
+	}
+	return Render(ev, Misconfigured(ev, err))
+}
+
+// readEvent reads one hook call of agent a from stdin and parses it.
+func readEvent(a Agent, stdin io.Reader) (Event, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		return Event{Agent: a}, inputErr(a, "reading stdin: %v", err)
+	}
+	return Parse(a, data)
 }
 
 // Handle decides one parsed hook call.

@@ -68,18 +68,53 @@ func envOr(key, def string) string {
 	return def
 }
 
-func envDuration(key string, def time.Duration) time.Duration {
-	v := os.Getenv(key)
-	if v == "" {
-		return def
+// durationFlag is a flag of a positive duration whose default comes from
+// an environment variable. A value that is not one is a usage error from
+// either place, naming where it came from: taken for the default, a bound
+// the user set would silently not hold.
+type durationFlag struct {
+	d      *time.Duration
+	envErr error // an unusable environment value, reported unless the flag is given
+}
+
+func newDurationFlag(d *time.Duration, def time.Duration, env string) *durationFlag {
+	f := &durationFlag{d: d}
+	*d = def
+	if v := os.Getenv(env); v != "" {
+		if e, err := positiveDuration(v); err != nil {
+			f.envErr = fmt.Errorf("%s=%q: %w", env, v, err)
+		} else {
+			*d = e
+		}
 	}
+	return f
+}
+
+func positiveDuration(v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		fmt.Fprintf(os.Stderr, "leasegate: ignoring %s=%q: want a positive duration like 5s\n", key, v)
-		return def
+		return 0, errors.New("want a positive duration like 5s")
 	}
-	return d
+	return d, nil
 }
+
+func (f *durationFlag) Set(v string) error {
+	d, err := positiveDuration(v)
+	if err != nil {
+		return err
+	}
+	*f.d, f.envErr = d, nil
+	return nil
+}
+
+func (f *durationFlag) String() string {
+	if f == nil || f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *durationFlag) envError() error { return f.envErr }
 
 func (c *common) logger(name string) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.LevelFromString(c.logLevel), Output: os.Stderr})

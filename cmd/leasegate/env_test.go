@@ -4,7 +4,9 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/internal/envname"
 )
 
@@ -74,6 +76,45 @@ func TestEnvNamedInItsError(t *testing.T) {
 			err := cmdRun(t.Context(), tt.args)
 			if code, _ := classify(err); code != exitUsage || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run %q with %s=%q: %v (exit %d), want a usage error naming %s", tt.args, tt.env, tt.value, err, code, tt.want)
+			}
+		})
+	}
+}
+
+// TestHookDurations: the hook's --timeout and --unreachable, or their
+// variables, take a positive duration; anything else is a usage error
+// naming where it came from (it was taken for the default with a warning
+// no agent shows), unless the flag overrides a bad variable.
+func TestHookDurations(t *testing.T) {
+	tests := []struct {
+		env, value string
+		args       []string
+		want       string // in the usage error; empty: accepted
+		timeout    time.Duration
+	}{
+		{env: envname.HookTimeout, value: "100s", timeout: 100 * time.Second},
+		{env: envname.HookTimeout, value: "soon", want: envname.HookTimeout + `="soon"`},
+		{env: envname.HookTimeout, value: "0s", want: envname.HookTimeout + `="0s"`},
+		{env: envname.HookUnreachable, value: "-1s", want: envname.HookUnreachable + `="-1s"`},
+		{env: envname.HookTimeout, value: "soon", args: []string{"--timeout", "20s"}, timeout: 20 * time.Second},
+		{env: envname.HookTimeout, value: "", args: []string{"--timeout", "0"}, want: "-timeout"},
+		{env: envname.HookTimeout, value: "", timeout: hooks.DefaultTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+"="+tt.value+strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Setenv(tt.env, tt.value)
+			var h hookFlags
+			fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+			h.register(fs)
+			_, err := h.parse(fs, tt.args)
+			if tt.want != "" {
+				if code, _ := classify(err); code != exitUsage || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("hook %q with %s=%q: %v (exit %d), want a usage error naming %s", tt.args, tt.env, tt.value, err, code, tt.want)
+				}
+				return
+			}
+			if err != nil || (tt.timeout != 0 && h.timeout != tt.timeout) {
+				t.Errorf("hook %q with %s=%q: timeout %s, %v; want %s, nil", tt.args, tt.env, tt.value, h.timeout, err, tt.timeout)
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func cmdHook(ctx context.Context, args []string) error {
 	f.register(fs)
 	pos, err := f.parse(fs, args)
 	if err != nil {
-		return err
+		return misconfigured(args, err)
 	}
 	if len(pos) != 1 {
 		return usagef("hook: want one of %s", hookTargets)
@@ -67,15 +67,32 @@ func cmdHook(ctx context.Context, args []string) error {
 	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as, UnderSidecar: hooks.UnderSidecar(),
 		Windows: f.windows, Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
 	if err != nil {
-		return usagef("hook: %v", err)
+		return misconfigured(args, usagef("hook: %v", err))
 	}
-	out := h.Run(ctx, agent, os.Stdin)
+	return printAnswer(h.Run(ctx, agent, os.Stdin))
+}
+
+// printAnswer prints an agent hook's answer and exits with its status.
+func printAnswer(out hooks.Output) error {
 	_, _ = os.Stdout.WriteString(out.Stdout)
 	_, _ = os.Stderr.WriteString(out.Stderr)
 	if out.Code != exitOK {
 		return &exitStatus{code: out.Code}
 	}
 	return nil
+}
+
+// misconfigured answers an agent hook call whose flags or environment
+// were refused (err) as the agent reads a refusal: its JSON and the cause
+// on stderr, exit 2, so the agent shows why every call is refused. A
+// git hook, or a call that names no agent, gets err as a usage error.
+func misconfigured(args []string, err error) error {
+	for _, a := range args {
+		if agent, perr := hooks.ParseAgent(a); perr == nil {
+			return printAnswer(hooks.RunMisconfigured(agent, os.Stdin, err))
+		}
+	}
+	return err
 }
 
 // gitHookFlags are the flags a git hook takes. The others are the agent

@@ -23,10 +23,12 @@ type hookFlags struct {
 func (f *hookFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs, true)
 	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: made from the agent's session id)")
-	fs.DurationVar(&f.timeout, "timeout", envDuration(envname.HookTimeout, hooks.DefaultTimeout),
-		"give up and deny after this long, the wait for the one retry included (env "+envname.HookTimeout+"); keep it below the agent's hook timeout")
-	fs.DurationVar(&f.unreachable, "unreachable", envDuration(envname.HookUnreachable, hooks.DefaultUnreachable),
-		"deny after the coordinator has not answered for this long (env "+envname.HookUnreachable+")")
+	fs.Var(newDurationFlag(&f.timeout, hooks.DefaultTimeout, envname.HookTimeout), "timeout",
+		"give up and deny after this `duration`, the wait for the one retry included (env "+envname.HookTimeout+", default "+hooks.DefaultTimeout.String()+
+			"); keep it below the agent's hook timeout; zero, negative or not a duration is a usage error")
+	fs.Var(newDurationFlag(&f.unreachable, hooks.DefaultUnreachable, envname.HookUnreachable), "unreachable",
+		"deny after the coordinator has not answered for this `duration` (env "+envname.HookUnreachable+", default "+hooks.DefaultUnreachable.String()+
+			"); zero, negative or not a duration is a usage error")
 }
 
 // parse parses the flags of hook, install and uninstall and

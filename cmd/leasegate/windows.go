@@ -77,13 +77,19 @@ func (f *windowFlag) String() string {
 	return f.w.After.String()
 }
 
-// checkEnv reports, as a usage error, an environment window no flag
-// overrode.
+func (f *windowFlag) envError() error { return f.envErr }
+
+// envDefaulted is a flag whose default came from the environment and that
+// remembers a value there it could not take.
+type envDefaulted interface{ envError() error }
+
+// checkEnv reports, as a usage error, an environment value no flag
+// overrode that a flag could not take.
 func checkEnv(fs *flag.FlagSet) error {
 	var err error
 	fs.VisitAll(func(fl *flag.Flag) {
-		if wf, ok := fl.Value.(*windowFlag); ok && wf.envErr != nil && err == nil {
-			err = usagef("%s: %v", fs.Name(), wf.envErr)
+		if ef, ok := fl.Value.(envDefaulted); ok && ef.envError() != nil && err == nil {
+			err = usagef("%s: %v", fs.Name(), ef.envError())
 		}
 	})
 	return err

@@ -47,6 +47,9 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	if removesNonEmptyDir(m) {
 		return syscall.ENOTEMPTY
 	}
+	if makesExistingName(m) {
+		return syscall.EEXIST
+	}
 	if abs, err := s.unnameable(m); err != nil {
 		s.notef("refused %s of %s by pid %d: no lease can name it (%v)", m.Op, gate.ShownPath(".../"+filepath.Base(abs)), m.PID, err)
 		return syscall.ENAMETOOLONG
@@ -143,6 +146,23 @@ func removesNonEmptyDir(m intercept.Mutation) bool {
 	defer d.Close()
 	names, _ := d.Readdirnames(1)
 	return len(names) > 0
+}
+
+// makesExistingName reports whether m makes a directory whose name
+// already exists. The kernel fails that with EEXIST and changes nothing,
+// so that is the answer, given at once. `mkdir -p a/b/new` tries a mkdir of
+// each directory along the way and expects the failure; gated, the mkdir
+// of an existing `a` leased all of `a/**` to the worker (a new directory's
+// subtree, see takeSubtree), and every other worker's write beneath it
+// waited for that worker. A name made by another process meanwhile changes
+// nothing: the answer is the kernel's at the moment the name was looked
+// up. mkdir does not follow a final symlink, so neither does this.
+func makesExistingName(m intercept.Mutation) bool {
+	if m.Op != intercept.OpMkdir || len(m.Paths) != 1 {
+		return false
+	}
+	_, err := os.Lstat(m.Paths[0])
+	return err == nil
 }
 
 // linksOut reports whether m makes a hard link outside the workspace to a

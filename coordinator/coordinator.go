@@ -63,6 +63,9 @@ type Coordinator struct {
 	served      atomic.Uint64   // the ledger session the table was loaded under (session.go)
 	committed   *committedFold  // on a shared ledger: the fold of committed events only (committed.go)
 	numbers     numbering       // grants waiting for the token their commit fixes (numbered.go)
+	// leftDegraded: the ledger's last health event, as replayed at Open,
+	// is ledger.degraded (ledgerhealth.go). Set before Run only.
+	leftDegraded bool
 }
 
 var _ leasegate.Service = (*Coordinator)(nil)
@@ -139,6 +142,7 @@ func (c *Coordinator) replay(e gate.Event) error {
 	}
 	c.replayOwner(e)
 	c.noteContention(e)
+	c.noteLedgerHealth(e)
 	return nil
 }
 

@@ -108,6 +108,12 @@ func (c *Coordinator) watchLedger(ctx context.Context) {
 	if !ok {
 		return
 	}
+	if c.leftDegraded && d.Degraded() == nil {
+		// The coordinator before this one stopped while its ledger was
+		// degraded; opening it copied the journal, so it is healthy now,
+		// and without this the history would say degraded for good.
+		c.recordLedgerHealth(nil)
+	}
 	var was error
 	for {
 		changed := d.HealthChanged()
@@ -120,6 +126,17 @@ func (c *Coordinator) watchLedger(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// noteLedgerHealth keeps, while the ledger is replayed, whether its last
+// health event says degraded.
+func (c *Coordinator) noteLedgerHealth(e gate.Event) {
+	switch e.Type {
+	case gate.EventLedgerDegraded:
+		c.leftDegraded = true
+	case gate.EventLedgerRecovered:
+		c.leftDegraded = false
 	}
 }
 

@@ -86,7 +86,7 @@ func ledgerEvents(t *testing.T, r *repo) map[gate.EventType]int {
 // returning heals it by itself (ledger.recovered, grants again). Filled
 // once more and killed, the coordinator does not start while the disk is
 // full and says why; once space returns it starts with every grant it
-// acknowledged.
+// acknowledged, and records that the ledger it left degraded recovered.
 func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 	r := newRepo(t, nil)
 	state := stateOnSmallDisk(t, r, "8m")
@@ -131,6 +131,9 @@ func TestFullDiskRefusesBeforeLoss(t *testing.T) {
 		}
 	}
 	t.Logf("%d grants acknowledged on a full disk, every one held after the restart", len(granted))
+	eventually(t, 30*time.Second, "the restarted coordinator recording that the ledger left degraded recovered", func() bool {
+		return ledgerEvents(t, r)[gate.EventLedgerRecovered] == 2
+	})
 }
 
 // TestRefusedReclaimKeepsItsEvidence: a worker holding thousands of leases

@@ -76,6 +76,10 @@ type UngatedWrite struct {
 	// it is recorded as a rule.changed event, not as an ungated write.
 	Rule  bool        `json:"rule,omitempty"`
 	Lease *gate.Lease `json:"collided_with,omitempty"`
+	// NotRecorded marks a write the ledger refused to record (a degraded
+	// ledger on a full disk): status shows it from the coordinator's
+	// memory, and it is gone from there when the coordinator stops.
+	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 
 // PidNS is the pid namespace the coordinator runs in, as status shows it.

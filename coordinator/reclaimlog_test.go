@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
@@ -132,6 +134,40 @@ func TestRefusedUngatedWriteLoggedOnce(t *testing.T) {
 		_ = observe("again.txt")
 		if n := log.count("ungated write not recorded"); n != 2 {
 			t.Fatalf("%d refused ungated writes logged over two episodes, want 2", n)
+		}
+	})
+}
+
+// TestUngatedWriteRefusedShownNotRecorded: an ungated write the degraded
+// ledger refuses to record, seen by the watcher or reported by a hook,
+// is still in status, marked as not recorded; one recorded once the
+// ledger takes writes again is not marked.
+func TestUngatedWriteRefusedShownNotRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := new(atomic.Bool)
+		e := startEnv(t, func(c *coordinator.Config) { c.Ledger = fullLedger{c.Ledger, full} })
+		full.Store(true)
+		if err := e.c.ObserveChange(e.ctx, "seen.txt", "write"); err == nil {
+			t.Fatal("ObserveChange(seen.txt) = nil on a full ledger, want its refusal")
+		}
+		if err := e.c.ReportUngated(e.ctx, leasegate.UngatedWrite{Path: "told.txt", Op: "write", Reporter: "cc-s1"}); err == nil {
+			t.Fatal("ReportUngated(told.txt) = nil on a full ledger, want its refusal")
+		}
+		full.Store(false)
+		if err := e.c.ObserveChange(e.ctx, "later.txt", "write"); err != nil {
+			t.Fatalf("ObserveChange(later.txt) = %v once the ledger takes writes", err)
+		}
+		s, err := e.c.Status(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, u := range s.Ungated {
+			got[u.Path] = u.NotRecorded
+		}
+		want := map[string]bool{"seen.txt": true, "told.txt": true, "later.txt": false}
+		if !maps.Equal(got, want) {
+			t.Fatalf("status's ungated writes, path: not recorded = %v, want %v", got, want)
 		}
 	})
 }

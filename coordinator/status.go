@@ -241,18 +241,22 @@ func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrit
 	return nil
 }
 
-// recordUngated keeps an ungated write for status and the ledger. Call
-// with c.mu held.
+// recordUngated keeps an ungated write for status and the ledger. One the
+// ledger refuses (degraded on a full disk) is still kept for status,
+// marked as not recorded: the write happened whether or not the ledger
+// can say so. Call with c.mu held.
 func (c *Coordinator) recordUngated(w leasegate.UngatedWrite, now time.Time) (<-chan error, error) {
-	c.ungated = append(c.ungated, w)
-	if len(c.ungated) > maxUngated {
-		c.ungated = c.ungated[len(c.ungated)-maxUngated:]
-	}
 	ev := gate.Event{Type: gate.EventUngatedWrite, At: now, Actor: w.Reporter, Path: w.Path, Reason: w.Op}
 	if w.Lease != nil {
 		ev.LeaseID = w.Lease.ID
 	}
-	return c.commit([]gate.Event{ev})
+	done, err := c.commit([]gate.Event{ev})
+	w.NotRecorded = err != nil
+	c.ungated = append(c.ungated, w)
+	if len(c.ungated) > maxUngated {
+		c.ungated = c.ungated[len(c.ungated)-maxUngated:]
+	}
+	return done, err
 }
 
 // logUngated logs an ungated write once the ledger has recorded it. A

@@ -28,6 +28,7 @@ type Ungated struct {
 	Op           string `json:"op"`
 	Reporter     string `json:"reporter,omitempty"`
 	CollidedWith string `json:"collided_with,omitempty" jsonschema:"the holder of the lease the write went around"`
+	NotRecorded  bool   `json:"not_recorded,omitempty" jsonschema:"the ledger refused to record it (a full disk): it is known only until the coordinator stops"`
 }
 
 // StatusOutput is the answer of leases_status.
@@ -79,7 +80,7 @@ func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, _ StatusInp
 		out.Blockers = append(out.Blockers, brief(b))
 	}
 	for _, u := range st.Ungated {
-		w := Ungated{Path: u.Path, At: stamp(u.At), Op: u.Op, Reporter: u.Reporter}
+		w := Ungated{Path: u.Path, At: stamp(u.At), Op: u.Op, Reporter: u.Reporter, NotRecorded: u.NotRecorded}
 		if u.Lease != nil {
 			w.CollidedWith = u.Lease.Owner.Name
 		}
@@ -121,6 +122,9 @@ func statusText(out StatusOutput) string {
 		fmt.Fprintf(&b, "  %s %s at %s", u.Op, u.Path, u.At)
 		if u.CollidedWith != "" {
 			fmt.Fprintf(&b, ", around %s's lease", u.CollidedWith)
+		}
+		if u.NotRecorded {
+			b.WriteString(" (not recorded: the ledger refused it)")
 		}
 		b.WriteString("\n")
 	}

@@ -158,6 +158,9 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 			case u.Op == "unwatched":
 				with = " — the watcher met its limit here: writes in this directory and others left unwatched go unseen (" + orDash(h.Log) + " says which limit)"
 			}
+			if u.NotRecorded {
+				with += " — not recorded: the ledger refused it (see the WARNING); shown until the coordinator stops"
+			}
 			fmt.Fprintf(w, "  %s %s %s%s\n", u.At.UTC().Format(time.RFC3339), u.Op, gate.ShownPath(u.Path), with)
 		}
 	}

@@ -162,3 +162,18 @@ func TestStatusShowsPendingToken(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusSaysUngatedNotRecorded: an ungated write the ledger refused
+// to record says so on its line; a recorded one does not.
+func TestStatusSaysUngatedNotRecorded(t *testing.T) {
+	st := leasegate.Status{Now: statusNow, Ungated: []leasegate.UngatedWrite{
+		{Path: "refused.txt", At: statusNow, Op: "write", Reporter: "watcher", NotRecorded: true},
+		{Path: "kept.txt", At: statusNow, Op: "write", Reporter: "watcher"},
+	}}
+	for _, line := range strings.Split(renderStatus(st, false), "\n") {
+		said := strings.Contains(line, "not recorded: the ledger refused it")
+		if (strings.Contains(line, "refused.txt") && !said) || (strings.Contains(line, "kept.txt") && said) {
+			t.Errorf("status line %q: want only the refused write's line to say it was not recorded", line)
+		}
+	}
+}

@@ -29,6 +29,9 @@ type Decision struct {
 	// Warning is a problem that does not change the verdict; it goes to
 	// stderr.
 	Warning string
+	// Command, when set, is the shell command the agent runs in place of
+	// the one its model wrote (Gemini CLI's BeforeTool tool_input).
+	Command string
 }
 
 func deny(reason string) Decision { return Decision{Verdict: Deny, Reason: reason} }

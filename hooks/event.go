@@ -54,6 +54,9 @@ type Event struct {
 	// Paths are the files a KindWrite event writes, as sent: absolute, or
 	// relative to Cwd.
 	Paths []string
+	// Command is the shell command a KindShellBefore event of Gemini CLI
+	// is about to run, as its model wrote it; "" for other agents.
+	Command string
 }
 
 // MaxInput bounds the hook input read from stdin (a patch can be large).

@@ -106,7 +106,9 @@ func notSharedHooksPath(ctx context.Context, dir, hd string) error {
 
 // InstallGit installs the pre-commit guard and the post-commit release in
 // dir's repository. A hook already there is moved to NAME.leasegate-chained
-// and still runs, after leasegate, with the same arguments and stdin.
+// and still runs, after leasegate, with the same arguments and stdin. The
+// same entries, alone, go to the hooks-on directory (hookson.go) for the
+// agents that run git with the repository's hooks off.
 // Running it again changes nothing but the binary's path. It returns what
 // it did, one line each.
 func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
@@ -133,6 +135,11 @@ func InstallGit(ctx context.Context, dir, exe string) ([]string, error) {
 			return did, err
 		}
 		did = append(did, line)
+	}
+	lines, err := installHooksOn(ctx, dir, exe)
+	did = append(did, lines...)
+	if err != nil {
+		return did, err
 	}
 	if note := workingTreeNote(ctx, dir, hd); note != "" {
 		did = append(did, note)
@@ -249,6 +256,11 @@ func UninstallGit(ctx context.Context, dir string) ([]string, error) {
 			return did, err
 		}
 		did = append(did, line)
+	}
+	lines, err := uninstallHooksOn(ctx, dir)
+	did = append(did, lines...)
+	if err != nil {
+		return did, err
 	}
 	if _, err := os.Stat(filepath.Join(hd, createdMarker)); err == nil {
 		if err := os.Remove(filepath.Join(hd, createdMarker)); err != nil {

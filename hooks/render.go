@@ -27,7 +27,10 @@ func Render(ev Event, d Decision) Output {
 	case Refuse:
 		out = refuse(ev, d)
 	default:
-		if d.Context != "" && ev.Agent != Cursor {
+		switch {
+		case d.Command != "" && ev.Agent == Gemini:
+			out.Stdout = jsonLine(hookOutput{Specific: &specificOutput{HookEventName: ev.Name, ToolInput: &toolInput{Command: d.Command}}})
+		case d.Context != "" && ev.Agent != Cursor:
 			out.Stdout = jsonLine(contextJSON(ev, d))
 		}
 	}
@@ -56,6 +59,14 @@ type specificOutput struct {
 	PermissionDecision       string `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
+	// ToolInput replaces fields of the tool call's input (Gemini CLI's
+	// BeforeTool).
+	ToolInput *toolInput `json:"tool_input,omitempty"`
+}
+
+// toolInput is the part of a shell tool's input a hook replaces.
+type toolInput struct {
+	Command string `json:"command"`
 }
 
 // continueFalse is continue:false in the JSON.

@@ -53,30 +53,34 @@ func snapshotKey(ev Event) string {
 }
 
 // shellBefore snapshots the tree before a shell command and records
-// activity.
+// activity. A command of Gemini CLI's that may commit gets git's hooks
+// back (withHooksOn), under a sidecar too: the sidecar gates no write of
+// .git, so the guard is what refuses a commit there.
 func (h *Handler) shellBefore(ctx context.Context, ev Event) Decision {
 	ws, err := h.workspace(ev)
 	if err != nil || ws.GitDir == "" {
 		return Decision{}
 	}
+	on := Decision{Command: withHooksOn(ws, ev.Command)}
 	o, err := h.owner(ws, ev)
 	if err != nil {
-		return Decision{}
+		return on
 	}
 	h.activity(ctx, ws, o.name)
 	if h.cfg.UnderSidecar {
-		return Decision{} // the sidecar gates the command's writes itself
+		return on // the sidecar gates the command's writes itself
 	}
 	snap, err := takeSnapshot(ctx, ws)
 	if err != nil {
-		return warn("leasegate: cannot snapshot the tree before the shell command: " + err.Error())
+		on.Warning = "leasegate: cannot snapshot the tree before the shell command: " + err.Error()
+		return on
 	}
 	sess := h.session(ws, o.key)
 	if err := sess.writeJSON(snapshotKey(ev)+".json", snap); err != nil {
 		h.log.Debug("cannot keep the snapshot", "error", err)
 	}
 	_ = sess.writeJSON(snapshotKey(ev)+headSuffix, headOf(ctx, ws.Root))
-	return Decision{}
+	return on
 }
 
 // headSuffix names, after a snapshot's key, the HEAD recorded with it.

@@ -54,10 +54,8 @@ func newCommitRepo(t *testing.T) *repo {
 // one's): the own commit exists with the model's a.go; a.go's lease went
 // with the commit, the release recorded with its reason, while c.go,
 // still dirty, kept its lease through it; the commit including b.go was
-// refused naming bob, and the model was told so. Where the agent turns
-// git's hooks off for its shell commands (guarded false: Gemini CLI), that
-// commit is made, and the model is told after it that b.go is bob's.
-func checkAgentCommit(t *testing.T, r *repo, prefix string, guarded bool, results []string, log string) {
+// refused naming bob, and the model was told so.
+func checkAgentCommit(t *testing.T, r *repo, prefix string, results []string, log string) {
 	t.Helper()
 	if len(results) < 2 {
 		t.Fatalf("the model received %d tool results, want the two commits' last: %q\n%s", len(results), results, log)
@@ -67,9 +65,6 @@ func checkAgentCommit(t *testing.T, r *repo, prefix string, guarded bool, result
 		t.Errorf("the session's commit of its own files was not made; the model read:\n%s\n%s", own, log)
 	}
 	want, told := "own\ninitial\n", []string{"commit refused", "b.go: leased by bob"}
-	if !guarded {
-		want, told = "other\n"+want, []string{"committed files that other owners hold", "b.go (leased by bob"}
-	}
 	if got := r.git("log", "--format=%s"); got != want {
 		t.Errorf("commits = %q, want %q", got, want)
 	}
@@ -123,7 +118,7 @@ func TestClaudeCodeCommitsItsWork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claude -p: %v; tool results %q\n%s", err, results, out)
 	}
-	checkAgentCommit(t, r, "cc-", true, results, out)
+	checkAgentCommit(t, r, "cc-", results, out)
 }
 
 // TestCodexCommitsItsWork: the real Codex CLI, in its workspace-write
@@ -149,7 +144,7 @@ func TestCodexCommitsItsWork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("codex exec: %v; tools offered %v; tool results %q\n%s", err, tools, results, out)
 	}
-	checkAgentCommit(t, r, "codex-", true, results, string(out))
+	checkAgentCommit(t, r, "codex-", results, string(out))
 }
 
 // codexWritableGit lets Codex's workspace-write sandbox write the
@@ -175,24 +170,40 @@ func codexWritableGit(t *testing.T, env []string, r *repo) {
 }
 
 // TestGeminiCommitsItsWork: the real Gemini CLI writes with write_file
-// and commits with run_shell_command, which runs git with its hooks off:
-// the session's commit is released by the hook after the command, and
-// the commit that took bob's b.go is made, told to the model and
-// reported to the operator.
+// and commits with run_shell_command, which it runs with git's hooks off.
+// Its BeforeTool hook turns leasegate's git hooks back on for each
+// command that may commit, so the session's commit is released by the
+// post-commit hook and the commit that took bob's b.go is refused before
+// it is made, as Claude Code's and Codex's are.
 func TestGeminiCommitsItsWork(t *testing.T) {
 	r := newCommitRepo(t)
-	write := func(name, body string) toolCall {
-		return toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, name), body)}
-	}
-	shell := func(cmd string) toolCall {
-		return toolCall{"run_shell_command", fmt.Sprintf(`{"command":%q,"description":"commit"}`, cmd)}
-	}
-	m := newGenerateMock(t, write("a.go", commitA), write("c.go", commitC), shell(ownCommit), shell(otherCommit))
+	m := newGenerateMock(t, geminiWrite(r, "a.go", commitA), geminiWrite(r, "c.go", commitC), geminiShell(ownCommit), geminiShell(otherCommit))
 	g := newGeminiRun(t, r, m)
 	g.install(t)
 	_, log := g.run(t, "write a.go and c.go, commit them, then commit everything")
 	_, results := m.seen()
-	checkAgentCommit(t, r, "gemini-", false, results, log)
+	checkAgentCommit(t, r, "gemini-", results, log)
+}
+
+// TestGeminiCommitWithoutVerifyReported: a commit that skips git's hooks
+// (--no-verify) is made even where the BeforeTool hook turned them on;
+// the AfterTool hook tells the model, after it, that the commit took
+// bob's b.go, and reports it to the operator.
+func TestGeminiCommitWithoutVerifyReported(t *testing.T) {
+	r := newCommitRepo(t)
+	m := newGenerateMock(t, geminiShell("git add -A && git commit -q --no-verify -m slipped"))
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	_, log := g.run(t, "commit everything")
+	_, results := m.seen()
+	if got := r.git("log", "--format=%s"); got != "slipped\ninitial\n" {
+		t.Fatalf("commits = %q, want the one without hooks made\n%s", got, log)
+	}
+	for _, w := range []string{"committed files that other owners hold", "b.go (leased by bob"} {
+		if len(results) != 1 || !strings.Contains(results[0], w) {
+			t.Errorf("the model was not told %q after the commit; it read %q", w, results)
+		}
+	}
 	reported := false
 	for _, u := range r.status().Ungated {
 		reported = reported || u.Path == "b.go" && u.Op == "commit" && strings.HasPrefix(u.Reporter, "gemini-")
@@ -200,6 +211,16 @@ func TestGeminiCommitsItsWork(t *testing.T) {
 	if !reported {
 		t.Errorf("the commit of b.go was not reported to the operator: %+v", r.status().Ungated)
 	}
+}
+
+// geminiWrite is Gemini CLI's write_file of name in r.
+func geminiWrite(r *repo, name, body string) toolCall {
+	return toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, name), body)}
+}
+
+// geminiShell is Gemini CLI's run_shell_command of cmd.
+func geminiShell(cmd string) toolCall {
+	return toolCall{"run_shell_command", fmt.Sprintf(`{"command":%q,"description":"commit"}`, cmd)}
 }
 
 // TestCodexSandboxWithoutNetworkRefusesCommit: in Codex's workspace-write

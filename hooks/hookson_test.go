@@ -1,0 +1,122 @@
+//go:build !windows
+
+package hooks_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leasegate/leasegate/hooks"
+)
+
+// geminiGitEnv is the git part of the environment Gemini CLI gives its
+// shell commands: core.hooksPath empty, over every config file.
+var geminiGitEnv = []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0="}
+
+// geminiShellInput is Gemini CLI's BeforeTool input for run_shell_command
+// of command in r.
+func geminiShellInput(t *testing.T, r *repo, command string) string {
+	t.Helper()
+	var in map[string]any
+	if err := json.Unmarshal([]byte(r.input(hooks.Gemini, "beforetool-shell.json", "G")), &in); err != nil {
+		t.Fatal(err)
+	}
+	in["tool_input"].(map[string]any)["command"] = command
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// rewritten returns the command a BeforeTool answer hands Gemini CLI to
+// run, "" when it hands none.
+func rewritten(t *testing.T, got result) string {
+	t.Helper()
+	if got.code != 0 {
+		t.Fatalf("BeforeTool run_shell_command = %+v, want exit 0", got)
+	}
+	if got.stdout == "" {
+		return ""
+	}
+	var out struct {
+		Specific struct {
+			Event     string `json:"hookEventName"`
+			ToolInput struct {
+				Command string `json:"command"`
+			} `json:"tool_input"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &out); err != nil || out.Specific.Event != "BeforeTool" {
+		t.Fatalf("BeforeTool printed %q, want hookSpecificOutput for BeforeTool (%v)", got.stdout, err)
+	}
+	return out.Specific.ToolInput.Command
+}
+
+// TestGeminiShellCommitGuarded: where `install git` is in place, Gemini
+// CLI's shell command that commits is handed back with a first line that
+// has git run leasegate's hooks, so under Gemini CLI's environment (git's
+// hooks off) the commit of bob's file is refused before it is made, while
+// the command as the model wrote it commits. A command that names no
+// commit is left alone, and so is every command once `uninstall git`
+// removed the hooks.
+func TestGeminiShellCommitGuarded(t *testing.T) {
+	r := newSharedRepo(t)
+	r.mustLeasegate("install", "git")
+	r.write("src/shared.go", "package src // changed outside the gate\n")
+	const command = "git add -A && git commit -q -m shell"
+
+	cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, command), "hook", "gemini"))
+	if !strings.HasPrefix(cmd, "export GIT_CONFIG_PARAMETERS=") || !strings.HasSuffix(cmd, "\n"+command) {
+		t.Fatalf("the command handed back is %q, want a first line that exports GIT_CONFIG_PARAMETERS, then %q", cmd, command)
+	}
+	got := r.exec(geminiGitEnv, "", "bash", "-c", cmd)
+	if got.code != 1 || !strings.Contains(got.stderr, "leasegate: commit refused") || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
+		t.Errorf("the handed-back command under Gemini CLI's git settings = %+v, want the commit refused naming bob's file", got)
+	}
+	if log := r.git("log", "--format=%s"); log != "shared\ninit\n" {
+		t.Errorf("commits = %q, want none made", log)
+	}
+	if got := r.exec(geminiGitEnv, "", "bash", "-c", command); got.code != 0 {
+		t.Errorf("the command as written under Gemini CLI's git settings = %+v, want it to commit (git's hooks off)", got)
+	}
+
+	if cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, "ls -l src"), "hook", "gemini")); cmd != "" {
+		t.Errorf("ls was handed back as %q, want it left alone", cmd)
+	}
+	r.mustLeasegate("uninstall", "git")
+	if cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, command), "hook", "gemini")); cmd != "" {
+		t.Errorf("after uninstall git the command was handed back as %q, want it left alone", cmd)
+	}
+	if _, err := os.Stat(filepath.Join(r.root, ".git", "leasegate", "git-hooks")); !os.IsNotExist(err) {
+		t.Errorf("uninstall git left .git/leasegate/git-hooks: %v", err)
+	}
+}
+
+// TestGitHooksOnOnlyInTheirRepository: a commit in another repository,
+// made by a command that turned the workspace's hooks on, runs no
+// leasegate there (it would refuse the commit: no coordinator answers
+// for that repository), while one in the workspace runs the guard.
+func TestGitHooksOnOnlyInTheirRepository(t *testing.T) {
+	r := newSharedRepo(t)
+	r.mustLeasegate("install", "git")
+	other := newRepo(t)
+	other.write("x.txt", "x\n")
+	command := "git -C " + other.root + " add -A && git -C " + other.root + " commit -q -m other"
+
+	cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, command), "hook", "gemini"))
+	if cmd == "" {
+		t.Fatalf("the command %q was left alone, want it handed back with git's hooks on", command)
+	}
+	if got := r.exec(geminiGitEnv, "", "bash", "-c", cmd); got.code != 0 {
+		t.Errorf("a commit in another repository with the workspace's hooks on = %+v, want it made", got)
+	}
+	r.write("src/shared.go", "package src // changed outside the gate\n")
+	inside := strings.ReplaceAll(cmd, other.root, r.root)
+	if got := r.exec(geminiGitEnv, "", "bash", "-c", inside); got.code != 1 || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
+		t.Errorf("the same command in the workspace = %+v, want the commit refused", got)
+	}
+}

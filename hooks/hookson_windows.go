@@ -1,0 +1,6 @@
+package hooks
+
+// hooksOnLine is "" on Windows: Gemini CLI runs its shell commands with
+// PowerShell there, and leasegate gives them no line; the AfterTool hook
+// reports a commit of another owner's file after it is made.
+func hooksOnLine(string) string { return "" }

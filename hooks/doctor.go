@@ -73,6 +73,9 @@ func Diagnose(ctx context.Context, a Agent, cfg DoctorConfig) Diagnosis {
 	}
 	if a == Gemini {
 		d.Problems = append(d.Problems, GeminiProblems(cfg.Root, cfg.File, cfg.home())...)
+		if p := hooksOnMissing(ctx, cfg.Root); p != "" {
+			d.Problems = append(d.Problems, p)
+		}
 	}
 	if p := openOnFailureProblem(a, cfg.File); p != "" {
 		d.Problems = append(d.Problems, p)

@@ -157,3 +157,27 @@ func withHooksOn(ws *workspace.Workspace, command string) string {
 	}
 	return line + "\n" + command
 }
+
+// hooksOnMissing is what doctor says of Gemini CLI where the workspace's
+// repository has leasegate's guard but not the hooks-on directory (an
+// `install git` from before it existed): Gemini CLI's commits then go
+// unguarded, and are only reported after they are made. It is "" where
+// nothing is missing, or where no shell command is rewritten anyway.
+func hooksOnMissing(ctx context.Context, root string) string {
+	if hooksOnLine("dir") == "" {
+		return ""
+	}
+	if names, err := GitInstalled(ctx, root); err != nil || len(names) == 0 {
+		return ""
+	}
+	common, err := gitCommonDir(ctx, root)
+	if err != nil {
+		return ""
+	}
+	hd := hooksOnDir(common)
+	if data, err := os.ReadFile(filepath.Join(hd, "pre-commit")); err == nil && bytes.Contains(data, []byte(hooksOffMarker)) {
+		return ""
+	}
+	return fmt.Sprintf("Gemini CLI runs git with the repository's hooks off, and %s, from which leasegate gives its shell commands the commit guard back, "+
+		"is missing: a commit of a file another owner holds is made, and only reported after it; run `leasegate install git` again", hd)
+}

@@ -3,6 +3,7 @@
 package hooks_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -118,5 +119,37 @@ func TestGitHooksOnOnlyInTheirRepository(t *testing.T) {
 	inside := strings.ReplaceAll(cmd, other.root, r.root)
 	if got := r.exec(geminiGitEnv, "", "bash", "-c", inside); got.code != 1 || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
 		t.Errorf("the same command in the workspace = %+v, want the commit refused", got)
+	}
+}
+
+// TestDiagnoseGeminiWithoutHooksOn: where the repository's guard is
+// installed without the hooks-on directory (an older `install git`),
+// doctor says Gemini CLI's commits go unguarded and to install git again,
+// after which it says nothing of it.
+func TestDiagnoseGeminiWithoutHooksOn(t *testing.T) {
+	r := newRepo(t)
+	r.mustLeasegate("install", "gemini")
+	r.mustLeasegate("install", "git")
+	cfg := hooks.DoctorConfig{Root: r.root, File: hooks.SettingsPath(hooks.Gemini, r.root), Home: t.TempDir()}
+	says := func() string {
+		for _, p := range hooks.Diagnose(context.Background(), hooks.Gemini, cfg).Problems {
+			if strings.Contains(p, "git-hooks") {
+				return p
+			}
+		}
+		return ""
+	}
+	if p := says(); p != "" {
+		t.Errorf("doctor after install git says %q", p)
+	}
+	if err := os.RemoveAll(filepath.Join(r.root, ".git", "leasegate", "git-hooks")); err != nil {
+		t.Fatal(err)
+	}
+	if p := says(); !strings.Contains(p, "is missing: a commit of a file another owner holds is made") || !strings.Contains(p, "leasegate install git") {
+		t.Errorf("doctor without the hooks-on directory says %q, want it missing and install git again", p)
+	}
+	r.mustLeasegate("install", "git")
+	if p := says(); p != "" {
+		t.Errorf("doctor after installing git again says %q", p)
 	}
 }

@@ -17,12 +17,15 @@ import (
 // shell commands with git's hooks turned off: Gemini CLI sets
 // core.hooksPath to "" in their environment (GIT_CONFIG_COUNT, which git
 // applies over the repository's config), so neither the pre-commit guard
-// nor the post-commit release runs for a commit its model makes. After
-// such a command the session's leases on the committed, now clean files
-// are released, and a commit that includes a file another owner holds,
-// which the guard would have refused, is told to the model and reported.
-// Where the hooks did run, the release finds nothing left to release and
-// the guard let no such commit through.
+// nor the post-commit release runs for a commit its model makes unless
+// the BeforeTool hook turned leasegate's back on (hookson.go), which it
+// does not for a commit the command does not name, one made with
+// --no-verify, or on Windows. After such a command the session's leases
+// on the committed, now clean files are released, and a commit that
+// includes a file another owner holds, which the guard would have
+// refused, is told to the model and reported. Where the hooks did run,
+// the release finds nothing left to release and the guard let no such
+// commit through.
 
 // commitCheckTimeout bounds the release and the check after a shell
 // command that committed: each runs git, and the agent waits for the hook.

@@ -175,6 +175,7 @@ func (c *Coordinator) noteGatedInCheckout(d gate.Decision, paths []string, now t
 // the seed's "validate current owner" step. Call with c.mu held.
 func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.Decision, <-chan error, error) {
 	var done <-chan error // nil: nothing reclaimed
+	req.Scope.Files = c.freshFiles(req.Scope.Files)
 	d := gate.Decide(req, c.table, now)
 	if d.Reason != gate.ReasonHeldByOther {
 		return d, done, nil

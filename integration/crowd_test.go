@@ -1,9 +1,11 @@
 package integration_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,4 +39,65 @@ func TestMkdirPLeavesItsParentsFree(t *testing.T) {
 	if !strings.Contains(alice.out.String(), "mkdir=1") {
 		t.Errorf("mkdir of the existing docs did not fail as mkdir does; output:\n%s", alice.out)
 	}
+}
+
+// TestReusedInodeIsAnotherFile: `sed -i` replaces its file by renaming a
+// new one over it, and the file system soon hands the old file's inode
+// number to a file made later, another worker's temporary file in a busy
+// tree. That file shares no data with the holder's: its writes meet no
+// lease, though the lease records the old file's identity.
+func TestReusedInodeIsAnotherFile(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	old := inode(t, filepath.Join(r.dir, "a.txt"))
+	alice := r.worker("alice", "sed -i s/a/x/ a.txt && echo edited && sleep 20")
+	eventually(t, 10*time.Second, "alice's sed -i", func() bool { return strings.Contains(alice.out.String(), "edited") })
+	if inode(t, filepath.Join(r.dir, "a.txt")) == old {
+		t.Fatal("sed -i kept a.txt's inode")
+	}
+	reuseInode(t, r.dir, old, "c.txt")
+	bob := r.worker("bob", "echo y >> c.txt && echo wrote && sleep 20")
+	eventually(t, 5*time.Second, "bob's write of c.txt", func() bool { return strings.Contains(bob.out.String(), "wrote") })
+	if out := bob.out.String(); strings.Contains(out, "contention") {
+		t.Errorf("bob's write of c.txt, a new file on a.txt's old inode, waited for alice:\n%s", out)
+	}
+	if h := r.holders(); h["c.txt"] != "bob" || h["a.txt"] != "alice" {
+		t.Errorf("holders after bob's write: %v, want c.txt bob's and a.txt alice's", h)
+	}
+}
+
+// inode returns the inode number of the file at p.
+func inode(t testing.TB, p string) uint64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Ino
+}
+
+// reuseInode makes a file named name in dir whose inode number is ino,
+// freed before: it makes files until the file system hands that number out
+// again, and removes the others.
+func reuseInode(t testing.TB, dir string, ino uint64, name string) {
+	t.Helper()
+	var made []string
+	defer func() {
+		for _, p := range made {
+			_ = os.Remove(p)
+		}
+	}()
+	for i := range 5000 {
+		p := filepath.Join(dir, fmt.Sprintf(".reuse-%d", i))
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if inode(t, p) == ino {
+			if err := os.Rename(p, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		made = append(made, p)
+	}
+	t.Skipf("the file system did not hand inode %d out again in 5,000 files", ino)
 }

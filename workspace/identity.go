@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -28,3 +29,12 @@ func (ws *Workspace) Files(paths []string) []gate.File {
 	}
 	return out
 }
+
+// BornAfter reports whether f, the identity of the file at the
+// workspace-relative f.Path under root, names a file made after t. A lease
+// granted at t that records the same device and inode numbers recorded
+// another file: the one it named was freed since (replaced by a rename
+// over its name, as `sed -i` and editors save), and the file system handed
+// its inode number to a new file. False where the file system keeps no
+// birth time, or the path names another file now.
+func BornAfter(root string, f gate.File, t time.Time) bool { return bornAfter(root, f, t) }

@@ -44,3 +44,29 @@ func TestWatchLimitSaid(t *testing.T) {
 		t.Errorf("serve.log does not name inotify's limit alone:\n%s", log)
 	}
 }
+
+// TestNoInotifyInstanceSaid: a coordinator that gets no inotify instance
+// (the user's fs.inotify.max_user_instances used up by editors and other
+// watchers) watches nothing: status says the whole workspace is
+// unwatched, and serve.log names the limit. Only the log said so, naming
+// "too many open files".
+func TestNoInotifyInstanceSaid(t *testing.T) {
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	if err := exec.Command("unshare", "-Ur", "true").Run(); err != nil {
+		t.Skipf("no user namespace to lower the inotify limit in: %v", err)
+	}
+	r.startServerCmd(exec.Command("unshare", append([]string{"-Ur", "sh", "-c",
+		`echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"`, "sh", bin}, r.serveArgs(retryAfter, idleAfter)...)...))
+	eventually(t, 10*time.Second, "status with no inotify instance lists the root unwatched", func() bool {
+		for _, u := range r.status().Ungated {
+			if u.Op == "unwatched" && u.Path == "." {
+				return true
+			}
+		}
+		return false
+	})
+	r.stopServer() // its log is complete, and no longer written
+	if log := r.log.String(); !strings.Contains(log, "fs.inotify.max_user_instances") {
+		t.Errorf("serve.log does not name inotify's instance limit:\n%s", log)
+	}
+}

@@ -33,3 +33,7 @@ func DefaultBudget() int {
 	}
 	return int(min(lim.Cur/2, 1<<30))
 }
+
+// startLimit is what a watcher that cannot start has met: a kqueue is a
+// descriptor of the process.
+const startLimit = "a watcher takes a descriptor (ulimit -n): raise the limit, then restart the coordinator (leasegate serve --stop)"

@@ -19,6 +19,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -119,7 +120,12 @@ func Run(ctx context.Context, cfg Config) error {
 	cfg.setDefaults()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return err
+		// Nothing is watched at all: said like a directory left unwatched,
+		// for the root, so that status says so and not only the log.
+		if cfg.Unwatched != nil {
+			cfg.Unwatched(".")
+		}
+		return fmt.Errorf("the workspace cannot be watched, ungated writes in it go unseen: %w (%s)", err, startLimit)
 	}
 	defer w.Close()
 	wt := &watcher{cfg: cfg, w: w, log: cfg.Logger.Named("watch"), batch: newBatch(), unwatched: make(map[string]bool),

@@ -100,10 +100,18 @@ func TestGeminiShellCommitGuarded(t *testing.T) {
 // TestGitHooksOnOnlyInTheirRepository: a commit in another repository,
 // made by a command that turned the workspace's hooks on, runs no
 // leasegate there (it would refuse the commit: no coordinator answers
-// for that repository), while one in the workspace runs the guard.
+// for that repository), while one in the workspace, or in a submodule of
+// it, runs the guard.
 func TestGitHooksOnOnlyInTheirRepository(t *testing.T) {
+	lib := newRepo(t)
+	lib.write("x.txt", "x\n")
+	lib.git("add", ".")
+	lib.git("commit", "-q", "-m", "x")
 	r := newSharedRepo(t)
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
+	r.git("commit", "-q", "-m", "sub")
 	r.mustLeasegate("install", "git")
+	r.mustLeasegate("acquire", "--as", "bob", "sub/x.txt")
 	other := newRepo(t)
 	other.write("x.txt", "x\n")
 	command := "git -C " + other.root + " add -A && git -C " + other.root + " commit -q -m other"
@@ -119,6 +127,11 @@ func TestGitHooksOnOnlyInTheirRepository(t *testing.T) {
 	inside := strings.ReplaceAll(cmd, other.root, r.root)
 	if got := r.exec(geminiGitEnv, "", "bash", "-c", inside); got.code != 1 || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
 		t.Errorf("the same command in the workspace = %+v, want the commit refused", got)
+	}
+	r.write("sub/x.txt", "x changed\n")
+	inSub := strings.ReplaceAll(cmd, other.root, filepath.Join(r.root, "sub"))
+	if got := r.exec(geminiGitEnv, "", "bash", "-c", inSub); got.code != 1 || !strings.Contains(got.stderr, "sub/x.txt: leased by bob") {
+		t.Errorf("the same command in the submodule = %+v, want the commit refused", got)
 	}
 }
 

@@ -13,14 +13,20 @@ import (
 // in the scheduler's retry index.
 const freedKeyPrefix = "freed/"
 
-// freeFor reports whether paths are free for owner now: a grant decided on
-// the table as it is, committing nothing. Call with c.mu held.
-func (c *Coordinator) freeFor(owner string, paths []string, now time.Time) (gate.Decision, bool) {
-	o := c.owners[owner]
+// freeFor reports whether the paths of open report r are free for its
+// requester now: a grant decided on the table as it is, committing
+// nothing, with the identities of the files its held write named (a file
+// the holder holds under another name is not free). Call with c.mu held.
+func (c *Coordinator) freeFor(r blocker.Report, now time.Time) (gate.Decision, bool) {
+	o := c.owners[r.Requester.Name]
 	if o == nil || o.gone {
 		return gate.Decision{}, false
 	}
-	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths}}
+	var files []gate.File
+	if h := c.held[r.ID]; h != nil {
+		files = c.freshFiles(h.con.req.Files)
+	}
+	req := gate.Request{Op: gate.OpAcquire, Owner: o.Owner, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(r.Paths), Paths: r.Paths, Files: files}}
 	d := gate.Decide(req, c.table, now)
 	return d, d.Granted
 }
@@ -45,7 +51,7 @@ func (c *Coordinator) annotate(reps []blocker.Report, now time.Time) []blocker.R
 // requester, zero while they are not; holder is r's holder lease as the
 // table has it. Call with c.mu held.
 func (c *Coordinator) freeSince(r blocker.Report, holder gate.Lease, now time.Time) time.Time {
-	if _, free := c.freeFor(r.Requester.Name, r.Paths, now); !free {
+	if _, free := c.freeFor(r, now); !free {
 		return time.Time{}
 	}
 	if h := c.held[r.ID]; h != nil && !h.freeSince.IsZero() {
@@ -82,7 +88,7 @@ func (c *Coordinator) checkFreed(id string, at time.Time) {
 		return
 	}
 	now := c.clock.Now()
-	d, free := c.freeFor(rep.Requester.Name, rep.Paths, now)
+	d, free := c.freeFor(rep, now)
 	if !free {
 		if d.Holder != nil {
 			h.con.holdBy(d)

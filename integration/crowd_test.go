@@ -101,3 +101,23 @@ func reuseInode(t testing.TB, dir string, ino uint64, name string) {
 	}
 	t.Skipf("the file system did not hand inode %d out again in 5,000 files", ino)
 }
+
+// TestBlockerOnAnotherNameStaysHeld: a blocker on g.txt, a hard link to
+// the f.txt alice holds, is not said free while she holds f.txt: resolve
+// --retry would not grant it.
+func TestBlockerOnAnotherNameStaysHeld(t *testing.T) {
+	r := newRepo(t, map[string]string{"f.txt": "old\n", "x.txt": "x\n"})
+	if err := os.Link(filepath.Join(r.dir, "f.txt"), filepath.Join(r.dir, "g.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r.worker("alice", "echo alice >> f.txt; sleep 60")
+	eventually(t, 10*time.Second, "alice's lease on f.txt", func() bool { return r.holders()["f.txt"] == "alice" })
+	r.worker("bob", "echo bob >> g.txt")
+	id := waitBlockerFor(t, r, "bob", 10*time.Second+retryAfter)
+	if rep := mustBlocker(t, r, id); !rep.FreeSince.IsZero() || rep.Holder.SameFileAs != "f.txt" {
+		t.Errorf("blocker on g.txt while alice holds f.txt: free since %v, held as %q; want held, as f.txt", rep.FreeSince, rep.Holder.SameFileAs)
+	}
+	if out := r.mustLG("status"); strings.Contains(out, "will grant it") {
+		t.Errorf("status says bob's blocker on g.txt will be granted while alice holds f.txt:\n%s", out)
+	}
+}

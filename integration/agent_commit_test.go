@@ -213,6 +213,33 @@ func TestGeminiCommitWithoutVerifyReported(t *testing.T) {
 	}
 }
 
+// TestGeminiUnderRunCommitRefused: under `leasegate run --as carol` the
+// sidecar gates no write of .git, and the AfterTool hook looks at no
+// commit (the sidecar answers for the session's writes), so the guard is
+// all that stands between Gemini CLI's model and a commit of bob's b.go:
+// with git's hooks turned back on for the command, it refuses it, naming
+// carol as the committer.
+func TestGeminiUnderRunCommitRefused(t *testing.T) {
+	r := newCommitRepo(t)
+	m := newGenerateMock(t, geminiShell(otherCommit))
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	r.mustLG("status") // the coordinator is up before the worker
+	w := r.startEnv(g.env[len(r.env):], "run", "--as", "carol", "--", g.program, "-m", geminiModel, "-p", "commit everything", "--approval-mode", "yolo")
+	if code := w.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("run gemini: exit %d\n%s", code, w.out)
+	}
+	_, results := m.seen()
+	if got := r.git("log", "--format=%s"); got != "initial\n" {
+		t.Errorf("commits = %q, want none made\n%s", got, w.out)
+	}
+	for _, want := range []string{"commit refused", "committing as carol", "b.go: leased by bob"} {
+		if len(results) != 1 || !strings.Contains(results[0], want) {
+			t.Errorf("the model was not told %q; it read %q", want, results)
+		}
+	}
+}
+
 // geminiWrite is Gemini CLI's write_file of name in r.
 func geminiWrite(r *repo, name, body string) toolCall {
 	return toolCall{"write_file", fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(r.dir, name), body)}

@@ -23,6 +23,9 @@ type asker struct {
 	decider  intercept.Decider
 	instant  intercept.InstantDecider // decider if it is one, else nil
 	killPoll time.Duration
+	// umask is the sidecar's, which its creates get on top of the
+	// worker's (Node.asAsked gives back what it took).
+	umask uint32
 	// keepEntry and keepAttr are how long the kernel keeps a name and its
 	// attributes under a watched directory (Config.WatchedTimeout, or
 	// EntryTimeout and AttrTimeout when longer); watcher keeps them

@@ -67,6 +67,7 @@ func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	done := n.expect(name, unix.IN_CREATE)
 	ch, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	done(errno == 0)
+	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
 	return ch, fh, fl, errno
 }
@@ -171,6 +172,7 @@ func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
 	done(errno == 0)
+	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
 	n.watchChild(ch, name, errno)
 	return ch, errno
@@ -186,8 +188,52 @@ func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 	done := n.expect(name, unix.IN_CREATE)
 	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
 	done(errno == 0)
+	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
 	return ch, errno
+}
+
+// asAsked gives name, which this directory's Create, Mkdir or Mknod just
+// made (errno 0) with mode, the mode and group the worker's own call would
+// have given it. The loopback makes it as the sidecar, whose umask
+// narrows again the mode the kernel already narrowed by the worker's (a
+// worker with umask 002 made files its group could not write in a
+// group-shared checkout), and, as root, gives it the caller's group even
+// in a set-group-ID directory, whose group a new name takes. A mode is
+// widened only by bits the sidecar's umask took, and not where the
+// directory has a default ACL, which decides the mode itself; out is
+// refreshed to what is on disk.
+func (n *Node) asAsked(name string, mode uint32, out *fuse.EntryOut, errno syscall.Errno) {
+	if errno != 0 {
+		return
+	}
+	p := n.child(name)
+	var dir, st syscall.Stat_t
+	if syscall.Stat(n.path(), &dir) != nil || syscall.Lstat(p, &st) != nil {
+		return
+	}
+	want := mode & 0o7777
+	if dir.Mode&syscall.S_ISGID != 0 {
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			want |= syscall.S_ISGID
+		}
+		if st.Gid != dir.Gid && unix.Fchownat(unix.AT_FDCWD, p, -1, int(dir.Gid), unix.AT_SYMLINK_NOFOLLOW) == nil {
+			_ = syscall.Lstat(p, &st)
+		}
+	}
+	have := st.Mode & 0o7777
+	if have != want && have&^want == 0 && (want&^have)&^(n.asker.umask|syscall.S_ISGID) == 0 && !defaultACL(n.path()) &&
+		syscall.Chmod(p, want) == nil {
+		_ = syscall.Lstat(p, &st)
+	}
+	out.Attr.FromStat(&st)
+}
+
+// defaultACL reports whether dir has a default ACL (or whether that cannot
+// be told), which gives new names their mode in place of the umask.
+func defaultACL(dir string) bool {
+	_, err := unix.Getxattr(dir, "system.posix_acl_default", nil)
+	return err != unix.ENODATA && err != unix.EOPNOTSUPP
 }
 
 var _ = (fs.NodeRenamer)((*Node)(nil))

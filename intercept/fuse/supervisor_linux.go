@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/leasegate/leasegate/intercept"
+	"github.com/leasegate/leasegate/intercept/procfs"
 	"github.com/leasegate/leasegate/intercept/spawn"
 	"github.com/leasegate/leasegate/internal/envname"
 )
@@ -88,6 +89,9 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Supervisor, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, ctx: ctx}
+	if st, err := procfs.ReadStatus(os.Getpid()); err == nil {
+		a.umask = st.Umask
+	}
 	a.instant, _ = cfg.Decider.(intercept.InstantDecider)
 	root, err := newRoot(cfg.Root, a)
 	if err != nil {

@@ -4,11 +4,12 @@ package seccomp
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept/procfs"
 )
 
 // openCall is an open the supervisor makes in the worker's place: the
@@ -95,16 +96,16 @@ func (s *Supervisor) emulable(n notif, c *openCall) bool {
 	if !creds && !mask {
 		return true
 	}
-	st, err := readStatus(int(n.PID))
+	st, err := procfs.ReadStatus(int(n.PID))
 	if err != nil {
 		return false
 	}
-	if creds && (st.fsuid != os.Geteuid() || st.fsgid != os.Getegid()) {
+	if creds && (st.FSUID != os.Geteuid() || st.FSGID != os.Getegid()) {
 		return false
 	}
 	// Only an equal umask gives the same mode: the kernel applies the
 	// supervisor's own to its open.
-	return !mask || st.umask == s.umask
+	return !mask || st.Umask == s.umask
 }
 
 // emulate opens c and installs the fd in the worker as the syscall's
@@ -167,42 +168,13 @@ func (s *Supervisor) keepFlags(fd int, flags uint64) bool {
 	return err == nil
 }
 
-// procStatus is what emulable reads from /proc/<tid>/status.
-type procStatus struct {
-	fsuid, fsgid int
-	umask        uint32
-}
-
-// readStatus reads a thread's filesystem ids and umask.
-func readStatus(tid int) (procStatus, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
-	if err != nil {
-		return procStatus{}, err
-	}
-	var st procStatus
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, _ := strings.Cut(line, ":")
-		f := strings.Fields(v)
-		switch {
-		case k == "Umask" && len(f) == 1:
-			u, _ := strconv.ParseUint(f[0], 8, 32)
-			st.umask = uint32(u)
-		case k == "Uid" && len(f) == 4:
-			st.fsuid, _ = strconv.Atoi(f[3])
-		case k == "Gid" && len(f) == 4:
-			st.fsgid, _ = strconv.Atoi(f[3])
-		}
-	}
-	return st, nil
-}
-
 // ownUmask reads this process's umask without changing it.
 func ownUmask() uint32 {
-	st, err := readStatus(os.Getpid())
+	st, err := procfs.ReadStatus(os.Getpid())
 	if err != nil {
 		return 0o777 // unknown: no worker umask will match, creates continue
 	}
-	return st.umask
+	return st.Umask
 }
 
 // changes are the sticky facts emulable needs: set once any worker

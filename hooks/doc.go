@@ -13,7 +13,10 @@
 // coordinator that cannot be reached, input that cannot be parsed or a
 // deadline that passes deny the call, never allow it. Shell commands are
 // not gated by hooks (that is what `leasegate run` is for); their writes are
-// found afterwards from `git status` snapshots and reported as ungated.
+// found afterwards from `git status` snapshots and reported as ungated. A
+// Gemini CLI shell command that may commit is given git's hooks back, which
+// Gemini CLI turns off, so that the git guard decides its commits
+// (hookson.go).
 //
 // The package talks to nothing but the coordinator (through the api
 // client) and git; it never decides about leases itself. A write to a

@@ -29,17 +29,17 @@ import (
 // installed for and its submodules, so a commit the same command makes in
 // another repository runs no leasegate and starts no coordinator there.
 
-// hooksOffMarker is the line that tells install and uninstall a script in
+// hooksOnMarker is the line that tells install and uninstall a script in
 // the hooks-on directory is leasegate's.
-const hooksOffMarker = "# leasegate: installed by `leasegate install git` for agents that run git with the repository's hooks off (Gemini CLI); `leasegate uninstall git` removes it."
+const hooksOnMarker = "# leasegate: installed by `leasegate install git` for agents that run git with the repository's hooks off (Gemini CLI); `leasegate uninstall git` removes it."
 
-// hooksOnDirName is the hooks-on directory's name in the state directory's
-// place of a repository's git dir.
+// hooksOnDirName is the hooks-on directory's name, inside the directory
+// named workspace.StateDirName in a repository's git common dir.
 const hooksOnDirName = "git-hooks"
 
 // hooksOnDir is the hooks-on directory of the repository whose git common
-// dir is commonDir. Workers under `leasegate run` may not write it (it is
-// below the state directory's name).
+// dir is commonDir. In the main worktree it lies in the state directory,
+// which workers under `leasegate run` may not write.
 func hooksOnDir(commonDir string) string {
 	return filepath.Join(commonDir, workspace.StateDirName, hooksOnDirName)
 }
@@ -50,7 +50,7 @@ func hooksOnDir(commonDir string) string {
 // Where it cannot tell the repository a gating entry fails and refuses.
 func (h gitHook) hooksOnScript(exe string) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "#!/bin/sh\n%s\n", hooksOffMarker)
+	fmt.Fprintf(&b, "#!/bin/sh\n%s\n", hooksOnMarker)
 	b.WriteString("here=$(cd \"$(dirname \"$0\")/../..\" && pwd -P) || exit 1\n")
 	b.WriteString("common=$(cd \"$(git rev-parse --git-common-dir)\" && pwd -P) || exit 1\n")
 	b.WriteString("case $common in\n")
@@ -111,7 +111,7 @@ func uninstallHooksOn(ctx context.Context, dir string) ([]string, error) {
 	removed := false
 	for _, h := range gitHooks {
 		path := filepath.Join(hd, h.name)
-		if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data, []byte(hooksOffMarker)) {
+		if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data, []byte(hooksOnMarker)) {
 			continue
 		}
 		if err := os.Remove(path); err != nil {
@@ -148,7 +148,7 @@ func withHooksOn(ws *workspace.Workspace, command string) string {
 	}
 	hd := hooksOnDir(ws.CommonDir)
 	data, err := os.ReadFile(filepath.Join(hd, "pre-commit"))
-	if err != nil || !bytes.Contains(data, []byte(hooksOffMarker)) {
+	if err != nil || !bytes.Contains(data, []byte(hooksOnMarker)) {
 		return ""
 	}
 	line := hooksOnLine(hd)
@@ -175,7 +175,7 @@ func hooksOnMissing(ctx context.Context, root string) string {
 		return ""
 	}
 	hd := hooksOnDir(common)
-	if data, err := os.ReadFile(filepath.Join(hd, "pre-commit")); err == nil && bytes.Contains(data, []byte(hooksOffMarker)) {
+	if data, err := os.ReadFile(filepath.Join(hd, "pre-commit")); err == nil && bytes.Contains(data, []byte(hooksOnMarker)) {
 		return ""
 	}
 	return fmt.Sprintf("Gemini CLI runs git with the repository's hooks off, and %s, from which leasegate gives its shell commands the commit guard back, "+

@@ -192,6 +192,26 @@ func TestFuseInUserNamespace(t *testing.T) {
 	}
 }
 
+// TestFuseRefusedSaysUserNamespace: a user without root who asks for the
+// FUSE gate is refused before anything runs (exit 2), and told the two
+// ways on: seccomp, or the FUSE gate in a user namespace of its own (it
+// was told only of seccomp).
+func TestFuseRefusedSaysUserNamespace(t *testing.T) {
+	if err := fuse.Available(); err != nil {
+		t.Skipf("no FUSE here: %v", err)
+	}
+	nobodyBin, open := nobodyBinary(t)
+	r := nobodysCheckout(t, nobodyBin)
+	ran := filepath.Join(open, "ran")
+	out, code := r.asNobody(t, nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "touch", ran)
+	if code != 2 || !strings.Contains(out, "--gate seccomp") || !strings.Contains(out, "unshare -Ur leasegate run --gate fuse") {
+		t.Errorf("run --gate fuse as nobody: exit %d, %q; want 2 naming --gate seccomp and unshare -Ur", code, out)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the refused worker ran")
+	}
+}
+
 // nobodysCheckout is a checkout that nobody owns (group included: a user
 // namespace of nobody's maps neither of root's ids), whose coordinator,
 // started by nobody's commands, is stopped when the test ends.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -48,7 +49,13 @@ func fuseGate() error {
 	if err == nil {
 		return nil
 	}
-	reportError(fmt.Errorf("run --gate fuse: %w; use --gate seccomp, which needs neither", err), exitUsage, reasonRunUnsupported)
+	// A user without root has both in a user namespace of its own; no
+	// such namespace gives a missing /dev/fuse.
+	alt := "use --gate seccomp, which needs neither"
+	if errors.Is(err, fuse.ErrMountRefused) {
+		alt = "use --gate seccomp, which needs neither, or run the FUSE gate in a user namespace of your own: unshare -Ur leasegate run --gate fuse ..."
+	}
+	reportError(fmt.Errorf("run --gate fuse: %w; %s", err, alt), exitUsage, reasonRunUnsupported)
 	return &exitStatus{code: exitUsage}
 }
 

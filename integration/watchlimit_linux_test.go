@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leasegate/leasegate/gate"
+	"github.com/leasegate/leasegate/intercept/fuse"
 )
 
 // TestWatchLimitSaid: a coordinator whose watcher meets inotify's limit
@@ -68,5 +71,33 @@ func TestNoInotifyInstanceSaid(t *testing.T) {
 	r.stopServer() // its log is complete, and no longer written
 	if log := r.log.String(); !strings.Contains(log, "fs.inotify.max_user_instances") {
 		t.Errorf("serve.log does not name inotify's instance limit:\n%s", log)
+	}
+}
+
+// TestFuseViewWithoutInotifySaid: a FUSE worker whose view gets no
+// inotify instance still runs, its writes gated, and says on stderr that
+// names and attributes are not kept, naming the limit it met (it said
+// only "too many open files").
+func TestFuseViewWithoutInotifySaid(t *testing.T) {
+	if err := fuse.Available(); err != nil {
+		t.Skipf("no FUSE here: %v", err)
+	}
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	if err := exec.Command("unshare", "-Ur", "true").Run(); err != nil {
+		t.Skipf("no user namespace to lower the inotify limit in: %v", err)
+	}
+	r.startServer(retryAfter, idleAfter)
+	cmd := exec.Command("unshare", "-Ur", "sh", "-c", `echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"`, "sh",
+		bin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo b >> a.txt")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	out, err := cmd.CombinedOutput()
+	if err != nil || r.read("a.txt") != "a\nb\n" {
+		t.Fatalf("run --gate fuse with no inotify instance: %v, %s; a.txt %q", err, out, r.read("a.txt"))
+	}
+	if !strings.Contains(string(out), "names and attributes not kept") || !strings.Contains(string(out), "fs.inotify.max_user_instances") {
+		t.Errorf("run --gate fuse with no inotify instance said %q; want that names and attributes are not kept, naming fs.inotify.max_user_instances", out)
+	}
+	if !hasEvent(r.history("a.txt"), gate.EventGranted) {
+		t.Error("history of a.txt shows no lease granted for w's write")
 	}
 }

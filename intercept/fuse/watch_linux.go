@@ -4,6 +4,7 @@ package fuse
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -50,6 +51,11 @@ type ownChange struct {
 // newWatcher makes an inotify instance.
 func newWatcher() (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err == unix.EMFILE {
+		// Both limits answer EMFILE; the per-user one is the likely one
+		// (editors and dev servers hold many instances).
+		return nil, fmt.Errorf("no inotify instance (fs.inotify.max_user_instances, sysctl, counts all of this user's processes; ulimit -n this one's descriptors): %w", err)
+	}
 	if err != nil {
 		return nil, err
 	}

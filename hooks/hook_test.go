@@ -406,18 +406,25 @@ func TestHookActsAsLeasegateAs(t *testing.T) {
 	}
 }
 
+// addSubmodule adds, as sub, a repository whose one commit holds x.txt, and
+// commits it.
+func (r *repo) addSubmodule() {
+	r.t.Helper()
+	lib := newRepo(r.t)
+	lib.write("x.txt", "x\n")
+	lib.git("add", ".")
+	lib.git("commit", "-q", "-m", "x")
+	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
+	r.git("commit", "-q", "-m", "sub")
+}
+
 // TestShellWritesInSubmoduleAreReported: a shell command that changes a
 // file of a submodule another owner holds is reported by the file's name
 // from the superproject's root, though the superproject's status shows
 // only the submodule's directory.
 func TestShellWritesInSubmoduleAreReported(t *testing.T) {
-	lib := newRepo(t)
-	lib.write("x.txt", "x\n")
-	lib.git("add", ".")
-	lib.git("commit", "-q", "-m", "x")
 	r := newRepo(t)
-	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
-	r.git("commit", "-q", "-m", "sub")
+	r.addSubmodule()
 	r.serve()
 	r.mustLeasegate("acquire", "--as", "bob", "sub/x.txt")
 

@@ -103,13 +103,8 @@ func TestGeminiShellCommitGuarded(t *testing.T) {
 // for that repository), while one in the workspace, or in a submodule of
 // it, runs the guard.
 func TestGitHooksOnOnlyInTheirRepository(t *testing.T) {
-	lib := newRepo(t)
-	lib.write("x.txt", "x\n")
-	lib.git("add", ".")
-	lib.git("commit", "-q", "-m", "x")
 	r := newSharedRepo(t)
-	r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.root, "sub")
-	r.git("commit", "-q", "-m", "sub")
+	r.addSubmodule()
 	r.mustLeasegate("install", "git")
 	r.mustLeasegate("acquire", "--as", "bob", "sub/x.txt")
 	other := newRepo(t)

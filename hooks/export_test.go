@@ -62,3 +62,6 @@ var GatingCommand = gatingCommand
 // HookCommand is the line install writes for an agent's other hooks, and
 // an older install for every hook.
 var HookCommand = hookCommand
+
+// HooksOnLine exposes hooksOnLine to the tests.
+var HooksOnLine = hooksOnLine

@@ -161,3 +161,18 @@ func TestDiagnoseGeminiWithoutHooksOn(t *testing.T) {
 		t.Errorf("doctor after installing git again says %q", p)
 	}
 }
+
+// TestHooksOnLineQuotes: the line given to a shell command has git read
+// core.hooksPath as the directory named, whatever its path holds, over
+// Gemini CLI's empty one and after a GIT_CONFIG_PARAMETERS already set.
+func TestHooksOnLineQuotes(t *testing.T) {
+	r := newRepo(t)
+	for _, dir := range []string{"/tmp/plain/.git/leasegate/git-hooks", "/tmp/a b", "/tmp/it's", `/tmp/$HOME`, "/tmp/back\\slash", `/tmp/q"uote`, "/tmp/`tick`", "/tmp/bang!"} {
+		line := hooks.HooksOnLine(dir)
+		env := append([]string{"GIT_CONFIG_PARAMETERS='core.abbrev=9'"}, geminiGitEnv...)
+		got := r.exec(env, "", "bash", "-c", line+"\ngit config --get core.hooksPath && git config --get core.abbrev")
+		if got.code != 0 || got.stdout != dir+"\n9\n" {
+			t.Errorf("HooksOnLine(%q) = %q; git then read %+v, want %q and core.abbrev kept", dir, line, got, dir)
+		}
+	}
+}

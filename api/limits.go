@@ -12,9 +12,11 @@ import (
 // connections that send a frame's header and stall cannot exhaust its
 // memory (the coordinator runs with a soft limit of 40 MiB).
 const (
-	// MaxConns is how many connections one listener holds at once; the
-	// next ones are closed as soon as they are accepted. Each costs about
-	// 20 KiB (goroutine, buffers) while it waits: 1,024 of them, 20 MiB.
+	// MaxConns is how many connections a server holds at once over all
+	// its listeners; the next ones are closed as soon as they are
+	// accepted. Each costs about 20 KiB (goroutine, buffers) while it
+	// waits: 1,024 of them, 20 MiB. Server.LimitConns lowers it where the
+	// open-files limit leaves room for fewer.
 	MaxConns = 1024
 	// MaxConnsPerPeer is how many of them one process (SO_PEERCRED pid on
 	// the unix socket, the address on TCP) may hold. A sidecar uses one
@@ -38,17 +40,61 @@ const (
 	frameChunk = 64 << 10
 )
 
-// connLimiter is a listener that holds at most MaxConns connections, and
-// MaxConnsPerPeer per peer; connections over either are closed at once.
-type connLimiter struct {
-	net.Listener
+// connCounts are the connections a server holds, over all its listeners,
+// and their limits: max in all (MaxConns, or less where the process's
+// open-files limit leaves room for fewer, Server.LimitConns) and perPeer
+// for one process.
+type connCounts struct {
 	mu      sync.Mutex
+	max     int
+	perPeer int
 	total   int
-	perPeer map[string]int
+	byPeer  map[string]int
 }
 
-func limitConns(l net.Listener) *connLimiter {
-	return &connLimiter{Listener: l, perPeer: make(map[string]int)}
+func newConnCounts() *connCounts {
+	return &connCounts{max: MaxConns, perPeer: MaxConnsPerPeer, byPeer: make(map[string]int)}
+}
+
+// minConnsPerPeer is the fewest connections one process may hold under
+// a lowered limit: a sidecar's stream, a write that waits, a command.
+const minConnsPerPeer = 4
+
+// limit lowers the limits to at most n connections in all, and one
+// process's in the same proportion (an eighth), so that one process
+// cannot take them all.
+func (l *connCounts) limit(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.max = min(n, MaxConns)
+	l.perPeer = min(MaxConnsPerPeer, l.max, max(l.max*MaxConnsPerPeer/MaxConns, minConnsPerPeer))
+}
+
+func (l *connCounts) take(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.total >= l.max || l.byPeer[key] >= l.perPeer {
+		return false
+	}
+	l.total++
+	l.byPeer[key]++
+	return true
+}
+
+func (l *connCounts) give(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total--
+	if l.byPeer[key]--; l.byPeer[key] == 0 {
+		delete(l.byPeer, key)
+	}
+}
+
+// connLimiter is a listener whose connections count against counts;
+// connections over a limit are closed at once.
+type connLimiter struct {
+	net.Listener
+	counts *connCounts
 }
 
 // Accept returns the next connection within the limits.
@@ -59,30 +105,10 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		key := peerKey(c)
-		if l.take(key) {
-			return &limitedConn{Conn: c, release: sync.OnceFunc(func() { l.give(key) })}, nil
+		if l.counts.take(key) {
+			return &limitedConn{Conn: c, release: sync.OnceFunc(func() { l.counts.give(key) })}, nil
 		}
 		c.Close()
-	}
-}
-
-func (l *connLimiter) take(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.total >= MaxConns || l.perPeer[key] >= MaxConnsPerPeer {
-		return false
-	}
-	l.total++
-	l.perPeer[key]++
-	return true
-}
-
-func (l *connLimiter) give(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total--
-	if l.perPeer[key]--; l.perPeer[key] == 0 {
-		delete(l.perPeer, key)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -54,9 +55,16 @@ func TestConnsPerPeerCapped(t *testing.T) {
 		}
 		conns = append(conns, c)
 	}
-	// Connections are accepted in order: the ones over the cap are the
-	// last, and each reads EOF once the server has closed it. Count them
-	// from the end, up to the first that stays open.
+	if closed := closedAtOnce(conns); closed < 8 {
+		t.Fatalf("%d of %d connections from one process closed, want at least 8 over the cap of %d", closed, len(conns), api.MaxConnsPerPeer)
+	}
+}
+
+// closedAtOnce counts the connections the server closed as soon as it
+// accepted them. Connections are accepted in order: the ones over a cap
+// are the last, and each reads EOF once the server has closed it. They
+// are counted from the end, up to the first that stays open.
+func closedAtOnce(conns []net.Conn) int {
 	closed := 0
 	for i := len(conns) - 1; i >= 0; i-- {
 		_ = conns[i].SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -65,8 +73,38 @@ func TestConnsPerPeerCapped(t *testing.T) {
 		}
 		closed++
 	}
-	if closed < 8 {
-		t.Fatalf("%d of %d connections from one process closed, want at least 8 over the cap of %d", closed, len(conns), api.MaxConnsPerPeer)
+	return closed
+}
+
+// TestLimitConns: a server whose process's open-files limit leaves room
+// for 16 connections says so in its health, and lets one process hold an
+// eighth of them, at least 4, not the 128 of the full cap: one process
+// could otherwise take every place.
+func TestLimitConns(t *testing.T) {
+	s := serve(t)
+	s.srv = api.NewServer(s.c, adminToken, api.Health{Version: "test"}, nil)
+	s.srv.LimitConns(16, 64)
+	sock := filepath.Join(socketDir(t), "limited.sock")
+	s.listen(t, "unix", sock, false)
+	h, err := newClient(t, api.ClientConfig{Socket: sock}).Health(t.Context())
+	if err != nil || h.MaxConns != 16 || h.FilesLimit != 64 {
+		t.Fatalf("Health() = %+v, %v; want max_conns 16, files_limit 64", h, err)
+	}
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 12 {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if closed := closedAtOnce(conns); closed < 8 {
+		t.Fatalf("%d of 12 connections from one process closed under a cap of 16, want at least 8 (4 per process)", closed)
 	}
 }
 

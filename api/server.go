@@ -33,6 +33,7 @@ type Server struct {
 	log        hclog.Logger
 	mux        *http.ServeMux
 	stream     []streamRoute // the routes of StreamTargets, for the stream's frames
+	conns      *connCounts   // the connections of every listener
 	// Info is returned by GET /v1/health.
 	Info Health
 }
@@ -48,6 +49,12 @@ type Health struct {
 	// Ledger is the ledger the coordinator serves and what named it; nil
 	// from a coordinator too old to say.
 	Ledger *leasegate.LedgerView `json:"ledger,omitempty"`
+	// MaxConns is how many connections the coordinator holds at once
+	// (MaxConns unless LimitConns lowered it); 0 from one too old to say.
+	MaxConns int `json:"max_conns,omitempty"`
+	// FilesLimit is the process's open-files limit when it lowered
+	// MaxConns.
+	FilesLimit uint64 `json:"files_limit,omitempty"`
 }
 
 // NewServer builds the API over c, the coordinator. adminToken guards
@@ -57,9 +64,22 @@ func NewServer(c leasegate.Service, adminToken string, info Health, log hclog.Lo
 		log = hclog.NewNullLogger()
 	}
 	info.OK, info.API = true, "v1"
-	s := &Server{c: c, adminToken: adminToken, log: log.Named("api"), mux: http.NewServeMux(), Info: info}
+	info.MaxConns = MaxConns
+	s := &Server{c: c, adminToken: adminToken, log: log.Named("api"), mux: http.NewServeMux(), conns: newConnCounts(), Info: info}
 	s.routes()
 	return s
+}
+
+// LimitConns lowers how many connections the server holds at once, over
+// all its listeners, to n (at most MaxConns), and one process's in the
+// same proportion (at least 4); Info says it. A process whose open-files limit leaves room for
+// fewer than MaxConns calls it before Serve: over its limit, accept fails
+// (EMFILE) and every new client waits until a connection ends, where a
+// connection over n is closed at once and the coordinator keeps the
+// descriptors its own files need.
+func (s *Server) LimitConns(n int, filesLimit uint64) {
+	s.conns.limit(n)
+	s.Info.MaxConns, s.Info.FilesLimit = min(n, MaxConns), filesLimit
 }
 
 // Handler returns the API for a listener; tcp requires the bearer token on
@@ -89,7 +109,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, tcp bool) error {
 	streams := newStreamSet()
 	defer streams.close()
 	base := context.WithValue(ctx, streamSetKey{}, streams)
-	l = limitConns(l)
+	l = &connLimiter{Listener: l, counts: s.conns}
 	srv := &http.Server{Handler: s.Handler(tcp), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return base }, ConnContext: connContext}
 	errc := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -27,6 +28,10 @@ type coordinatorCheck struct {
 	// Error is why it could not be asked: it holds the workspace but does
 	// not answer, or serves another ledger than the workspace names.
 	Error string `json:"error,omitempty"`
+	// Connections says that its open-files limit holds it to fewer
+	// connections than api.MaxConns (the ones over it are closed at
+	// once); empty otherwise. It does not fail doctor: writes are gated.
+	Connections string `json:"connections,omitempty"`
 }
 
 // checkCoordinator asks the coordinator running for ws, if any, whether
@@ -49,7 +54,12 @@ func (c *common) checkCoordinator(ctx context.Context, ws *workspace.Workspace) 
 	if err != nil {
 		return coordinatorCheck{Running: true, Error: fmt.Sprintf("its status: %v", err)}
 	}
-	return coordinatorCheck{Running: true, OK: s.LedgerWarning == "", Warning: s.LedgerWarning}
+	k := coordinatorCheck{Running: true, OK: s.LedgerWarning == "", Warning: s.LedgerWarning}
+	if h, err := cl.Health(ctx); err == nil && h.MaxConns > 0 && h.MaxConns < api.MaxConns {
+		k.Connections = fmt.Sprintf("it holds at most %d connections at once, not %d: its open-files limit is %d; "+
+			"raise it (ulimit -n, or the container's nofile) where the coordinator starts, then `leasegate serve --stop`", h.MaxConns, api.MaxConns, h.FilesLimit)
+	}
+	return k
 }
 
 // printCoordinatorCheck prints doctor's coordinator line.
@@ -63,5 +73,8 @@ func printCoordinatorCheck(k coordinatorCheck) {
 		fmt.Printf("coordinator: WARNING: %s\n", k.Warning)
 	default:
 		fmt.Println("coordinator: ok: running, its ledger healthy")
+	}
+	if k.Connections != "" {
+		fmt.Printf("coordinator: note: %s\n", k.Connections)
 	}
 }

@@ -219,6 +219,11 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	}
 	served := ws.Ledger()
 	srv := api.NewServer(c, token, api.Health{Version: versionString(), Workspace: ws.Root, PID: os.Getpid(), Log: logDestination(), Ledger: &served}, log)
+	if err := limitConns(srv, f.noWatch); err != nil {
+		cancel()
+		_ = c.Run(ctx) // closes the ledger
+		return err
+	}
 	anchor, err := ws.Anchor()
 	if err != nil {
 		cancel()
@@ -232,6 +237,10 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", cfg.Windows.Retry, "idle-after", cfg.Windows.Idle)
+	if h := srv.Info; h.MaxConns < api.MaxConns {
+		log.Warn("the open-files limit leaves room for fewer connections: the ones over it are closed at once; raise it (ulimit -n) for more",
+			"files-limit", h.FilesLimit, "max-conns", h.MaxConns)
+	}
 	if ns := coordinator.CurrentPidNS(); !ns.Host {
 		log.Warn("serving from a private pid namespace", "pid-namespace", ns.ID, "note", ns.Note)
 	}

@@ -1,0 +1,56 @@
+package integration_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLowFilesLimitCapsConns: a coordinator started under an open-files
+// limit of 64 (prlimit, hard and soft) holds at most 32 connections and 4
+// of one process, and says so in its log and in doctor; a process holding
+// 80 connections leaves room for `status`, which answers at once. It
+// accepted connections until accept failed with EMFILE, logging it in a
+// loop, and status waited until the held connections timed out (10 s).
+func TestLowFilesLimitCapsConns(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("prlimit (util-linux) is not installed")
+	}
+	r := newCheckout(t, nil)
+	r.startServerCmd(exec.Command(prlimit, append([]string{"--nofile=64:64", "--", bin}, r.serveArgs(retryAfter, idleAfter)...)...))
+	h, err := r.client.Health(context.Background())
+	if err != nil || h.MaxConns != 32 || h.FilesLimit != 64 {
+		t.Fatalf("health under a limit of 64 = %+v, %v; want max_conns 32, files_limit 64", h, err)
+	}
+	sock := filepath.Join(r.dir, ".git", "leasegate", "coord.sock")
+	for range 80 {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	start := time.Now()
+	if _, errs, code := r.lg("status"); code != 0 {
+		t.Fatalf("status while one process holds 80 connections: exit %d: %s", code, errs)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("status while one process holds 80 connections took %s, want it answered at once", took)
+	}
+	out, _, _ := r.lg("doctor", "--json")
+	var doc struct{ Coordinator struct{ Connections string } }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.Contains(doc.Coordinator.Connections, "at most 32 connections") {
+		t.Errorf("doctor --json coordinator.connections = %q (%v), want it to say at most 32 connections\n%s", doc.Coordinator.Connections, err, out)
+	}
+	r.stopServer()
+	log := r.log.String()
+	if strings.Contains(log, "too many open files") || !strings.Contains(log, "files-limit=64 max-conns=32") {
+		t.Errorf("coordinator log: want no EMFILE and the lowered cap said:\n%s", log)
+	}
+}

@@ -48,18 +48,25 @@ func TestGitRmLeavesItsDirectoryFree(t *testing.T) {
 	if h := r.holders(); h["docs/**"] != "" || h["docs/b.txt"] != "bob" {
 		t.Errorf("leases after bob's git rm: %v, want docs/b.txt bob's and no lease of docs/**", h)
 	}
-	if evs := r.history("docs/**"); hasEvent(evs, gate.EventContention) {
-		t.Errorf("bob's removal of docs contended with alice's docs/a.txt: %v", evs)
-	}
-	if bs := r.openBlockers(); len(bs) != 0 {
-		t.Errorf("open blockers after bob's git rm: %v", bs)
-	}
+	checkNothingWaited(t, r, "docs/**", "bob's git rm")
 	r.mustLG("stop", "--as", "bob")
 	bob.wait(t, 15*time.Second)
 	if !strings.Contains(bob.out.String(), "rmdir=1") {
 		t.Errorf("rmdir of the non-empty docs did not fail as rmdir does; output:\n%s", bob.out)
 	}
 	alice.wait(t, 15*time.Second)
+}
+
+// checkNothingWaited fails when anything under pattern met a contention,
+// or a blocker is open, after what was done.
+func checkNothingWaited(t *testing.T, r *repo, pattern, what string) {
+	t.Helper()
+	if evs := r.history(pattern); hasEvent(evs, gate.EventContention) {
+		t.Errorf("%s contended on %s: %v", what, pattern, evs)
+	}
+	if bs := r.openBlockers(); len(bs) != 0 {
+		t.Errorf("open blockers after %s: %v", what, bs)
+	}
 }
 
 // TestReleaseCommittedDirectories: a directory the worker made, and both

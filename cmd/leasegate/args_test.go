@@ -53,7 +53,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--stop", "--idle-exit", "5m"}, "--idle-exit configures a coordinator that serves"},
 		{[]string{"serve", "--no-start"}, "serve is the coordinator"},
 		{[]string{"hook", "git-pre-commit", "--timeout", "1s"}, "--timeout is for the agent hooks"},
-		{[]string{"hook", "git-post-commit", "--json"}, "--json is for the agent hooks"},
+		{[]string{"hook", "git-post-commit", "--json"}, "--json does not apply"},
 		{[]string{"completion", "bash", "--json"}, `want one argument, bash, zsh or fish; got 2 (it takes no flags: ["bash" "--json"])`},
 	}
 	// Nothing may reach a coordinator of this checkout if a command

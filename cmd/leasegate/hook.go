@@ -43,6 +43,9 @@ func cmdHook(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("hook: want one of %s", hookTargets)
 	}
+	if f.jsonOut {
+		return misconfigured(args, usagef("hook %s: --json does not apply: an agent hook always answers in its agent's JSON, a git hook in text", pos[0]))
+	}
 	switch pos[0] {
 	case "git-pre-commit", "git-post-commit":
 		if err := gitHookTakes(fs, pos[0]); err != nil {

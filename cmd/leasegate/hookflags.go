@@ -22,6 +22,7 @@ type hookFlags struct {
 
 func (f *hookFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs, true)
+	fs.Lookup("json").Usage = "refused (exit 2): an agent hook answers in its agent's JSON, a git hook in text"
 	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: made from the agent's session id)")
 	fs.Var(newDurationFlag(&f.timeout, hooks.DefaultTimeout, envname.HookTimeout), "timeout",
 		"give up and deny after this `duration`, the wait for the one retry included (env "+envname.HookTimeout+", default "+hooks.DefaultTimeout.String()+

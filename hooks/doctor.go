@@ -307,12 +307,19 @@ func answers(ctx context.Context, a Agent, h handlerCmd, root string) error {
 	cmd.Stdin = strings.NewReader(fmt.Sprintf(harmless[a], root))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		why := strings.TrimSpace(stderr.String())
-		if why == "" {
-			why = "no message"
-		}
-		return fmt.Errorf("the installed command `%s` does not answer a harmless call: %v (%s); the agent then lets every write through. Run `leasegate install %s` again", shown, err, why, a)
+	err := cmd.Run()
+	if err == nil {
+		return nil
 	}
-	return nil
+	why := strings.TrimSpace(stderr.String())
+	if why == "" {
+		why = "no message"
+	}
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == ExitBlock {
+		// The hook ran and refused: its settings (flags, LEASEGATE_*
+		// variables) are refused, and so is every call until they are
+		// mended. The agent blocks, it does not let writes through.
+		return fmt.Errorf("the installed command `%s` refuses even a harmless call (%s); the agent's every tool call is refused until that is mended", shown, why)
+	}
+	return fmt.Errorf("the installed command `%s` does not answer a harmless call: %v (%s); the agent then lets every write through. Run `leasegate install %s` again", shown, err, why, a)
 }

@@ -9,7 +9,9 @@ import (
 
 // TestDoctorAnswering: doctor runs each installed hook command on a
 // harmless call; a command that cannot run (a moved binary: the agent
-// would take exit 127 as "allow") is reported, with exit 1.
+// would take exit 127 as "allow") is reported, with exit 1, and so is one
+// that refuses the call for a refused setting, saying it refuses every
+// call (it said the agent lets every write through).
 func TestDoctorAnswering(t *testing.T) {
 	r := newRepo(t, nil)
 	env := append(append([]string(nil), r.env...), "HOME="+t.TempDir())
@@ -43,6 +45,11 @@ func TestDoctorAnswering(t *testing.T) {
 	lg("install", "claude-code")
 	if out, code := lg("doctor"); code != 0 || !strings.Contains(out, "claude-code: ok: 7 hooks") || !strings.Contains(out, "answers") {
 		t.Fatalf("doctor after install: exit %d:\n%s", code, out)
+	}
+	bad := append(append([]string(nil), env...), "LEASEGATE_HOOK_TIMEOUT=soon")
+	if out, code := lgIn(t, r.dir, bad, "doctor"); code != 1 || !strings.Contains(out, "refuses even a harmless call") ||
+		!strings.Contains(out, `LEASEGATE_HOOK_TIMEOUT="soon"`) || strings.Contains(out, "lets every write through") {
+		t.Fatalf("doctor with a hook timeout that is not a duration: exit %d:\n%s", code, out)
 	}
 	settings := filepath.Join(".claude", "settings.local.json")
 	r.write(settings, strings.ReplaceAll(r.read(settings), bin, "/nonexistent/leasegate"))

@@ -114,3 +114,29 @@ func TestBlockerOnAnotherNameStaysHeld(t *testing.T) {
 		t.Errorf("status says bob's blocker on g.txt will be granted while alice holds f.txt:\n%s", out)
 	}
 }
+
+// TestKilledCommitLeavesNoLock: a worker's git holds .git/index.lock while
+// it commits. When the worker's tree is killed with its sidecar (kill -9 of
+// `leasegate run`, an operator's --abort), that git dies holding it, and
+// every other worker's git in the checkout would fail ("index.lock: File
+// exists") until someone removed it by hand. The reaper removes a lock
+// file that a process it killed held.
+func TestKilledCommitLeavesNoLock(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	r.write(".git/hooks/pre-commit", "#!/bin/sh\nsleep 60\n")
+	if err := os.Chmod(filepath.Join(r.dir, ".git/hooks/pre-commit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(r.dir, ".git", "index.lock")
+	alice := r.worker("alice", "echo x >> a.txt && git commit -qam alice")
+	eventually(t, 10*time.Second, "alice's git holding index.lock", func() bool { _, err := os.Stat(lock); return err == nil })
+	kill(alice.cmd.Process.Pid)
+	eventually(t, 5*time.Second, "index.lock removed after alice's tree was killed", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
+	if err := os.Remove(filepath.Join(r.dir, ".git/hooks/pre-commit")); err != nil {
+		t.Fatal(err)
+	}
+	bob := r.worker("bob", "echo y >> b.txt && git commit -qm bob -- b.txt")
+	if code := bob.wait(t, 10*time.Second); code != 0 {
+		t.Errorf("bob's commit after alice's tree was killed: exit %d; output:\n%s", code, bob.out)
+	}
+}

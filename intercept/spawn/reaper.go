@@ -71,6 +71,7 @@ func runReaper(g Gate, argv []string) {
 func reapUntilEnd(worker, parent int, sigs <-chan os.Signal) {
 	exits := make(chan reaped, 16)
 	go reapAll(exits)
+	locks := map[string]heldLock{} // the git locks of the processes killed
 	var status unix.WaitStatus
 	killing := false
 	tick := time.NewTicker(killRound)
@@ -79,6 +80,7 @@ func reapUntilEnd(worker, parent int, sigs <-chan os.Signal) {
 		select {
 		case r, ok := <-exits:
 			if !ok {
+				removeLeftLocks(locks)
 				exitAs(status)
 			}
 			if r.pid == worker {
@@ -89,11 +91,11 @@ func reapUntilEnd(worker, parent int, sigs <-chan os.Signal) {
 			// gone: anyone may send SIGTERM to the supervisor's group.
 			if sig == killTreeSignal || (sig == parentDeathSignal && os.Getppid() != parent) {
 				killing = true
-				killBelow()
+				killBelow(locks)
 			}
 		case <-tick.C:
 			if killing {
-				killBelow()
+				killBelow(locks)
 			}
 		}
 	}
@@ -143,11 +145,15 @@ func reapAll(exits chan<- reaped) {
 	}
 }
 
-// killBelow sends SIGKILL to every process below the reaper. A process
-// that forks meanwhile leaves a child that is re-parented to the reaper
-// once its parent dies, and the next round finds it.
-func killBelow() {
+// killBelow sends SIGKILL to every process below the reaper, and adds the
+// git lock files each held to locks: they are removed once the tree has
+// ended. A process that forks meanwhile leaves a child that is re-parented
+// to the reaper once its parent dies, and the next round finds it.
+func killBelow(locks map[string]heldLock) {
 	for _, pid := range procfs.Descendants(os.Getpid()) {
+		for _, l := range locksHeldBy(pid) {
+			locks[l.path] = l
+		}
 		_ = unix.Kill(pid, unix.SIGKILL)
 	}
 }

@@ -119,3 +119,26 @@ func TestHookDurations(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentArg: the agent a hook call names is found among arguments the
+// flags could not parse, a flag's value not taken for it.
+func TestAgentArg(t *testing.T) {
+	tests := []struct {
+		args []string
+		want hooks.Agent
+		ok   bool
+	}{
+		{args: []string{"claude-code", "--timeout", "soon"}, want: hooks.ClaudeCode, ok: true},
+		{args: []string{"--as", "codex", "claude-code"}, want: hooks.ClaudeCode, ok: true},
+		{args: []string{"--as=codex", "--no-start", "gemini"}, want: hooks.Gemini, ok: true},
+		{args: []string{"--timeout", "soon", "git-pre-commit"}},
+	}
+	for _, tt := range tests {
+		var h hookFlags
+		fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+		h.register(fs)
+		if got, ok := agentArg(fs, tt.args); got != tt.want || ok != tt.ok {
+			t.Errorf("agentArg(%q) = %q, %v; want %q, %v", tt.args, got, ok, tt.want, tt.ok)
+		}
+	}
+}

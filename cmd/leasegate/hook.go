@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -38,13 +39,13 @@ func cmdHook(ctx context.Context, args []string) error {
 	f.register(fs)
 	pos, err := f.parse(fs, args)
 	if err != nil {
-		return misconfigured(args, err)
+		return misconfigured(fs, args, err)
 	}
 	if len(pos) != 1 {
 		return usagef("hook: want one of %s", hookTargets)
 	}
 	if f.jsonOut {
-		return misconfigured(args, usagef("hook %s: --json does not apply: an agent hook always answers in its agent's JSON, a git hook in text", pos[0]))
+		return misconfigured(fs, args, usagef("hook %s: --json does not apply: an agent hook always answers in its agent's JSON, a git hook in text", pos[0]))
 	}
 	switch pos[0] {
 	case "git-pre-commit", "git-post-commit":
@@ -70,7 +71,7 @@ func cmdHook(ctx context.Context, args []string) error {
 	h, err := hooks.New(hooks.Config{Connect: f.connect(log, false), Dir: f.dir, Owner: f.as, UnderSidecar: hooks.UnderSidecar(),
 		Windows: f.windows, Timeout: f.timeout, Unreachable: f.unreachable, Logger: log})
 	if err != nil {
-		return misconfigured(args, usagef("hook: %v", err))
+		return misconfigured(fs, args, usagef("hook: %v", err))
 	}
 	return printAnswer(h.Run(ctx, agent, os.Stdin))
 }
@@ -89,13 +90,39 @@ func printAnswer(out hooks.Output) error {
 // were refused (err) as the agent reads a refusal: its JSON and the cause
 // on stderr, exit 2, so the agent shows why every call is refused. A
 // git hook, or a call that names no agent, gets err as a usage error.
-func misconfigured(args []string, err error) error {
-	for _, a := range args {
-		if agent, perr := hooks.ParseAgent(a); perr == nil {
-			return printAnswer(hooks.RunMisconfigured(agent, os.Stdin, err))
-		}
+func misconfigured(fs *flag.FlagSet, args []string, err error) error {
+	if agent, ok := agentArg(fs, args); ok {
+		return printAnswer(hooks.RunMisconfigured(agent, os.Stdin, err))
 	}
 	return err
+}
+
+// agentArg finds the agent a hook call names among args that fs may not
+// have parsed: the first argument that is neither a flag nor a flag's
+// value (`--as codex claude-code` names claude-code).
+func agentArg(fs *flag.FlagSet, args []string) (hooks.Agent, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			// A flag given as --name value, not --name=value, takes the
+			// next argument unless it is a boolean one.
+			if fl := fs.Lookup(strings.TrimLeft(a, "-")); fl != nil && !isBoolFlag(fl) {
+				i++
+			}
+			continue
+		}
+		agent, err := hooks.ParseAgent(a)
+		return agent, err == nil
+	}
+	return "", false
+}
+
+func isBoolFlag(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // gitHookFlags are the flags a git hook takes. The others are the agent

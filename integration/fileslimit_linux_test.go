@@ -13,7 +13,8 @@ import (
 
 // TestLowFilesLimitCapsConns: a coordinator started under an open-files
 // limit of 64 (prlimit, hard and soft) holds at most 32 connections and 4
-// of one process, and says so in its log and in doctor; a process holding
+// of one process, and says so in its log and in doctor (under 32, with no
+// room for the 8 it needs, it does not start); a process holding
 // 80 connections leaves room for `status`, which answers at once. It
 // accepted connections until accept failed with EMFILE, logging it in a
 // loop, and status waited until the held connections timed out (10 s).
@@ -23,6 +24,13 @@ func TestLowFilesLimitCapsConns(t *testing.T) {
 		t.Skip("prlimit (util-linux) is not installed")
 	}
 	r := newCheckout(t, nil)
+	// Bounded: a coordinator that started anyway would serve until killed.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prlimit, "--nofile=32:32", "--", bin, "serve", "--workspace", r.dir, "--idle-exit", "0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "the open-files limit (32) leaves the coordinator room for 0 connections") {
+		t.Fatalf("serve under a limit of 32: %v, %s; want a refusal naming the limit", err, out)
+	}
 	r.startServerCmd(exec.Command(prlimit, append([]string{"--nofile=64:64", "--", bin}, r.serveArgs(retryAfter, idleAfter)...)...))
 	h, err := r.client.Health(context.Background())
 	if err != nil || h.MaxConns != 32 || h.FilesLimit != 64 {
@@ -43,10 +51,10 @@ func TestLowFilesLimitCapsConns(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("status while one process holds 80 connections took %s, want it answered at once", took)
 	}
-	out, _, _ := r.lg("doctor", "--json")
+	doctorOut, _, _ := r.lg("doctor", "--json")
 	var doc struct{ Coordinator struct{ Connections string } }
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.Contains(doc.Coordinator.Connections, "at most 32 connections") {
-		t.Errorf("doctor --json coordinator.connections = %q (%v), want it to say at most 32 connections\n%s", doc.Coordinator.Connections, err, out)
+	if err := json.Unmarshal([]byte(doctorOut), &doc); err != nil || !strings.Contains(doc.Coordinator.Connections, "at most 32 connections") {
+		t.Errorf("doctor --json coordinator.connections = %q (%v), want it to say at most 32 connections\n%s", doc.Coordinator.Connections, err, doctorOut)
 	}
 	r.stopServer()
 	log := r.log.String()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store"
 )
@@ -171,6 +172,9 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 		}
 		return nil
 	})
+	if errors.Is(err, store.ErrWentBack) {
+		err = c.startOver(ctx, s, err)
+	}
 	if err != nil {
 		return fmt.Errorf("rebuild the lease table from the shared ledger: %w", err)
 	}
@@ -179,6 +183,21 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 	c.w.raced.Store(false)
 	c.log.Info("lease table rebuilt from the shared ledger", "last-seq", c.cfg.Ledger.LastSeq(), "active-leases", c.table.ActiveCount())
 	return nil
+}
+
+// startOver folds the committed fold anew from the ledger's first event,
+// after the ledger went back (cause): etcd lost events this coordinator
+// had read, so the leases and blockers they held are no longer the
+// ledger's, and serving them would keep files from owners every other
+// coordinator, and a restarted one, takes to be free. It cuts every event
+// stream, so that the sidecars drop the leases they cache and ask again.
+// Call with c.mu and the fold's mu held.
+func (c *Coordinator) startOver(ctx context.Context, s sharedLedger, cause error) error {
+	c.log.Warn("the shared ledger went back: serving it as etcd holds it now, leases it lost are gone", "error", cause)
+	c.hub.closeAll()
+	f := c.committed
+	f.table, f.book = gate.NewTableFor(c.cfg.Folding), blocker.NewBook()
+	return s.Reload(ctx, 0, f.apply)
 }
 
 // afterForeign wakes the writes waiting on leases other coordinators

@@ -20,4 +20,10 @@ var (
 	// the call was written, and the caller decides again once it has read
 	// what it missed.
 	ErrConflict = errors.New("ledger moved on under another writer")
+	// ErrWentBack is returned by a shared ledger's catch-up when the
+	// ledger holds less than this reader has already read from it: its
+	// store lost committed events (an etcd wiped, or restored from a
+	// snapshot older than them). What the reader folded from them is no
+	// longer the ledger's; it rebuilds from the ledger as it is now.
+	ErrWentBack = errors.New("ledger went back")
 )

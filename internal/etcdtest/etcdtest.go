@@ -137,6 +137,58 @@ func (c *Cluster) RestartMember(i int) error {
 	return c.waitHealthy(i, time.Minute)
 }
 
+// WipeMember kills member i, deletes its data and starts it again empty,
+// as a new one-member cluster at the same endpoint: what a team meets when
+// its etcd was reinstalled or its volume lost. Only for a one-member
+// cluster.
+func (c *Cluster) WipeMember(i int) error {
+	if len(c.members) != 1 {
+		return fmt.Errorf("WipeMember: the cluster has %d members, not one", len(c.members))
+	}
+	m := c.members[i]
+	m.stop()
+	if err := os.RemoveAll(filepath.Join(m.dir, "data")); err != nil {
+		return err
+	}
+	m.args = replaceArg(m.args, "--initial-cluster-state", "new")
+	if err := m.start(); err != nil {
+		return err
+	}
+	return c.waitHealthy(i, time.Minute)
+}
+
+// BackupMember stops member i, copies its data directory aside and starts
+// it again; RestoreMember puts that copy back. It returns the copy's path.
+// Only for a one-member cluster, whose data is the whole cluster's.
+func (c *Cluster) BackupMember(i int) (string, error) {
+	if len(c.members) != 1 {
+		return "", fmt.Errorf("BackupMember: the cluster has %d members, not one", len(c.members))
+	}
+	m := c.members[i]
+	m.stop()
+	backup := filepath.Join(m.dir, fmt.Sprintf("backup-%d", time.Now().UnixNano()))
+	if err := exec.Command("cp", "-a", filepath.Join(m.dir, "data"), backup).Run(); err != nil {
+		return "", fmt.Errorf("copy %s's data: %w", m.name, err)
+	}
+	return backup, c.RestartMember(i)
+}
+
+// RestoreMember stops member i, replaces its data with backup (from
+// BackupMember) and starts it again: the cluster goes back to the time of
+// the backup, as one restored from an older snapshot does.
+func (c *Cluster) RestoreMember(i int, backup string) error {
+	m := c.members[i]
+	m.stop()
+	data := filepath.Join(m.dir, "data")
+	if err := os.RemoveAll(data); err != nil {
+		return err
+	}
+	if err := exec.Command("cp", "-a", backup, data).Run(); err != nil {
+		return fmt.Errorf("restore %s's data: %w", m.name, err)
+	}
+	return c.RestartMember(i)
+}
+
 // Stop kills every member. The data stays in the directory given to Start.
 func (c *Cluster) Stop() {
 	for _, m := range c.members {

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/leasegate/leasegate/gate"
@@ -22,15 +23,18 @@ func (l *Ledger) CatchUp(ctx context.Context, fn func(gate.Event) error) error {
 	l.commitMu.Lock()
 	defer l.commitMu.Unlock()
 	restarts := l.restarts.Load()
-	end, headRev, rev, err := l.headAt(ctx)
+	end, headRev, rev, err := l.headChecked(ctx)
 	if err != nil {
 		return err
 	}
 	last := l.last.Load()
 	if end > last {
-		got, err := l.scan(ctx, last, end, rev, fn)
+		got, held, err := l.scan(ctx, last, end, rev, fn)
 		l.last.Store(got)
 		l.epoch.Add(1)
+		if got > last {
+			l.lastRec = held
+		}
 		if err != nil {
 			return err
 		}
@@ -57,7 +61,11 @@ func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) e
 	defer l.commitMu.Unlock()
 	l.epoch.Add(1)
 	restarts := l.restarts.Load()
-	end, headRev, rev, err := l.headAt(ctx)
+	end, headRev, rev, err := l.headChecked(ctx)
+	if after == 0 && errors.As(err, new(*WentBackError)) {
+		err = nil // a reload from the first event starts over
+		l.highRev.Store(rev)
+	}
 	if err != nil {
 		return err
 	}
@@ -65,26 +73,20 @@ func (l *Ledger) Reload(ctx context.Context, after uint64, fn func(gate.Event) e
 		return fmt.Errorf("%w: reload after seq %d, but the ledger ends at %d", store.ErrCorrupt, after, end)
 	}
 	if end > after {
-		if _, err := l.scan(ctx, after, end, rev, fn); err != nil {
+		got, held, err := l.scan(ctx, after, end, rev, fn)
+		if err != nil {
 			return err
 		}
+		if got > after {
+			l.lastRec = held
+		}
+	}
+	if end == 0 {
+		l.lastRec = recordID{}
 	}
 	l.last.Store(end)
 	l.headRev = headRev
 	l.conflict = nil
 	l.caughtRestarts.Store(restarts)
 	return nil
-}
-
-// headAt reads the head: its seq and ModRevision, and the revision read at.
-func (l *Ledger) headAt(ctx context.Context) (seq uint64, headRev, rev int64, err error) {
-	resp, err := l.get(ctx, l.keys.head())
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("read ledger head: %w", err)
-	}
-	if len(resp.Kvs) == 0 {
-		return 0, 0, resp.Header.Revision, nil
-	}
-	seq, err = parseSeq(resp.Kvs[0].Value)
-	return seq, resp.Kvs[0].ModRevision, resp.Header.Revision, err
 }

@@ -161,7 +161,7 @@ func (l *Ledger) put(first, last uint64, val []byte) (int64, error) {
 				l.log.Info("append lost a race", "seen-seq", first-1, "revision", resp.Header.Revision)
 				return 0, l.conflict
 			}
-			l.committed(last, resp.Header.Revision)
+			l.committed(first, last, resp.Header.Revision, val)
 			return resp.Header.Revision, nil
 		}
 		if isLeaseGone(err) {
@@ -174,9 +174,13 @@ func (l *Ledger) put(first, last uint64, val []byte) (int64, error) {
 	}
 }
 
-func (l *Ledger) committed(last uint64, rev int64) {
+// committed moves the ledger past its own record of seqs first..last,
+// written as val at revision rev.
+func (l *Ledger) committed(first, last uint64, rev int64, val []byte) {
 	l.headRev = rev
+	l.lastRec = recordID{key: l.keys.record(first), rev: rev, sum: checksum(val)}
 	l.last.Store(last)
+	l.raiseRev(rev)
 }
 
 // settle finds out, after a failed transaction, whether the record was
@@ -198,7 +202,7 @@ func (l *Ledger) settle(first, last uint64, val []byte, cause error) (rev int64,
 	rec, head := resp.Responses[0].GetResponseRange().Kvs, resp.Responses[1].GetResponseRange().Kvs
 	switch {
 	case len(rec) == 1 && string(rec[0].Value) == string(val):
-		l.committed(last, rec[0].ModRevision)
+		l.committed(first, last, rec[0].ModRevision, val)
 		return rec[0].ModRevision, true, nil
 	case len(head) == 1 && head[0].ModRevision != l.headRev:
 		l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}

@@ -27,3 +27,25 @@ func (e *ConflictError) Error() string {
 }
 
 func (e *ConflictError) Unwrap() error { return store.ErrConflict }
+
+// WentBackError says the ledger in etcd holds less than this writer had
+// read from it (errors.Is store.ErrWentBack): the cluster lost committed
+// events, wiped or restored from an older snapshot. Nothing is committed
+// until the writer has reloaded the ledger from its first event.
+type WentBackError struct {
+	// Seen and SeenRevision are the last seq this ledger had read and the
+	// etcd revision of its commit.
+	Seen         uint64
+	SeenRevision int64
+	// Ends and Revision are the seq the ledger ends at now and the etcd
+	// revision it was read at.
+	Ends     uint64
+	Revision int64
+}
+
+func (e *WentBackError) Error() string {
+	return fmt.Sprintf("the shared ledger in etcd ends at seq %d (etcd revision %d), behind seq %d (revision %d) already read from it: etcd lost committed events (wiped, or restored from an older snapshot): %v",
+		e.Ends, e.Revision, e.Seen, e.SeenRevision, store.ErrWentBack)
+}
+
+func (e *WentBackError) Unwrap() error { return store.ErrWentBack }

@@ -44,12 +44,21 @@ func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
 	wch := l.cli.Watch(clientv3.WithRequireLeader(ctx), l.keys.head())
 	l.restarts.Add(1) // what changed while no watch ran is not known
 	notify(ch)
-	for resp := range wch {
-		if err := resp.Err(); err != nil {
-			l.log.Warn("watch of the ledger head ended, starting again", "error", err)
-			return
-		}
-		if l.ahead(resp.Events) {
+	for {
+		select {
+		case resp, ok := <-wch:
+			if !ok {
+				return
+			}
+			if err := resp.Err(); err != nil {
+				l.log.Warn("watch of the ledger head ended, starting again", "error", err)
+				return
+			}
+			if l.ahead(resp.Events) {
+				notify(ch)
+			}
+		case <-l.recheck:
+			l.restarts.Add(1) // Behind: the ledger may have gone back
 			notify(ch)
 		}
 	}

@@ -28,6 +28,10 @@ type Ledger struct {
 	// counts the watch's starts, and caughtRestarts is restarts as it was
 	// when the last CatchUp or Reload began (Behind).
 	seenHead, restarts, caughtRestarts atomic.Uint64
+	// highRev is the highest etcd revision a read or commit answered;
+	// recheck asks the head watch for a catch-up (wentback.go).
+	highRev atomic.Int64
+	recheck chan struct{}
 
 	mu     sync.Mutex
 	queue  []*request
@@ -37,6 +41,7 @@ type Ledger struct {
 	// that the head a commit is conditioned on moves only with last.
 	commitMu  sync.Mutex
 	headRev   int64            // ModRevision of the head key at last; 0 when absent
+	lastRec   recordID         // the record holding last; zero when not known (wentback.go)
 	conflict  *ConflictError   // the lost race not yet caught up with
 	lease     clientv3.LeaseID // the session's
 	memberKey string           // the session's member key
@@ -71,7 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}
 	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"), batches: store.NewBatches(),
-		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), recheck: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.readHead(ctx); err != nil {
 		cli.Close()
 		return nil, err
@@ -115,6 +120,7 @@ func (l *Ledger) readHead(ctx context.Context) error {
 	}
 	l.last.Store(last)
 	l.headRev = resp.Kvs[0].ModRevision
+	l.raiseRev(resp.Header.Revision)
 	return nil
 }
 

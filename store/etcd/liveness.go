@@ -110,6 +110,9 @@ func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clie
 				l.lose(id, "the keep-alive ended")
 				return
 			}
+			if r.ResponseHeader != nil {
+				l.revisionAnswered(r.Revision)
+			}
 			d := trusted(time.Duration(r.TTL) * time.Second)
 			l.extend(time.Now().Add(d))
 			t.Reset(d)

@@ -37,5 +37,6 @@ func ReadAll(ctx context.Context, cfg Config, fn func(gate.Event) error) (uint64
 	if end == 0 {
 		return 0, nil
 	}
-	return l.scan(ctx, 0, end, rev, fn)
+	got, _, err := l.scan(ctx, 0, end, rev, fn)
+	return got, err
 }

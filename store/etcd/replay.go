@@ -29,7 +29,7 @@ func (l *Ledger) Replay(ctx context.Context, after uint64, fn func(gate.Event) e
 	if err != nil || end <= after {
 		return err
 	}
-	_, err = l.scan(ctx, after, end, rev, fn)
+	_, _, err = l.scan(ctx, after, end, rev, fn)
 	return err
 }
 
@@ -47,29 +47,36 @@ func (l *Ledger) head(ctx context.Context) (seq uint64, rev int64, err error) {
 }
 
 // scan calls fn for the events after..end read at revision rev and returns
-// the seq of the last event fn accepted.
-func (l *Ledger) scan(ctx context.Context, after, end uint64, rev int64, fn func(gate.Event) error) (uint64, error) {
+// the seq of the last event fn accepted and the record holding it (zero
+// when fn accepted none).
+func (l *Ledger) scan(ctx context.Context, after, end uint64, rev int64, fn func(gate.Event) error) (uint64, recordID, error) {
+	var held recordID
 	from, err := l.recordHolding(ctx, after+1, rev)
 	if err != nil {
-		return after, err
+		return after, held, err
 	}
 	next := after + 1
 	for next <= end {
 		resp, err := l.get(ctx, from, clientv3.WithRange(l.keys.recordsEnd()), clientv3.WithRev(rev), clientv3.WithLimit(replayPage))
 		if err != nil {
-			return next - 1, fmt.Errorf("read ledger records from %s: %w", from, err)
+			return next - 1, held, fmt.Errorf("read ledger records from %s: %w", from, err)
 		}
 		if len(resp.Kvs) == 0 {
-			return next - 1, fmt.Errorf("%w: seq %d..%d missing in etcd", store.ErrCorrupt, next, end)
+			return next - 1, held, fmt.Errorf("%w: seq %d..%d missing in etcd", store.ErrCorrupt, next, end)
 		}
 		for _, kv := range resp.Kvs {
-			if next, err = l.replayRecord(ctx, string(kv.Key), kv.Value, kv.ModRevision, next, end, fn); err != nil || next > end {
-				return next - 1, err
+			was := next
+			next, err = l.replayRecord(ctx, string(kv.Key), kv.Value, kv.ModRevision, next, end, fn)
+			if next > was {
+				held = recordOf(kv)
+			}
+			if err != nil || next > end {
+				return next - 1, held, err
 			}
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
-	return next - 1, nil
+	return next - 1, held, nil
 }
 
 // recordHolding is the key of the record that holds seq (the last record

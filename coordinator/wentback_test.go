@@ -1,0 +1,106 @@
+package coordinator_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
+)
+
+// TestLedgerWipedIsServedAsEtcdHoldsIt: etcd is wiped and started empty at
+// the same endpoint while host-a's coordinator serves alice's lease. The
+// coordinator serves again by itself, on the ledger as etcd now holds it
+// (it waited for a ledger that no longer exists, warning of a reload,
+// forever), and alice's next write is granted there afresh.
+func TestLedgerWipedIsServedAsEtcdHoldsIt(t *testing.T) {
+	cluster := startCluster(t)
+	ctx := context.Background()
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
+	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
+		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
+	}
+	if err := cluster.WipeMember(0); err != nil {
+		t.Fatal(err)
+	}
+	warning := warningOf(t, a)
+	waitWarning(t, "after etcd was wiped", warning, func(w string) bool { return w == "" })
+	st, err := a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Leases) != 0 {
+		t.Fatalf("leases after etcd was wiped = %+v, want none: the ledger holds none", st.Leases)
+	}
+	r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	t.Logf("alice's write after the wipe = %+v, %v", r, err)
+}
+
+// TestLedgerRestoredOlderIsServedAsEtcdHoldsIt: etcd is restored from a
+// backup taken before alice's grant, while both coordinators keep their
+// sessions (the backup holds them). Both serve the ledger as etcd holds it
+// now: bob is granted the file on host-b, alice is refused it on host-a,
+// and a coordinator started afterwards replays the same ledger. Without
+// the fix both kept alice's lease and went on committing after a gap in
+// the ledger's seqs, which no coordinator could replay.
+func TestLedgerRestoredOlderIsServedAsEtcdHoldsIt(t *testing.T) {
+	cluster := startCluster(t)
+	ctx := context.Background()
+	a, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	b, _ := sharedCoordinator(t, cluster.Endpoints, "host-b", keptTTL)
+	for _, r := range []struct {
+		c    *coordinator.Coordinator
+		name string
+		host string
+	}{{a, "alice", "host-a"}, {b, "bob", "host-b"}} {
+		if err := r.c.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: r.name, Host: r.host}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backup, err := cluster.BackupMember(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
+		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
+	}
+	write := func(c *coordinator.Coordinator, owner string) (leasegate.Result, error) {
+		return c.Mutate(ctx, leasegate.MutateRequest{Owner: owner, Op: "write", Paths: []string{"a.txt"}, Try: true})
+	}
+	waitOutcome(t, "bob's write of alice's file", func() (leasegate.Result, error) { return write(b, "bob") }, false)
+	if err := cluster.RestoreMember(0, backup); err != nil {
+		t.Fatal(err)
+	}
+	waitOutcome(t, "bob's write after the restore", func() (leasegate.Result, error) { return write(b, "bob") }, true)
+	waitOutcome(t, "alice's write after the restore", func() (leasegate.Result, error) { return write(a, "alice") }, false)
+	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL)
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Leases) != 1 || st.Leases[0].Owner.Name != "bob" {
+		t.Fatalf("leases a coordinator started after the restore replays = %+v, want bob's alone", st.Leases)
+	}
+}
+
+// waitOutcome asks do for up to 30 s until its answer is granted (or, with
+// granted false, an answer that is not granted).
+func waitOutcome(t *testing.T, what string, do func() (leasegate.Result, error), granted bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := do()
+		if err == nil && (r.Outcome == leasegate.Granted) == granted {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %+v, %v for 30 s; want granted %v", what, r, err, granted)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -96,3 +96,28 @@ func TestDoctorMCP(t *testing.T) {
 		r.write(".mcp.json", strings.ReplaceAll(r.read(".mcp.json"), tc.command, bin))
 	}
 }
+
+// TestNoHomeSaid: with HOME unset (a service, a bare CI job), install
+// gemini installs the hooks and says that Gemini CLI's trust could not be
+// checked, exit 0 (it failed with exit 1 after installing them, saying
+// only "$HOME is not defined"), and doctor names what it needs HOME for.
+func TestNoHomeSaid(t *testing.T) {
+	r := newRepo(t, nil)
+	var env []string
+	for _, kv := range r.env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	lg := lgFunc(t, r.dir, env)
+	out, code := lg("install", "gemini")
+	if code != 0 || !strings.Contains(out, "NOT CHECKED") || !strings.Contains(out, "HOME") {
+		t.Errorf("install gemini without HOME: exit %d:\n%s\nwant 0, saying Gemini CLI's trust was not checked for want of HOME", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".gemini", "settings.json")); err != nil {
+		t.Errorf("install gemini without HOME installed nothing: %v", err)
+	}
+	if out, code := lg("doctor"); code != 1 || !strings.Contains(out, "doctor: ") || !strings.Contains(out, "set HOME") {
+		t.Errorf("doctor without HOME: exit %d:\n%s\nwant 1, naming what it needs HOME for", code, out)
+	}
+}

@@ -37,7 +37,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return err
+		return fmt.Errorf("doctor: each agent's user settings, and Codex's and Gemini CLI's trust, are in your home directory, and %w: set HOME", err)
 	}
 	// Another user's state directory: every hook this user runs here
 	// fails closed, refusing every write and commit.

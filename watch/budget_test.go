@@ -41,22 +41,8 @@ func (l *lockedBuffer) String() string {
 // of them, and told to Unwatched once; the watcher goes on reporting what
 // it watches.
 func TestBudget(t *testing.T) {
-	root := t.TempDir()
-	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	for _, d := range []string{"a", "b", "c"} {
-		mkdir(t, filepath.Join(root, d))
-	}
-	ws, err := workspace.Find(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rule, err := workspace.NewRule(ws, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rule.Close()
+	ws, rule := checkout(t, "a", "b", "c")
+	root := ws.Root
 	var log lockedBuffer
 	changes := make(chan watch.Change, 64)
 	unwatched := make(chan string, 8)
@@ -81,6 +67,29 @@ func TestBudget(t *testing.T) {
 	if got := len(unwatched); got != 1 || <-unwatched != "b" {
 		t.Errorf("Unwatched told %d times, want once, of b", got)
 	}
+}
+
+// checkout is a fresh git checkout holding the directories dirs, and its
+// gating rule, closed when the test ends.
+func checkout(t *testing.T, dirs ...string) (*workspace.Workspace, *workspace.Rule) {
+	t.Helper()
+	root := t.TempDir()
+	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	for _, d := range dirs {
+		mkdir(t, filepath.Join(root, d))
+	}
+	ws, err := workspace.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := workspace.NewRule(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rule.Close() })
+	return ws, rule
 }
 
 // awaitChange writes the file at p until the watcher reports it; it

@@ -2,13 +2,11 @@ package watch_test
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/leasegate/leasegate/watch"
-	"github.com/leasegate/leasegate/workspace"
 )
 
 // TestNoInotifyInstanceSaid: when the watcher cannot get an inotify
@@ -18,24 +16,12 @@ import (
 // unseen, and the error names both limits. It was only a log line naming
 // "too many open files".
 func TestNoInotifyInstanceSaid(t *testing.T) {
-	root := t.TempDir()
-	if out, err := exec.Command("git", "-C", root, "init", "-q", "-b", "main").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
-	ws, err := workspace.Find(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rule, err := workspace.NewRule(ws, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rule.Close()
+	ws, rule := checkout(t)
 	var unwatched []string
 	cfg := watch.Config{Workspace: ws, Rule: rule, Window: -1,
 		Unwatched: func(rel string) { unwatched = append(unwatched, rel) },
 		Report:    func([]watch.Change) {}}
-	err = withNoFreeDescriptor(t, func() error { return watch.Run(context.Background(), cfg) })
+	err := withNoFreeDescriptor(t, func() error { return watch.Run(context.Background(), cfg) })
 	if err == nil || !strings.Contains(err.Error(), "fs.inotify.max_user_instances") || !strings.Contains(err.Error(), "ulimit -n") {
 		t.Errorf("Run with no inotify instance to be had: %v; want an error naming fs.inotify.max_user_instances and ulimit -n", err)
 	}

@@ -96,3 +96,28 @@ func waitWarning(t *testing.T, when string, warning func() string, ok func(strin
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestServesSoonAfterALongOutage: etcd's only member is down for 30 s,
+// long past the session's TTL; once it is back, the coordinator has a new
+// session and serves again within 3 s. The client's connection waited out
+// gRPC's backoff, which grows to two minutes: after 30 s down it came back
+// about 13 s late.
+func TestServesSoonAfterALongOutage(t *testing.T) {
+	cluster := startCluster(t)
+	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", goneTTL)
+	warning := warningOf(t, c)
+	cluster.StopMember(0)
+	time.Sleep(30 * time.Second) // the outage: etcd's time away, not the coordinator's
+	if err := cluster.RestartMember(0); err != nil {
+		t.Fatal(err)
+	}
+	back := time.Now()
+	deadline := back.Add(3 * time.Second)
+	for w := warning(); w != ""; w = warning() {
+		if time.Now().After(deadline) {
+			t.Fatalf("status warns %q 3 s after etcd was back from a 30 s outage", w)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("serving %v after etcd was back", time.Since(back).Round(time.Millisecond))
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 
 	"github.com/leasegate/leasegate/store"
 )
@@ -69,9 +68,7 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("etcd ledger config: %w", err)
 	}
 	cfg.setDefaults()
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, Logger: zap.NewNop(), Context: context.WithoutCancel(ctx),
-	})
+	cli, err := newClient(context.WithoutCancel(ctx), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}

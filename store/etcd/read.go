@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -22,7 +19,7 @@ func ReadAll(ctx context.Context, cfg Config, fn func(gate.Event) error) (uint64
 		return 0, fmt.Errorf("etcd ledger config: %w", err)
 	}
 	cfg.setDefaults()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, Logger: zap.NewNop(), Context: ctx})
+	cli, err := newClient(ctx, cfg)
 	if err != nil {
 		return 0, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}

@@ -21,21 +21,29 @@ var errCollected = errors.New("flags collected")
 // commandFlags are the flag names of each command, asked of the command.
 func commandFlags() map[string][]string {
 	out := map[string][]string{}
+	for name, fs := range commandFlagSets() {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+		out[name] = names
+	}
+	return out
+}
+
+// commandFlagSets are the flag sets of each command but completion,
+// asked of the command: what its help lists and what it parses.
+func commandFlagSets() map[string]*flag.FlagSet {
+	out := map[string]*flag.FlagSet{}
 	defer func() { flagCollector = nil }()
 	for _, c := range commands() {
 		if c.name == "completion" {
 			continue
 		}
-		var names []string
-		flagCollector = func(fs *flag.FlagSet) {
-			fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-		}
+		flagCollector = func(fs *flag.FlagSet) { out[c.name] = fs }
 		args := []string{}
 		if c.subcommand {
 			args = []string{completionArgs[c.name][0]}
 		}
 		_ = c.run(context.Background(), args)
-		out[c.name] = names
 	}
 	return out
 }

@@ -25,10 +25,10 @@ func (f *hookFlags) register(fs *flag.FlagSet) {
 	fs.Lookup("json").Usage = "refused (exit 2): an agent hook answers in its agent's JSON, a git hook in text"
 	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: made from the agent's session id)")
 	fs.Var(newDurationFlag(&f.timeout, hooks.DefaultTimeout, envname.HookTimeout), "timeout",
-		"give up and deny after this `duration`, the wait for the one retry included (env "+envname.HookTimeout+", default "+hooks.DefaultTimeout.String()+
+		"give up and deny after this `duration`, the wait for the one retry included (env "+envname.HookTimeout+
 			"); keep it below the agent's hook timeout; zero, negative or not a duration is a usage error")
 	fs.Var(newDurationFlag(&f.unreachable, hooks.DefaultUnreachable, envname.HookUnreachable), "unreachable",
-		"deny after the coordinator has not answered for this `duration` (env "+envname.HookUnreachable+", default "+hooks.DefaultUnreachable.String()+
+		"deny after the coordinator has not answered for this `duration` (env "+envname.HookUnreachable+
 			"); zero, negative or not a duration is a usage error")
 }
 

@@ -27,7 +27,7 @@ func install(ctx context.Context, name string, args []string) error {
 	// --json, --log-level and --no-start would be taken and ignored.
 	fs.StringVar(&f.dir, "workspace", "", "workspace directory (default: the git checkout around the current directory)")
 	fs.BoolVar(&user, "user", false, "the user's settings (~/.claude/settings.json, ...) instead of the workspace's")
-	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with `leasegate` looked up in PATH, "+
+	fs.BoolVar(&shared, "shared", false, "the workspace's shared settings file a team commits (.claude/settings.json), with leasegate looked up in PATH, "+
 		"instead of the agent's local file (.claude/settings.local.json) with this binary's absolute path")
 	if name == "install" {
 		fs.BoolVar(&trust, "trust", false, "codex: also record in Codex's config that you trust this project and leasegate's hooks (Codex skips untrusted hooks)")

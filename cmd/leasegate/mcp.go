@@ -17,6 +17,7 @@ func cmdMCP(ctx context.Context, args []string) error {
 	var f hookFlags
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	f.common.register(fs, false)
+	fs.Lookup("json").Usage = "refused (exit 2): every answer is JSON-RPC, with structured content"
 	fs.StringVar(&f.as, "as", os.Getenv(envname.As), "owner name to act as (env "+envname.As+"; default: the agent session's owner, as its hooks name it)")
 	pos, err := f.parse(fs, args)
 	if err != nil {

@@ -58,6 +58,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	var f serveFlags
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	f.register(fs, true)
+	fs.Lookup("no-start").Usage = "refused (exit 2): serve is the coordinator it would not start"
 	serveWindowsUsage(fs)
 	fs.StringVar(&f.listen, "listen", "", "also listen on TCP at this address (e.g. 127.0.0.1:7070); requests need the admin token as bearer token")
 	fs.StringVar(&f.notifyURL, "notify-url", os.Getenv(envname.NotifyURL), "POST every owner notice (reminder, eviction, reclaim, blocker) to this URL as JSON")

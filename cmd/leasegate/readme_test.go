@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readme is the project's README, the user's reference for every flag.
+func readme(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// commandRows are the README's Commands table rows whose first cell
+// names the command (`serve ...` and `serve --stop ...` for serve,
+// `install` / `uninstall ...` for both).
+func commandRows(text, name string) string {
+	word := regexp.MustCompile("(^|[\\s`/])" + regexp.QuoteMeta(name) + "([\\s`]|$)")
+	var rows []string
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.SplitN(line, " | ", 2)
+		if word.MatchString(strings.TrimPrefix(cells[0], "| ")) {
+			rows = append(rows, line)
+		}
+	}
+	return strings.Join(rows, "\n")
+}
+
+// TestREADMENamesEveryFlag: every flag a command takes, but the ones
+// every command takes (listed once, below the table), is named in the
+// README's row of that command, so no flag is accepted unsaid (serve's
+// --no-watch was in its help and nowhere in the table).
+func TestREADMENamesEveryFlag(t *testing.T) {
+	text := readme(t)
+	for name, flags := range commandFlags() {
+		rows := commandRows(text, name)
+		if rows == "" {
+			t.Errorf("README has no Commands row for %s", name)
+			continue
+		}
+		for _, f := range flags {
+			if _, global := globalFlags[strings.TrimPrefix(f, "--")]; global {
+				continue
+			}
+			if !regexp.MustCompile(regexp.QuoteMeta(f) + `([^a-z-]|$)`).MatchString(rows) {
+				t.Errorf("README's row of %s does not name its flag %s", name, f)
+			}
+		}
+	}
+}
+
+// TestHelpSaysWhichFlagsAreRefused: a flag a command's flag set has only
+// to refuse it says so in its help, instead of what it does elsewhere
+// (`serve --help` offered --no-start, `mcp --help` "print JSON instead
+// of text", both refused with exit 2).
+func TestHelpSaysWhichFlagsAreRefused(t *testing.T) {
+	sets := commandFlagSets()
+	for _, tt := range []struct{ command, flag string }{
+		{"serve", "no-start"},
+		{"mcp", "json"},
+		{"hook", "json"},
+	} {
+		f := sets[tt.command].Lookup(tt.flag)
+		if f == nil {
+			t.Errorf("%s has no --%s", tt.command, tt.flag)
+			continue
+		}
+		if !strings.HasPrefix(f.Usage, "refused (exit 2)") {
+			t.Errorf("%s --help says of --%s %q, want it refused (exit 2)", tt.command, tt.flag, f.Usage)
+		}
+	}
+}
+
+// TestHelpShowsNoArgumentForASwitch: a boolean flag's help shows no
+// argument after its name. flag.PrintDefaults takes a back-quoted word
+// in a usage for the argument's name, so `install --help` showed
+// "-shared leasegate", as if --shared took one.
+func TestHelpShowsNoArgumentForASwitch(t *testing.T) {
+	for name, fs := range commandFlagSets() {
+		fs.VisitAll(func(f *flag.Flag) {
+			b, ok := f.Value.(interface{ IsBoolFlag() bool })
+			if arg, _ := flag.UnquoteUsage(f); ok && b.IsBoolFlag() && arg != "" {
+				t.Errorf("%s --help shows -%s %s; the switch takes no argument", name, f.Name, arg)
+			}
+		})
+	}
+}

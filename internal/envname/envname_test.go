@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,29 @@ func TestNamesLiveHere(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("walking the module: %v", err)
+	}
+}
+
+// TestREADMENamesEveryVariable: every variable of the table but the
+// tests' own (LEASEGATE_TEST_*) is in the README, where a user looks up
+// what a LEASEGATE_* in their environment does; the variables run sets
+// for its gate's helper processes were in none.
+func TestREADMENamesEveryVariable(t *testing.T) {
+	src, err := os.ReadFile("envname.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile(`= "(LEASEGATE_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	if len(names) == 0 {
+		t.Fatal("envname.go names no variable")
+	}
+	for _, m := range names {
+		if !strings.HasPrefix(m[1], "LEASEGATE_TEST_") && !strings.Contains(string(readme), "`"+m[1]) {
+			t.Errorf("README does not name %s", m[1])
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store/bolt"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // cmdLedger inspects or rebuilds a stopped coordinator's ledger files, or
@@ -49,11 +50,19 @@ func cmdLedger(ctx context.Context, args []string) error {
 			return fmt.Errorf("ledger %s: %w", args[0], err)
 		}
 	}
+	// No state directory: no coordinator ever made a ledger here, and
+	// one would start on a new one. Nothing is read, so none is locked.
+	if _, err := os.Stat(ws.StateDir); args[0] == "check" && errors.Is(err, os.ErrNotExist) {
+		return ledgerCheck(f, ws.LedgerPath(), &bolt.Salvage{})
+	}
 	// The serve lock keeps a coordinator from starting on the files
 	// while they are read or replaced.
 	lock, err := ws.LockServe()
-	if err != nil {
+	var serving *workspace.ServingError
+	if errors.As(err, &serving) {
 		return fmt.Errorf("ledger %s: stop the coordinator first: %w", args[0], err)
+	} else if err != nil {
+		return fmt.Errorf("ledger %s: %w", args[0], err)
 	}
 	defer lock.Close()
 	s, err := bolt.ReadAll(ws.LedgerPath())

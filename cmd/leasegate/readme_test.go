@@ -3,9 +3,14 @@ package main
 import (
 	"flag"
 	"os"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/api"
 )
 
 // readme is the project's README, the user's reference for every flag.
@@ -94,4 +99,88 @@ func TestHelpShowsNoArgumentForASwitch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestREADMEListsEveryJSONField: where the README spells a JSON answer
+// as its keys (`{"ok","version",...}`), they are the keys the program
+// writes, no more and no fewer: GET /v1/health had gained ledger,
+// max_conns and files_limit, and status --json's coordinator ok and
+// max_conns, none of them in the list.
+func TestREADMEListsEveryJSONField(t *testing.T) {
+	text := readme(t)
+	for _, tt := range []struct {
+		marker string
+		value  any
+	}{
+		{"| `GET /v1/health` | | `", api.Health{}},
+		{"| `GET /v1/status` | | `", leasegate.Status{}},
+		{"| `GET /v1/stats` | | the coordinator's own figures: `", leasegate.Stats{}},
+		{"| `GET /v1/whoami` | | who the coordinator takes the caller to be: `", leasegate.CallerView{}},
+		{`plus ` + "`" + `"coordinator":`, coordinatorJSON{}},
+		{"`--json`: `check` `", checkReport{}},
+	} {
+		at := strings.Index(text, tt.marker)
+		if at < 0 {
+			t.Errorf("README has no %q", tt.marker)
+			continue
+		}
+		documented := topKeys(text[at+len(tt.marker):])
+		written := jsonKeys(reflect.TypeOf(tt.value))
+		for _, k := range written {
+			if !slices.Contains(documented, k) {
+				t.Errorf("%T writes %q; README's list after %q lacks it", tt.value, k, tt.marker)
+			}
+		}
+		for _, k := range documented {
+			if !slices.Contains(written, k) {
+				t.Errorf("README lists %q after %q; %T writes no such key", k, tt.marker, tt.value)
+			}
+		}
+	}
+}
+
+// topKeys are the keys of the first JSON-like object in s, at its top
+// level only: `{"a":{"b"},"c"}` gives a and c.
+func topKeys(s string) []string {
+	var keys []string
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return keys
+			}
+		case '"':
+			end := strings.IndexByte(s[i+1:], '"')
+			if end < 0 {
+				return keys
+			}
+			if depth == 1 && (s[i-1] == '{' || s[i-1] == ',') {
+				keys = append(keys, s[i+1:i+1+end])
+			}
+			i += end + 1
+		}
+	}
+	return keys
+}
+
+// jsonKeys are the object keys encoding/json writes for a struct of type
+// t, an embedded struct's own included.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported() && !f.Anonymous:
+		case f.Anonymous && name == "":
+			keys = append(keys, jsonKeys(f.Type)...)
+		case name == "":
+			keys = append(keys, f.Name)
+		default:
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }

@@ -78,6 +78,11 @@ type roomRefusal struct {
 // empty while it is healthy. Call with c.mu held.
 func (c *Coordinator) ledgerWarning() string {
 	if err := c.serving(); err != nil {
+		if u, ok := c.cfg.Ledger.(unreachable); ok {
+			if why := u.Unreachable(); why != nil {
+				return fmt.Sprintf("%v; %v", err, why)
+			}
+		}
 		return err.Error()
 	}
 	if u, ok := c.cfg.Ledger.(unreachable); ok {

@@ -124,21 +124,26 @@ func installedAnywhere(ds []hooks.Diagnosis, a hooks.Agent) bool {
 	return false
 }
 
+// doctorAgent is an agent's hooks in `doctor --json`.
+type doctorAgent struct {
+	hooks.Diagnosis
+	OK bool `json:"ok"`
+}
+
+// doctorReport is what `doctor --json` prints.
+type doctorReport struct {
+	Agents   []doctorAgent        `json:"agents"`
+	MCP      []hooks.MCPDiagnosis `json:"mcp_servers"`
+	Git      []string             `json:"git_hooks"`
+	GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
+	GitError string               `json:"git_error,omitempty"`
+	Foreign  string               `json:"coordinator_error,omitempty"`
+	// Coordinator is absent when Foreign says why it cannot be asked.
+	Coordinator *coordinatorCheck `json:"coordinator,omitempty"`
+}
+
 func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMissing []string, gitErr, foreign error, coord *coordinatorCheck) error {
-	type agent struct {
-		hooks.Diagnosis
-		OK bool `json:"ok"`
-	}
-	out := struct {
-		Agents   []agent              `json:"agents"`
-		MCP      []hooks.MCPDiagnosis `json:"mcp_servers"`
-		Git      []string             `json:"git_hooks"`
-		GitNotIn []string             `json:"git_hooks_missing_in,omitempty"`
-		GitError string               `json:"git_error,omitempty"`
-		Foreign  string               `json:"coordinator_error,omitempty"`
-		// Coordinator is absent when Foreign says why it cannot be asked.
-		Coordinator *coordinatorCheck `json:"coordinator,omitempty"`
-	}{Agents: []agent{}, Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms), Coordinator: coord}
+	out := doctorReport{Agents: []doctorAgent{}, Git: append([]string{}, git...), GitNotIn: gitMissing, MCP: registeredMCP(ms), Coordinator: coord}
 	if gitErr != nil {
 		out.GitError = gitErr.Error()
 	}
@@ -147,7 +152,7 @@ func printDoctorJSON(ds []hooks.Diagnosis, ms []hooks.MCPDiagnosis, git, gitMiss
 	}
 	for _, d := range ds {
 		if d.Installed > 0 || len(d.Problems) > 0 {
-			out.Agents = append(out.Agents, agent{Diagnosis: d, OK: d.OK()})
+			out.Agents = append(out.Agents, doctorAgent{Diagnosis: d, OK: d.OK()})
 		}
 	}
 	enc := json.NewEncoder(os.Stdout)

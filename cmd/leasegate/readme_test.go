@@ -118,6 +118,8 @@ func TestREADMEListsEveryJSONField(t *testing.T) {
 		{"| `GET /v1/whoami` | | who the coordinator takes the caller to be: `", leasegate.CallerView{}},
 		{`plus ` + "`" + `"coordinator":`, coordinatorJSON{}},
 		{"`--json`: `check` `", checkReport{}},
+		{"is said, not failed. `--json`: `", doctorReport{}},
+		{"`agents` those with hooks installed or a problem, each `", doctorAgent{}},
 	} {
 		at := strings.Index(text, tt.marker)
 		if at < 0 {

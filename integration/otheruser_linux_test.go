@@ -212,6 +212,43 @@ func TestFuseRefusedSaysUserNamespace(t *testing.T) {
 	}
 }
 
+// TestFuseInUserNamespaceGroupShared: in a user namespace of its own, a
+// user's FUSE worker writes in a directory of its own whose group (a
+// shared checkout's, such as team) the namespace does not map, as it may
+// outside the view. The kernel gives no write access to a FUSE inode
+// whose group it cannot map, and the view showed that group as it is:
+// every create there failed with EACCES.
+func TestFuseInUserNamespaceGroupShared(t *testing.T) {
+	if err := fuse.Available(); err != nil {
+		t.Skipf("no FUSE here: %v", err)
+	}
+	nobodyBin, _ := nobodyBinary(t)
+	r := nobodysCheckout(t, nobodyBin)
+	shared := filepath.Join(r.dir, "shared")
+	if err := os.Mkdir(shared, 0o775); err != nil {
+		t.Fatal(err)
+	}
+	const team = 4242 // a group nobody's namespace does not map
+	if err := os.Chown(shared, nobody, team); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o775|os.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	out, code := r.asNobodyUnder(t, []string{"unshare", "-Ur"}, nobodyBin, "run", "--gate", "fuse", "--as", "w", "--", "sh", "-c", "echo x > shared/f && mkdir shared/d")
+	if code != 0 {
+		t.Fatalf("run --gate fuse in nobody's namespace, writing in a directory of group %d: exit %d, %s", team, code, out)
+	}
+	for _, name := range []string{"shared/f", "shared/d"} {
+		fi, err := os.Stat(filepath.Join(r.dir, name))
+		if err != nil {
+			t.Errorf("%s not made: %v", name, err)
+		} else if gid := fi.Sys().(*syscall.Stat_t).Gid; gid != team {
+			t.Errorf("%s has group %d, want the directory's, %d", name, gid, team)
+		}
+	}
+}
+
 // nobodysCheckout is a checkout that nobody owns (group included: a user
 // namespace of nobody's maps neither of root's ids), whose coordinator,
 // started by nobody's commands, is stopped when the test ends.

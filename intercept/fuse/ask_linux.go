@@ -26,6 +26,8 @@ type asker struct {
 	// umask is the sidecar's, which its creates get on top of the
 	// worker's (Node.asAsked gives back what it took).
 	umask uint32
+	// ids is how owners and groups are shown to the kernel.
+	ids ids
 	// keepEntry and keepAttr are how long the kernel keeps a name and its
 	// attributes under a watched directory (Config.WatchedTimeout, or
 	// EntryTimeout and AttrTimeout when longer); watcher keeps them

@@ -65,7 +65,7 @@ func (n *Node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		return nil, nil, 0, errno
 	}
 	done := n.expect(name, unix.IN_CREATE)
-	ch, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	ch, fh, fl, errno := n.LoopbackNode.Create(asOwnCaller(ctx), name, flags, mode, out)
 	done(errno == 0)
 	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
@@ -107,6 +107,9 @@ func (n *Node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 		}
 	}
 	errno := n.LoopbackNode.Setattr(ctx, f, in, out)
+	if errno == 0 {
+		n.asker.ids.show(&out.Attr)
+	}
 	if errno == 0 && n.covered() && out.Timeout() < n.asker.keepAttr {
 		out.SetTimeout(n.asker.keepAttr)
 	}
@@ -170,7 +173,7 @@ func (n *Node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 		return nil, errno
 	}
 	done := n.expect(name, unix.IN_CREATE)
-	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
+	ch, errno := n.LoopbackNode.Mkdir(asOwnCaller(ctx), name, mode, out)
 	done(errno == 0)
 	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
@@ -186,7 +189,7 @@ func (n *Node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 		return nil, errno
 	}
 	done := n.expect(name, unix.IN_CREATE)
-	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
+	ch, errno := n.LoopbackNode.Mknod(asOwnCaller(ctx), name, mode, rdev, out)
 	done(errno == 0)
 	n.asAsked(name, mode, out, errno)
 	n.keep(out, errno)
@@ -282,7 +285,7 @@ func (n *Node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 		return nil, errno
 	}
 	done := n.expect(name, unix.IN_CREATE)
-	ch, errno := n.LoopbackNode.Symlink(ctx, target, name, out)
+	ch, errno := n.LoopbackNode.Symlink(asOwnCaller(ctx), target, name, out)
 	done(errno == 0)
 	n.keep(out, errno)
 	return ch, errno
@@ -362,6 +365,9 @@ func (n *Node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 // one only when the answer has no timeout of its own, and answers
 // ENOENT, which the kernel keeps nothing of, when it has one.
 func (n *Node) keep(out *fuse.EntryOut, errno syscall.Errno) {
+	if errno == 0 {
+		n.asker.ids.show(&out.Attr)
+	}
 	watched := n.watched.Load()
 	if errno == syscall.ENOENT && !watched && n.asker.watcher != nil {
 		out.SetEntryTimeout(time.Nanosecond)
@@ -422,6 +428,9 @@ var _ = (fs.NodeGetattrer)((*Node)(nil))
 // Config.WatchedTimeout when a watch covers them.
 func (n *Node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	errno := n.LoopbackNode.Getattr(ctx, f, out)
+	if errno == 0 {
+		n.asker.ids.show(&out.Attr)
+	}
 	if errno == 0 && out.Timeout() < n.asker.keepAttr && n.covered() {
 		out.SetTimeout(n.asker.keepAttr)
 	}

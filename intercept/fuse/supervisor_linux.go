@@ -88,7 +88,7 @@ func Start(ctx context.Context, cfg Config) (*Supervisor, error) {
 // serve starts serving the view on fd.
 func serve(ctx context.Context, cfg Config, proc *spawn.Process, fd int) (*Supervisor, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, ctx: ctx}
+	a := &asker{root: cfg.Root, decider: cfg.Decider, killPoll: cfg.KillPoll, ctx: ctx, ids: newIDs()}
 	if st, err := procfs.ReadStatus(os.Getpid()); err == nil {
 		a.umask = st.Umask
 	}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // TestStatusWarnsWithoutSession: while a coordinator on a shared ledger
@@ -121,4 +123,29 @@ func TestServesSoonAfterALongOutage(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("serving %v after etcd was back", time.Since(back).Round(time.Millisecond))
+}
+
+// TestFollowFromTheLastSeqWhileEtcdIsDown: a follower of the events that
+// has seen every committed event (a sidecar reconnecting, `events
+// --follow --after N`) keeps following while etcd is down, its session
+// still alive: there is nothing in the ledger to read for it. It was cut
+// off after etcd's 5 s dial timeout, reading a head it did not need, again
+// at every reconnection.
+func TestFollowFromTheLastSeqWhileEtcdIsDown(t *testing.T) {
+	cluster := startCluster(t)
+	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-a", keptTTL)
+	ctx := context.Background()
+	if err := c.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster.StopMember(0)
+	fctx, cancel := context.WithTimeout(ctx, 7*time.Second) // past the 5 s dial timeout
+	defer cancel()
+	if err := c.Events(fctx, st.LastSeq, true, func(gate.Event) error { return nil }); err != nil {
+		t.Fatalf("Events(after %d, follow) with etcd down = %v, want it following until its context ends", st.LastSeq, err)
+	}
 }

@@ -176,10 +176,17 @@ func (c *Coordinator) Events(ctx context.Context, after uint64, follow bool, fn 
 		return err
 	}
 	last := after
-	err := c.cfg.Ledger.Replay(ctx, after, func(e gate.Event) error {
-		last = e.Seq
-		return fn(e)
-	})
+	var err error
+	// A follower that has seen every committed event (a sidecar
+	// reconnecting) needs no read: on a shared ledger it would wait for an
+	// unreachable etcd and end the stream, though the events to come
+	// reach it through live.
+	if live == nil || after < c.cfg.Ledger.LastSeq() {
+		err = c.cfg.Ledger.Replay(ctx, after, func(e gate.Event) error {
+			last = e.Seq
+			return fn(e)
+		})
+	}
 	if err != nil || live == nil {
 		return err
 	}

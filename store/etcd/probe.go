@@ -1,11 +1,13 @@
 package etcd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/connectivity"
@@ -31,13 +33,9 @@ func probe(endpoints []string) string {
 }
 
 func probeOne(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
+	host, ok := dialAddr(endpoint)
+	if !ok {
 		return "not a URL with a host"
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "2379")
 	}
 	c, err := net.DialTimeout("tcp", host, probeTimeout)
 	if err != nil {
@@ -45,6 +43,69 @@ func probeOne(endpoint string) string {
 	}
 	c.Close()
 	return "accepts connections, so etcd there did not answer (no leader or quorum, TLS, or not etcd)"
+}
+
+// headUnlessRefused reads the head within DialTimeout, giving up as soon
+// as a TCP dial finds that no endpoint can be reached at all (each refuses
+// or does not resolve), which it then says: a command that only reads
+// says so at once rather than after the client's deadline. An endpoint
+// that takes the connection or does not answer leaves the read to run.
+func (l *Ledger) headUnlessRefused(ctx context.Context) (seq uint64, rev int64, refused string, err error) {
+	hctx, cancel := context.WithTimeout(ctx, l.cfg.DialTimeout)
+	defer cancel()
+	var why atomic.Pointer[string]
+	probed := make(chan struct{})
+	go func() { // ends with its dials, each bounded by probeTimeout
+		defer close(probed)
+		if s, ok := noneReachable(hctx, l.cfg.Endpoints); ok {
+			why.Store(&s)
+			cancel()
+		}
+	}()
+	seq, rev, err = l.head(hctx)
+	cancel()
+	<-probed
+	if s := why.Load(); s != nil && err != nil {
+		return 0, 0, *s, err
+	}
+	return seq, rev, "", err
+}
+
+// noneReachable reports whether every endpoint refuses a TCP connection
+// or does not resolve, and what a dial met at each.
+func noneReachable(ctx context.Context, endpoints []string) (string, bool) {
+	out := make([]string, len(endpoints))
+	for i, ep := range endpoints {
+		host, ok := dialAddr(ep)
+		if !ok {
+			return "", false
+		}
+		d := net.Dialer{Timeout: probeTimeout}
+		c, err := d.DialContext(ctx, "tcp", host)
+		if err == nil {
+			c.Close()
+			return "", false
+		}
+		var dns *net.DNSError
+		if !neterr.Refused(err) && !errors.As(err, &dns) {
+			return "", false
+		}
+		out[i] = ep + ": " + dialCause(err)
+	}
+	return "TCP dial from this machine: " + strings.Join(out, "; "), true
+}
+
+// dialAddr is the host:port an endpoint URL names (etcd's port 2379 when
+// it names none).
+func dialAddr(endpoint string) (string, bool) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "2379"), true
+	}
+	return u.Host, true
 }
 
 // dialCause is a dial error in a user's words.

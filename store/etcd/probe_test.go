@@ -51,3 +51,24 @@ func TestOpenSaysWhyEtcdDidNotAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAllSaysAtOnceNothingListens: `ledger check` on a cluster whose
+// every endpoint refuses connections says so at once, with the cause,
+// instead of after the dial timeout (5 s).
+func TestReadAllSaysAtOnceNothingListens(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + closed.Addr().String()
+	closed.Close()
+	start := time.Now()
+	_, err = etcd.ReadAll(context.Background(), etcd.Config{Endpoints: []string{endpoint}, Workspace: "w"}, nil)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), endpoint+": connection refused (nothing listens there)") {
+		t.Fatalf("ReadAll(%s) = %v, want it to say nothing listens there", endpoint, err)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("ReadAll(%s) said so after %v, want at once (the dial timeout is 5 s)", endpoint, took)
+	}
+}

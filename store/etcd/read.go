@@ -25,9 +25,10 @@ func ReadAll(ctx context.Context, cfg Config, fn func(gate.Event) error) (uint64
 	}
 	defer cli.Close()
 	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger")}
-	hctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
-	end, rev, err := l.head(hctx)
-	cancel()
+	end, rev, refused, err := l.headUnlessRefused(ctx)
+	if refused != "" {
+		return 0, fmt.Errorf("etcd at %v cannot be reached: %s", cfg.Endpoints, refused)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("etcd at %v (waited up to %v; %s): %w", cfg.Endpoints, cfg.DialTimeout, probe(cfg.Endpoints), err)
 	}

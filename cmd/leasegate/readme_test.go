@@ -11,6 +11,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // readme is the project's README, the user's reference for every flag.
@@ -119,6 +120,10 @@ func TestREADMEListsEveryJSONField(t *testing.T) {
 		{`plus ` + "`" + `"coordinator":`, coordinatorJSON{}},
 		{"`--json`: `check` `", checkReport{}},
 		{"is said, not failed. `--json`: `", doctorReport{}},
+		{"(`--json`: one line, `", uiAnnouncement{}},
+		{"says so and exits 0 (`--json`: `", serveStopped{}},
+		{"`version --json`\n`", buildInfo{}},
+		{"`events --json` one event per line, `", gate.Event{}},
 		{"`agents` those with hooks installed or a problem, each `", doctorAgent{}},
 	} {
 		at := strings.Index(text, tt.marker)

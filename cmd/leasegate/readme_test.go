@@ -117,6 +117,7 @@ func TestREADMEListsEveryJSONField(t *testing.T) {
 		{"| `GET /v1/status` | | `", leasegate.Status{}},
 		{"| `GET /v1/stats` | | the coordinator's own figures: `", leasegate.Stats{}},
 		{"| `GET /v1/whoami` | | who the coordinator takes the caller to be: `", leasegate.CallerView{}},
+		{"found through the lease index: `", leasegate.CheckView{}},
 		{`plus ` + "`" + `"coordinator":`, coordinatorJSON{}},
 		{"`--json`: `check` `", checkReport{}},
 		{"is said, not failed. `--json`: `", doctorReport{}},

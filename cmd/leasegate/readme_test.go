@@ -11,6 +11,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 )
 
@@ -118,6 +119,11 @@ func TestREADMEListsEveryJSONField(t *testing.T) {
 		{"| `GET /v1/stats` | | the coordinator's own figures: `", leasegate.Stats{}},
 		{"| `GET /v1/whoami` | | who the coordinator takes the caller to be: `", leasegate.CallerView{}},
 		{"found through the lease index: `", leasegate.CheckView{}},
+		{"heartbeat: `", leasegate.Beat{}},
+		{"\"Holder now\" (`holder_now`: `", blocker.HolderNow{}},
+		{"(`--json`: `coordinator`: `", coordinatorCheck{}},
+		{"(on etcd `", sharedCheckReport{}},
+		{"`recover` `", recoverReport{}},
 		{`plus ` + "`" + `"coordinator":`, coordinatorJSON{}},
 		{"`--json`: `check` `", checkReport{}},
 		{"is said, not failed. `--json`: `", doctorReport{}},

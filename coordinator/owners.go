@@ -144,7 +144,7 @@ func (c *Coordinator) Heartbeat(_ context.Context, name string) (leasegate.Beat,
 		return leasegate.Beat{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no registered owner " + name}
 	}
 	o.lastHeartbeat = c.clock.Now()
-	return c.beat(), nil
+	return c.beat(name), nil
 }
 
 // Stop opens the stop-idle window for an owner: unless it mutates again

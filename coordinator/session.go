@@ -19,23 +19,32 @@ type sessionKeeper interface {
 	SessionChanged() <-chan struct{}
 }
 
-// beat is what a heartbeat answers about the leases a gate caches. On a
-// ledger no other machine writes the cache needs no bound: nobody else
-// can be granted this machine's files, paused or not. On a shared one it
-// is trusted as long as the session the table was loaded under is sure to
-// live, and not at all without one: a coordinator paused past that cannot
-// tell its gates, while the others reclaim its owners' files once etcd
-// expires the session, which is no sooner. Call with c.mu held.
-func (c *Coordinator) beat() leasegate.Beat {
+// beat is what a heartbeat of owner name answers about the leases its
+// gate caches. The cache is trusted for the owner's stop-idle window from
+// when the heartbeat was sent: a sidecar stopped with its worker (kill
+// -STOP of the whole job) sends no heartbeat meanwhile, and the stop-idle
+// release, which comes at least that window after the stop, may give its
+// files to other workers before it runs again; continued, it asks the
+// coordinator instead of writing them from memory (in a trial of 30
+// workers one did, while another worker held the file). A running
+// sidecar beats every 2 s, so under the contract's 30 s its cache always
+// answers; a window shorter than that costs round trips, not safety. On a
+// shared ledger the cache is also trusted no longer than the session the
+// table was loaded under is sure to live, and not at all without one: a
+// coordinator paused past that cannot tell its gates, while the others
+// reclaim its owners' files once etcd expires the session, which is no
+// sooner. Call with c.mu held.
+func (c *Coordinator) beat(name string) leasegate.Beat {
+	idle := c.windowsOf(name).Idle.After
 	s, ok := c.cfg.Ledger.(sessionKeeper)
 	if !ok {
-		return leasegate.Beat{}
+		return leasegate.Beat{Bounded: true, TrustFor: idle}
 	}
 	gen, left, err := s.SessionLeft()
 	if err != nil || gen != c.served.Load() {
 		return leasegate.Beat{Bounded: true}
 	}
-	return leasegate.Beat{Bounded: true, TrustFor: left, Session: gen}
+	return leasegate.Beat{Bounded: true, TrustFor: min(left, idle), Session: gen}
 }
 
 // serving refuses decisions unless the ledger's session is the one the

@@ -282,3 +282,26 @@ func countReleases(evs []gate.Event, reasonPrefix string) int {
 	}
 	return n
 }
+
+// TestResumedWorkerAsksAgain: kill -STOP of a whole job, its sidecar
+// included, is a stop: the worker's leases go at its stop-idle window and
+// another worker may take its file. Continued, its next write of that file
+// waits for the new holder, also when the coordinator was restarted
+// meanwhile: what the sidecar remembered holding before the freeze is not
+// taken for granted after it.
+func TestResumedWorkerAsksAgain(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	alice := r.worker("alice", "while :; do echo a >> a.txt; done")
+	eventually(t, 5*time.Second, "alice's lease on a.txt", func() bool { return r.holders()["a.txt"] == "alice" })
+	stopTree(t, alice.cmd.Process.Pid, syscall.SIGSTOP)
+	eventually(t, idleAfter+5*time.Second, "alice's release at her stop-idle", func() bool { return r.holders()["a.txt"] == "" })
+	r.killServer() // her sidecar's event stream ends while it is frozen
+	r.startServer(retryAfter, idleAfter)
+	r.worker("bob", "echo b1 >> a.txt && sleep 20")
+	eventually(t, 5*time.Second, "bob's lease on a.txt", func() bool { return r.holders()["a.txt"] == "bob" })
+	stopTree(t, alice.cmd.Process.Pid, syscall.SIGCONT)
+	eventually(t, 5*time.Second, "alice's write after her freeze waiting for bob", func() bool { return hasEvent(r.history("a.txt"), gate.EventContention) })
+	if _, after, _ := strings.Cut(r.read("a.txt"), "b1\n"); after != "" {
+		t.Fatalf("alice wrote a.txt %d times while bob held it", strings.Count(after, "\n"))
+	}
+}

@@ -120,6 +120,7 @@ func TestREADMEListsEveryJSONField(t *testing.T) {
 		{"| `GET /v1/whoami` | | who the coordinator takes the caller to be: `", leasegate.CallerView{}},
 		{"found through the lease index: `", leasegate.CheckView{}},
 		{"heartbeat: `", leasegate.Beat{}},
+		{"to the URL as JSON:\n\n```json\n", leasegate.Notice{}},
 		{"\"Holder now\" (`holder_now`: `", blocker.HolderNow{}},
 		{"(`--json`: `coordinator`: `", coordinatorCheck{}},
 		{"(on etcd `", sharedCheckReport{}},

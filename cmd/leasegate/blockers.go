@@ -15,6 +15,7 @@ func cmdBlockers(ctx context.Context, args []string) error {
 	var all, md bool
 	fs := flag.NewFlagSet("blockers", flag.ContinueOnError)
 	f.register(fs, false)
+	startsNothing(fs)
 	fs.BoolVar(&all, "all", false, "include resolved blockers")
 	fs.BoolVar(&md, "markdown", false, "print each report in full (Markdown)")
 	pos, err := parseMixed(fs, args)

@@ -45,6 +45,14 @@ func (c *common) register(fs *flag.FlagSet, waits bool) {
 	}
 }
 
+// startsNothing says in the help of a command that starts no coordinator
+// that its --no-start changes nothing: the flag is taken, so that a
+// script may pass it to every command, but its usage read as if the
+// command would otherwise start one.
+func startsNothing(fs *flag.FlagSet) {
+	fs.Lookup("no-start").Usage = "changes nothing: this command starts no coordinator (taken so that a script may pass it to every command)"
+}
+
 // noStartEnv reports whether LEASEGATE_NO_START asks for --no-start: a
 // value strconv.ParseBool takes (1, true, 0, false, ...), unset or empty
 // being false. Any other value is refused: taken for "start", a

@@ -20,6 +20,7 @@ func cmdEvents(ctx context.Context, args []string) error {
 	var after uint64
 	fs := flag.NewFlagSet("events", flag.ContinueOnError)
 	f.register(fs, false)
+	startsNothing(fs)
 	fs.BoolVar(&follow, "follow", false, "keep streaming new events until interrupted; exits 5 when the coordinator goes away")
 	fs.BoolVar(&text, "text", false, "one readable line per event (the default when stdout is a terminal)")
 	fs.Uint64Var(&after, "after", 0, "start after this sequence number")

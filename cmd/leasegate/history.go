@@ -16,6 +16,7 @@ func cmdHistory(ctx context.Context, args []string) error {
 	var limit int
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	f.register(fs, false)
+	startsNothing(fs)
 	fs.IntVar(&limit, "limit", 200, "show at most this many events, newest kept (0 = all)")
 	pos, err := parseMixed(fs, args)
 	if err != nil {

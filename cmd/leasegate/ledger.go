@@ -28,6 +28,7 @@ func cmdLedger(ctx context.Context, args []string) error {
 	var f common
 	fs := flag.NewFlagSet("ledger "+args[0], flag.ContinueOnError)
 	f.register(fs, false)
+	startsNothing(fs)
 	if rest, err := parseMixed(fs, args[1:]); err != nil {
 		return err
 	} else if len(rest) > 0 {

@@ -88,6 +88,18 @@ func TestHelpSaysWhichFlagsAreRefused(t *testing.T) {
 	}
 }
 
+// TestHelpSaysNoStartChangesNothing: the read-only commands and ledger
+// start no coordinator; their help said --no-start would keep them from
+// starting one.
+func TestHelpSaysNoStartChangesNothing(t *testing.T) {
+	sets := commandFlagSets()
+	for _, name := range []string{"status", "blockers", "history", "events", "ledger"} {
+		if u := sets[name].Lookup("no-start").Usage; !strings.HasPrefix(u, "changes nothing") {
+			t.Errorf("%s --help says of --no-start %q, want that it changes nothing", name, u)
+		}
+	}
+}
+
 // TestHelpShowsNoArgumentForASwitch: a boolean flag's help shows no
 // argument after its name. flag.PrintDefaults takes a back-quoted word
 // in a usage for the argument's name, so `install --help` showed

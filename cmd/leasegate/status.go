@@ -26,6 +26,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	var all bool
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	f.register(fs, false)
+	startsNothing(fs)
 	fs.BoolVar(&all, "all", false, fmt.Sprintf("list every lease (without it, at most %d of each owner)", statusLeasesPerOwner))
 	if err := parseNone("status", fs, args); err != nil {
 		return err

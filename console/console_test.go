@@ -170,20 +170,7 @@ func TestForeignHostRefused(t *testing.T) {
 
 func TestEventsStream(t *testing.T) {
 	svc := newFake()
-	srv, ts := mustConsole(t, svc)
-	c, _ := mustLogin(t, srv, ts)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/events", nil)
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("Content-Type = %q, want text/event-stream", ct)
-	}
-	next := eventReader(t, resp.Body)
+	next := mustEvents(t, svc)
 	if name, data := next(); name != "snapshot" || !strings.Contains(data, `"src/a.go"`) {
 		t.Fatalf("first event %s %s, want the snapshot with src/a.go", name, data)
 	}
@@ -225,6 +212,26 @@ func TestHistoryAndMetrics(t *testing.T) {
 			t.Errorf("GET %s: %s, lacks %s:\n%.400s", tc.path, resp.Status, tc.want, body)
 		}
 	}
+}
+
+// mustEvents opens a logged-in page's event stream on a console over svc
+// and returns its reader (eventReader); the stream ends with the test.
+func mustEvents(t *testing.T, svc *fakeService) func() (name, data string) {
+	t.Helper()
+	srv, ts := mustConsole(t, svc)
+	c, _ := mustLogin(t, srv, ts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/events", nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type = %q, want text/event-stream", ct)
+	}
+	return eventReader(t, resp.Body)
 }
 
 // eventReader returns a function that reads the next server-sent event

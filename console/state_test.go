@@ -1,10 +1,7 @@
 package console_test
 
 import (
-	"context"
-	"net/http"
 	"testing"
-	"time"
 
 	"github.com/leasegate/leasegate/gate"
 )
@@ -15,17 +12,7 @@ import (
 // and one after its last event, not one per event.
 func TestStateCoalesced(t *testing.T) {
 	svc := newFake()
-	srv, ts := mustConsole(t, svc)
-	c, _ := mustLogin(t, srv, ts)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/events", nil)
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	next := eventReader(t, resp.Body)
+	next := mustEvents(t, svc)
 	if name, _ := next(); name != "snapshot" {
 		t.Fatalf("first event %s, want the snapshot", name)
 	}

@@ -106,9 +106,11 @@ func New(cfg Config) (*Server, error) {
 		id: &identity{explicit: cfg.Owner, parent: cfg.ParentPID}, log: cfg.Logger.Named("mcp")}
 	s.runCtx, s.stop = context.WithCancel(context.Background())
 	s.watch.paths, s.watch.last, s.watch.checked = map[string]string{}, map[string]string{}, map[string]string{}
+	s.watch.pending = map[string]int{}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "leasegate", Title: "leasegate leases", Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: instructionsFor(cfg.Workspace), SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
-	s.srv.AddReceivingMiddleware(errorResults, s.callDeadline)
+	s.srv.AddReceivingMiddleware(errorResults, s.callDeadline, s.subscriptions)
+	s.srv.AddSendingMiddleware(s.subscriptions)
 	s.addTools()
 	s.addResources()
 	return s, nil

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -376,6 +377,59 @@ func TestNoticeWhenFree(t *testing.T) {
 	var pc mcp.PathCheck
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), &pc); err != nil || pc.State != mcp.Free {
 		t.Errorf("resource = %s, %v; want free", res.Contents[0].Text, err)
+	}
+}
+
+// TestNoticeOfAChangeWhileSubscribing: a path released while its
+// subscription is being made (after the handler took its state, before
+// the SDK recorded it, when a notification reaches nobody) is notified
+// once the subscription is recorded, in the protocol's newer way
+// (subscriptions/listen, whose Subscribe returns before the server has
+// seen it) and the older (resources/subscribe).
+func TestNoticeOfAChangeWhileSubscribing(t *testing.T) {
+	for _, protocol := range []string{"", "2025-06-18"} {
+		t.Run(cmp.Or(protocol, "newest"), func(t *testing.T) {
+			w := newWorld(t)
+			w.protocol = protocol
+			w.register(t, "bob")
+			updated := make(chan string, 8)
+			cs := w.sessionWith(t, "alice", &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+				updated <- req.Params.URI
+			}})
+			for i := range 5 {
+				held := w.acquire(t, "bob", "a.go")
+				var chk mcp.CheckOutput
+				mustCall(t, cs, "leases_check", map[string]any{"paths": []string{"a.go"}}, &chk)
+				uri := chk.Paths[0].Watch
+				released := make(chan struct{})
+				mcp.OnSubscribing(w.server, func() {
+					defer close(released)
+					if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}); err != nil {
+						t.Error(err)
+					}
+					// The watch's own look at the coordinator comes now,
+					// before the SDK records the subscription.
+					time.Sleep(50 * time.Millisecond)
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case got := <-updated:
+					if got != uri {
+						t.Errorf("updated %q, want %q", got, uri)
+					}
+				case <-ctx.Done():
+					t.Fatalf("subscription %d: no resource update within 10 s of a release made while subscribing", i)
+				}
+				cancel()
+				<-released
+				if err := cs.Unsubscribe(context.Background(), &sdk.UnsubscribeParams{URI: uri}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -33,11 +33,19 @@ const watchRetry = time.Second
 // each lease event compares the subscribed paths' states with what it
 // last saw.
 type watch struct {
-	mu      sync.Mutex
-	paths   map[string]string // URI → path
-	last    map[string]string // URI → state last seen
+	mu    sync.Mutex
+	paths map[string]string // URI → path
+	last  map[string]string // URI → state last seen
+	// pending counts the subscriptions to a URI that the SDK has not
+	// recorded yet: it records one only after the handler returns, and a
+	// notification sent before then reaches nobody, so a URI's changes
+	// are not compared until subscribed says it is recorded.
+	pending map[string]int
 	checked map[string]string // path → state leases_check last told
 	start   sync.Once
+	// subscribing, when set, is called at the end of the subscribe
+	// handler: a test's way into the moment before the SDK records.
+	subscribing func()
 }
 
 // noteChecked remembers what leases_check told of a path: a subscription
@@ -107,6 +115,8 @@ func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	if told, ok := s.watch.checked[p]; ok {
 		s.watch.last[req.Params.URI] = told
 	}
+	s.watch.pending[req.Params.URI]++
+	hook := s.watch.subscribing
 	s.watch.mu.Unlock()
 	s.watch.start.Do(func() {
 		s.wg.Add(1)
@@ -115,7 +125,54 @@ func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 			s.follow(s.runCtx)
 		}()
 	})
+	if hook != nil {
+		hook()
+	}
 	return nil
+}
+
+// subscribed is told once the SDK has recorded the subscriptions to uris
+// (after a resources/subscribe, or as a subscriptions/listen is
+// acknowledged), and notifies what changed since the handler took each
+// one's state. If the coordinator cannot be asked now, the watch's next
+// look does it.
+func (s *Server) subscribed(ctx context.Context, uris []string) {
+	s.watch.mu.Lock()
+	for _, uri := range uris {
+		if s.watch.pending[uri] > 1 {
+			s.watch.pending[uri]--
+		} else {
+			delete(s.watch.pending, uri)
+		}
+	}
+	s.watch.mu.Unlock()
+	st, err := s.lookWatched(ctx)
+	if err != nil {
+		s.log.Debug("subscribed paths not looked at", "error", err)
+		return
+	}
+	s.compare(ctx, st)
+}
+
+// subscriptions is the middleware that tells the watch when the SDK has
+// recorded a subscription: received, once a resources/subscribe was
+// handled; sent, as a subscriptions/listen (the protocol's newer way, whose
+// Subscribe returns before the server has seen it) is acknowledged.
+func (s *Server) subscriptions(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		switch p := req.GetParams().(type) {
+		case *sdk.SubscribeParams:
+			if method == "resources/subscribe" && err == nil {
+				s.subscribed(ctx, []string{p.URI})
+			}
+		case *sdk.SubscriptionsAcknowledgedParams:
+			if err == nil && len(p.Notifications.ResourceSubscriptions) > 0 {
+				s.subscribed(ctx, p.Notifications.ResourceSubscriptions)
+			}
+		}
+		return res, err
+	}
 }
 
 func (s *Server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {
@@ -123,6 +180,7 @@ func (s *Server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) err
 	defer s.watch.mu.Unlock()
 	delete(s.watch.paths, req.Params.URI)
 	delete(s.watch.last, req.Params.URI)
+	delete(s.watch.pending, req.Params.URI)
 	return nil
 }
 
@@ -187,6 +245,9 @@ func (s *Server) compare(ctx context.Context, st leasegate.Status) {
 	var changed []string
 	s.watch.mu.Lock()
 	for uri, p := range s.watch.paths {
+		if s.watch.pending[uri] > 0 {
+			continue // compared once recorded: a notification now reaches nobody
+		}
 		state := checkPath(st, p, "", nil, s.ws.Folding()).State
 		if last, seen := s.watch.last[uri]; seen && last != state {
 			changed = append(changed, uri)

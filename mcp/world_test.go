@@ -32,7 +32,11 @@ type world struct {
 	sock   string
 	client *api.Client
 	ctx    context.Context
-	stop   func() // stops the coordinator's API
+	stop   func()      // stops the coordinator's API
+	server *mcp.Server // the server of the session connected last
+	// protocol, when set, is the protocol version the sessions' clients
+	// ask for, in place of the SDK's newest.
+	protocol string
 }
 
 func newWorld(t testing.TB) *world {
@@ -177,12 +181,24 @@ func (w *world) connectOver(t testing.TB, owner string, connect mcp.ConnectFunc,
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.server = s
 	ctx := context.Background()
 	ss, err := s.SDK().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, opts).Connect(ctx, ct, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "test"}, opts)
+	if w.protocol != "" {
+		client.AddSendingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+				if p, ok := req.GetParams().(*sdk.InitializeParams); ok {
+					p.ProtocolVersion = w.protocol
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -146,15 +147,25 @@ func grants(evs []gate.Event) int {
 	return n
 }
 
+// commitWait bounds one attempt of a commit's transaction; past it the
+// outcome is settled by reading back, as after any failure. A member whose
+// proposal was lost with the leader answers only after etcd's request
+// timeout (7 s by default), though a new leader is elected within about a
+// second; a slow commit given up on this side is found written when read
+// back, so waiting less costs a read, never a second record.
+const commitWait = 2 * time.Second
+
 // put writes one record and the head in a transaction conditioned on the
 // head being as last seen, settling unknown outcomes until etcd answers,
 // and returns the revision of the commit.
 func (l *Ledger) put(first, last uint64, val []byte) (int64, error) {
 	for {
-		resp, err := l.cli.Txn(l.ctx).
+		actx, cancel := context.WithTimeout(l.ctx, commitWait)
+		resp, err := l.cli.Txn(actx).
 			If(clientv3.Compare(clientv3.ModRevision(l.keys.head()), "=", l.headRev)).
 			Then(clientv3.OpPut(l.keys.record(first), string(val)), clientv3.OpPut(l.keys.head(), strconv.FormatUint(last, 10)), l.sessionOp()).
 			Commit()
+		cancel()
 		if err == nil {
 			if !resp.Succeeded {
 				l.conflict = &ConflictError{Seen: first - 1, Revision: resp.Header.Revision}

@@ -27,8 +27,8 @@ func TestSessionLifecycle(t *testing.T) {
 	if err != nil || sess.Name() != "carol" {
 		t.Fatalf("NewSession(carol) = %v, name %q; want carol", err, sess.Name())
 	}
-	if b, err := sess.Heartbeat(ctx); err != nil || b != (leasegate.Beat{}) {
-		t.Fatalf("Heartbeat() = %+v, %v; want no bound on a coordinator of one machine", b, err)
+	if b, err := sess.Heartbeat(ctx); err != nil || b != (leasegate.Beat{Bounded: true, TrustFor: gate.DefaultIdleAfter}) {
+		t.Fatalf("Heartbeat() = %+v, %v; want the cache trusted for the owner's stop-idle window, %v", b, err, gate.DefaultIdleAfter)
 	}
 	s.mutate(t, "carol", "c.txt")
 	if at, err := sess.Stop(ctx, "turn ended"); err != nil || !at.After(time.Now().Add(-time.Second)) {

@@ -301,7 +301,10 @@ func TestResumedWorkerAsksAgain(t *testing.T) {
 	eventually(t, 5*time.Second, "bob's lease on a.txt", func() bool { return r.holders()["a.txt"] == "bob" })
 	stopTree(t, alice.cmd.Process.Pid, syscall.SIGCONT)
 	eventually(t, 5*time.Second, "alice's write after her freeze waiting for bob", func() bool { return hasEvent(r.history("a.txt"), gate.EventContention) })
-	if _, after, _ := strings.Cut(r.read("a.txt"), "b1\n"); after != "" {
+	// One write may land: the shell's echo that had opened a.txt when the
+	// stop came writes through that descriptor once continued, and a gate
+	// sees opens, not writes through them. Every later echo opens again.
+	if _, after, _ := strings.Cut(r.read("a.txt"), "b1\n"); strings.Count(after, "\n") > 1 {
 		t.Fatalf("alice wrote a.txt %d times while bob held it", strings.Count(after, "\n"))
 	}
 }

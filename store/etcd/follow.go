@@ -60,6 +60,11 @@ func (l *Ledger) watchHead(ctx context.Context, ch chan<- struct{}) {
 		case <-l.recheck:
 			l.restarts.Add(1) // Behind: the ledger may have gone back
 			notify(ch)
+		case <-l.answered:
+			if l.wentBack(ctx) {
+				l.restarts.Add(1)
+				notify(ch)
+			}
 		}
 	}
 }

@@ -31,6 +31,9 @@ type Ledger struct {
 	// recheck asks the head watch for a catch-up (wentback.go).
 	highRev atomic.Int64
 	recheck chan struct{}
+	// answered signals each keep-alive answer to the head watch, which
+	// then looks whether the ledger went back (wentback.go).
+	answered chan struct{}
 
 	mu     sync.Mutex
 	queue  []*request
@@ -73,7 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, fmt.Errorf("etcd client for %v: %w", cfg.Endpoints, err)
 	}
 	l := &Ledger{cfg: cfg, cli: cli, keys: newKeys(cfg.Workspace), log: cfg.Logger.Named("etcd-ledger"), batches: store.NewBatches(),
-		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), recheck: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), sessCh: make(chan struct{}, 1), recheck: make(chan struct{}, 1), answered: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.readHead(ctx); err != nil {
 		cli.Close()
 		return nil, err

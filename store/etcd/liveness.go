@@ -113,6 +113,7 @@ func (l *Ledger) keep(id clientv3.LeaseID, ttl time.Duration, alive <-chan *clie
 			if r.ResponseHeader != nil {
 				l.revisionAnswered(r.Revision)
 			}
+			notify(l.answered)
 			d := trusted(time.Duration(r.TTL) * time.Second)
 			l.extend(time.Now().Add(d))
 			t.Reset(d)

@@ -99,6 +99,30 @@ func (l *Ledger) raiseRev(rev int64) {
 	}
 }
 
+// wentBack reports whether the record holding the last seq read is gone
+// or another now, or the ledger ends before it: one read, made at each
+// keep-alive answer. The watch cannot see it: after a restore the head's
+// next changes may take revisions the watch has already passed, and the
+// cluster's revision may be above the highest seen again by the time a
+// keep-alive answers, while the other writers are granted what this one's
+// table still holds. A commit meanwhile moves the record on; the one read
+// here then still holds the seq it was asked for, unless the ledger went
+// back.
+func (l *Ledger) wentBack(ctx context.Context) bool {
+	l.commitMu.Lock()
+	last, known := l.last.Load(), l.lastRec
+	l.commitMu.Unlock()
+	if last == 0 || known.key == "" {
+		return false
+	}
+	seq, _, _, held, err := l.headAt(ctx, last)
+	if err != nil || seq >= last && held == known {
+		return false
+	}
+	l.log.Warn("the record of the last seq read is no longer in etcd; catching up", "seq", last, "ends", seq)
+	return true
+}
+
 // revisionAnswered is told the cluster's revision in a keep-alive answer;
 // one below a revision already seen asks the head watch for a catch-up,
 // which finds out whether the ledger went back. A leader that has not yet

@@ -29,6 +29,11 @@ type Status struct {
 	// journal cannot be copied into the ledger file, and writes are
 	// refused before the journal runs out. Empty while it is healthy.
 	LedgerWarning string `json:"ledger_warning,omitempty"`
+	// FilesWarning says that an open of the coordinator's failed for want
+	// of a descriptor, naming its open-files limit (RLIMIT_NOFILE): owners
+	// may then be judged unknown and writes held until it is raised.
+	// Empty while none has.
+	FilesWarning string `json:"files_warning,omitempty"`
 }
 
 // OwnerView is an owner as status shows it.

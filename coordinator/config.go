@@ -74,6 +74,12 @@ type Config struct {
 	Clock clock.Clock
 	// Logger; nil means no logging.
 	Logger hclog.Logger
+	// Descriptors is the share of the open-files limit the owners' pidfds
+	// (and those of callers whose writes wait) may hold, and where an open
+	// that failed for want of a descriptor is recorded for status's
+	// files_warning. Nil means pidfds without limit (serve sets it from
+	// the limit).
+	Descriptors *liveness.Descriptors
 }
 
 // Prober is the liveness evaluator as the coordinator uses it.

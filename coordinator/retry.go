@@ -124,7 +124,7 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (leasegate.
 	if con == nil {
 		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no contention " + id}
 	}
-	peer := watchPeer(ctx)
+	peer := watchPeer(ctx, c.cfg.Descriptors)
 	defer peer.Close()
 	select {
 	case <-con.done:

@@ -49,6 +49,7 @@ func (c *Coordinator) identify(ctx context.Context, o gate.Owner) *seen {
 	}
 	id, err := liveness.Identify(p.PID, o.PID, o.StartTime)
 	if err != nil {
+		c.cfg.Descriptors.Note(err)
 		c.log.Warn("owner's process not identified: judged by its registered pid", "owner", o.Name, "peer-pid", p.PID, "error", err)
 		return nil
 	}
@@ -70,7 +71,7 @@ func (c *Coordinator) watch(o *owner, s *seen) {
 			s.PidNS, c.pidNS.ID)
 		return
 	}
-	w, err := liveness.Watch(s.Process, c.kickLiveness)
+	w, err := c.cfg.Descriptors.Watch(s.Process, c.kickLiveness)
 	if err != nil {
 		// Gone already: judged by its pid and start time, which no live
 		// process has.

@@ -50,7 +50,7 @@ func (c *Coordinator) StatusList(context.Context) (leasegate.Status, gate.LeaseL
 // with list set, none but counting the list's. Call with c.mu held.
 func (c *Coordinator) status(ls []gate.Lease, list *gate.LeaseList) leasegate.Status {
 	now := c.clock.Now()
-	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: ls,
+	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), FilesWarning: c.cfg.Descriptors.Warning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: ls,
 		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]leasegate.UngatedWrite(nil), c.ungated...),
 		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS}
 	counts := map[string]int{}

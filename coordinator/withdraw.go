@@ -84,8 +84,9 @@ type peerWatch struct {
 // (SIGKILL) is known at once, whatever its connection does. A peer whose
 // process has already exited (killed while its request was answered) is
 // gone at once. No peer (an in-process caller), a pid the coordinator
-// cannot see, or no pidfd support: nil, which never ends.
-func watchPeer(ctx context.Context) *peerWatch {
+// cannot see: nil, which never ends; no pidfd for it (none on this
+// kernel, or d's share of them held): Gone never closes either.
+func watchPeer(ctx context.Context, d *liveness.Descriptors) *peerWatch {
 	p, ok := leasegate.PeerOf(ctx)
 	if !ok || p.PID <= 0 {
 		return nil
@@ -93,7 +94,7 @@ func watchPeer(ctx context.Context) *peerWatch {
 	pw := &peerWatch{pid: p.PID, gone: make(chan struct{})}
 	start, err := liveness.ProcessStart(p.PID)
 	if err == nil {
-		pw.w, err = liveness.Watch(liveness.ProcID{PID: p.PID, StartTime: start}, func() { close(pw.gone) })
+		pw.w, err = d.Watch(liveness.ProcID{PID: p.PID, StartTime: start}, func() { close(pw.gone) })
 	}
 	switch {
 	case errors.Is(err, liveness.ErrProcessNotFound):
@@ -142,7 +143,7 @@ func (pw *peerWatch) Close() {
 // open a blocker for a write nobody makes. The watch ends when the
 // contention is decided.
 func (c *Coordinator) watchAsker(ctx context.Context, con *contention) {
-	pw := watchPeer(ctx)
+	pw := watchPeer(ctx, c.cfg.Descriptors)
 	if pw == nil {
 		return
 	}

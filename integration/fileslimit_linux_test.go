@@ -62,3 +62,37 @@ func TestLowFilesLimitCapsConns(t *testing.T) {
 		t.Errorf("coordinator log: want no EMFILE and the lowered cap said:\n%s", log)
 	}
 }
+
+// TestLowFilesLimitSharesPidfds: under an open-files limit of 132 the
+// coordinator holds 99 connections and one pidfd (what they and its own
+// 32 files leave): the first worker is judged by its pidfd, the second by
+// its pid and start time, its evidence naming the share and the limit.
+// Every owner held a pidfd whatever the limit: eighty workers under 256
+// took the descriptors /proc reads needed, and writes were held.
+func TestLowFilesLimitSharesPidfds(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("prlimit (util-linux) is not installed")
+	}
+	r := newCheckout(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	r.startServerCmd(exec.Command(prlimit, append([]string{"--nofile=132:132", "--", bin}, r.serveArgs(retryAfter, idleAfter)...)...))
+	r.worker("w1", "echo x >> a.txt; sleep 60")
+	eventually(t, 15*time.Second, "w1 to lease a.txt", func() bool { return r.holders()["a.txt"] == "w1" })
+	r.worker("w2", "echo x >> b.txt; sleep 60")
+	eventually(t, 15*time.Second, "w2 to lease b.txt", func() bool { return r.holders()["b.txt"] == "w2" })
+	evidence := func(name string) string {
+		o, _ := r.ownerView(name)
+		return string(o.Liveness.Status) + ": " + strings.Join(o.Liveness.Evidence, "; ")
+	}
+	if e := evidence("w1"); !strings.HasPrefix(e, "alive: pidfd: pid ") {
+		t.Errorf("w1's liveness = %q, want alive by its pidfd", e)
+	}
+	want := "alive: pid + start time (no pidfd: the coordinator holds its share of 1 pidfds under the open-files limit 132): pid "
+	if e := evidence("w2"); !strings.HasPrefix(e, want) {
+		t.Errorf("w2's liveness = %q, want %q...", e, want)
+	}
+	r.stopServer()
+	if log := r.log.String(); !strings.Contains(log, "files-limit=132 max-conns=99 max-pidfds=1") {
+		t.Errorf("coordinator log: want the pidfds' share said:\n%s", log)
+	}
+}

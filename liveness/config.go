@@ -60,6 +60,10 @@ type Config struct {
 	Clock clock.Clock
 	// Logger receives debug logs of verdicts; nil means no logging.
 	Logger hclog.Logger
+	// Descriptors records a process lookup that fails for want of a
+	// descriptor (EMFILE), so the coordinator can name its open-files
+	// limit; nil records nothing.
+	Descriptors *Descriptors
 }
 
 // DefaultConfig returns the defaults: TTL 10 s, heartbeat interval 2 s,

@@ -118,6 +118,7 @@ func (e *Evaluator) byProcess(s Subject, now time.Time) gate.Liveness {
 	case errors.Is(err, ErrProcessNotFound):
 		return e.notFound(s, now)
 	case err != nil:
+		e.cfg.Descriptors.Note(err)
 		return e.noteHeartbeat(verdict(gate.Unknown,
 			fmt.Sprintf("process lookup failed, so not judged dead: %v", err)), s, now)
 	case !e.sameStart(st.start, s.Owner.StartTime):

@@ -31,8 +31,10 @@ func withinSlack(a, b int64) bool {
 // and create time.
 type Watched struct {
 	ProcID
-	f    *os.File      // the pidfd; nil without pidfd support
-	done chan struct{} // closed when the watch's goroutine ends
+	f       *os.File      // the pidfd; nil without pidfd support
+	done    chan struct{} // closed when the watch's goroutine ends
+	release func()        // gives the pidfd's slot back to its Descriptors; nil without
+	why     string        // why it has no pidfd, when not for want of kernel support
 }
 
 // Watch holds p by a pidfd, checked to be p (its create time) once open,
@@ -97,6 +99,9 @@ func (w *Watched) Close() {
 	}
 	_ = w.f.Close()
 	<-w.done
+	if w.release != nil {
+		w.release()
+	}
 }
 
 // Unwatched is p without a pidfd: judged by its pid and create time.

@@ -2,6 +2,7 @@ package liveness
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shirou/gopsutil/v3/process"
@@ -18,6 +19,9 @@ func (e *Evaluator) byWatched(s Subject, now time.Time) gate.Liveness {
 		o.PID, o.StartTime = w.PID, w.StartTime
 		v := e.byPIDAndStart(Subject{Owner: o, LastHeartbeat: s.LastHeartbeat}, now)
 		v.Evidence[0] += reportedAs(s.Owner, w)
+		if w.why != "" {
+			v.Evidence[0] = strings.Replace(v.Evidence[0], "pid + start time:", "pid + start time ("+w.why+"):", 1)
+		}
 		return v
 	}
 	if w.Exited() {
@@ -30,6 +34,7 @@ func (e *Evaluator) byWatched(s Subject, now time.Time) gate.Liveness {
 	note := reportedAs(s.Owner, w)
 	switch {
 	case err != nil:
+		e.cfg.Descriptors.Note(err)
 		return e.noteHeartbeat(verdict(gate.Unknown,
 			fmt.Sprintf("pidfd: pid %d%s has not exited, but its state could not be read: %v", w.PID, note, err)), s, now)
 	case st.status == process.Stop:

@@ -29,3 +29,29 @@ func TestConnBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestPidfdBudget: the coordinator's pidfds get what its connections, the
+// watcher and its own files leave of the open-files limit (none under 64,
+// 32 of 256 beside its 192 connections); an unknown limit leaves them
+// without one.
+func TestPidfdBudget(t *testing.T) {
+	tests := []struct {
+		limit    uint64
+		watching int
+		want     int
+	}{
+		{limit: 0, watching: -1, want: -1},
+		{limit: 1 << 20, watching: -1, want: 1<<20 - api.MaxConns - ownFiles},
+		{limit: 1024, watching: -1, want: 224},
+		{limit: 256, watching: -1, want: 32},
+		{limit: 256, watching: 128, want: 0},
+		{limit: 132, watching: -1, want: 1},
+		{limit: 64, watching: -1, want: 0},
+		{limit: 16, watching: -1, want: 0},
+	}
+	for _, tt := range tests {
+		if got := pidfdBudget(tt.limit, tt.watching); got != tt.want {
+			t.Errorf("pidfdBudget(%d, %d) = %d, want %d", tt.limit, tt.watching, got, tt.want)
+		}
+	}
+}

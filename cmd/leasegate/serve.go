@@ -179,7 +179,8 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	if err != nil {
 		return ledgerHint(err)
 	}
-	live, err := liveness.New(liveness.Config{TTL: liveness.DefaultTTL, Logger: log})
+	fds := pidfdShare(f.noWatch, log)
+	live, err := liveness.New(liveness.Config{TTL: liveness.DefaultTTL, Logger: log, Descriptors: fds})
 	if err != nil {
 		ledger.Close()
 		return err
@@ -196,7 +197,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	var c *coordinator.Coordinator // set once opened; notices only flow after that
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness, cfg.Workspace, cfg.PairRules, cfg.Logger = ledger, live, ws.Root, pairs, log
-	cfg.Folding = ws.Folding()
+	cfg.Folding, cfg.Descriptors = ws.Folding(), fds
 	cfg.BlockerDir = filepath.Join(ws.StateDir, "blockers")
 	cfg.Windows = coordinatorWindows(f.windows)
 	if f.notifyURL != "" {
@@ -240,7 +241,7 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", cfg.Windows.Retry, "idle-after", cfg.Windows.Idle)
 	if h := srv.Info; h.MaxConns < api.MaxConns {
 		log.Warn("the open-files limit leaves room for fewer connections: the ones over it are closed at once; raise it (ulimit -n) for more",
-			"files-limit", h.FilesLimit, "max-conns", h.MaxConns)
+			"files-limit", h.FilesLimit, "max-conns", h.MaxConns, "max-pidfds", pidfdBudget(h.FilesLimit, watchBudget(f.noWatch)))
 	}
 	if ns := coordinator.CurrentPidNS(); !ns.Host {
 		log.Warn("serving from a private pid namespace", "pid-namespace", ns.ID, "note", ns.Note)

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
 )
@@ -30,9 +29,7 @@ func TestBlockersListSaysWhetherTheHolderHolds(t *testing.T) {
 		t.Errorf("blockers_list while bob holds a.go = %+v\n%s\nwant holder_holds true, holder_now %q, and the text saying so", b, text, "holds the file (lease active)")
 	}
 
-	if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}); err != nil {
-		t.Fatalf("bob's release = %v", err)
-	}
+	w.release(t, "bob", held)
 	text = mustCall(t, cs, "blockers_list", map[string]any{}, &list)
 	if len(list.Blockers) != 1 {
 		t.Fatalf("blockers after the release = %+v, want one", list)

@@ -359,17 +359,8 @@ func TestNoticeWhenFree(t *testing.T) {
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case got := <-updated:
-		if got != uri {
-			t.Errorf("updated %q, want %q", got, uri)
-		}
-	case <-ctx.Done():
-		t.Fatal("no resource update within 30s of the release")
-	}
+	w.release(t, "bob", held)
+	waitUpdated(ctx, t, updated, uri, "the release")
 	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 	if err != nil {
 		t.Fatal(err)
@@ -404,9 +395,7 @@ func TestNoticeOfAChangeWhileSubscribing(t *testing.T) {
 				released := make(chan struct{})
 				mcp.OnSubscribing(w.server, func() {
 					defer close(released)
-					if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: "bob"}, LeaseID: held.ID, Token: held.FencingToken}); err != nil {
-						t.Error(err)
-					}
+					w.release(t, "bob", held)
 					// The watch's own look at the coordinator comes now,
 					// before the SDK records the subscription.
 					time.Sleep(50 * time.Millisecond)
@@ -415,14 +404,7 @@ func TestNoticeOfAChangeWhileSubscribing(t *testing.T) {
 				if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
 					t.Fatal(err)
 				}
-				select {
-				case got := <-updated:
-					if got != uri {
-						t.Errorf("updated %q, want %q", got, uri)
-					}
-				case <-ctx.Done():
-					t.Fatalf("subscription %d: no resource update within 10 s of a release made while subscribing", i)
-				}
+				waitUpdated(ctx, t, updated, uri, fmt.Sprintf("subscription %d's release made while subscribing", i))
 				cancel()
 				<-released
 				if err := cs.Unsubscribe(context.Background(), &sdk.UnsubscribeParams{URI: uri}); err != nil {
@@ -430,6 +412,20 @@ func TestNoticeOfAChangeWhileSubscribing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// waitUpdated waits until ctx ends for updated to tell of uri, after
+// what.
+func waitUpdated(ctx context.Context, t *testing.T, updated <-chan string, uri, what string) {
+	t.Helper()
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %q, want %q", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatalf("no resource update after %s", what)
 	}
 }
 

@@ -138,6 +138,14 @@ func (w *world) acquire(t testing.TB, owner string, paths ...string) gate.Lease 
 	return res.Leases[0]
 }
 
+// release releases owner's lease l, as the CLI would. It may be called
+// from another goroutine than the test's.
+func (w *world) release(t testing.TB, owner string, l gate.Lease) {
+	if _, err := w.client.Lease(w.ctx, leasegate.LeaseRequest{Op: gate.OpRelease, Owner: gate.Owner{Name: owner}, LeaseID: l.ID, Token: l.FencingToken}); err != nil {
+		t.Errorf("release %s of %s = %v", l.ID, owner, err)
+	}
+}
+
 // blockedWrite has owner write path, held by another, through its one
 // retry (1 s) to the blocker it opens.
 func (w *world) blockedWrite(t testing.TB, owner, path string) {

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/mcp"
 )
 

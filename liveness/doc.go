@@ -12,7 +12,8 @@
 // Identify from the connection's peer, held by Watch) is judged by that
 // process: through its pidfd, exited gives Dead whatever the heartbeat
 // says, state T gives Stopped, anything else Alive; without a pidfd (a
-// kernel before 5.3) by its pid and create time as below.
+// kernel before 5.3, or past the Descriptors' share of the open-files
+// limit, which the evidence names) by its pid and create time as below.
 //
 // An owner whose process cannot be seen (Subject.Unseen: outside this pid
 // namespace) is judged by its heartbeat alone, as below.

@@ -26,11 +26,19 @@ func (l LedgerView) Shared() bool { return l.Workspace != "" }
 
 // Same reports whether l and o are one ledger, whatever named each: the
 // same file, or the same workspace on the same etcd endpoints (in any
-// order). Two address lists of one cluster count as two ledgers: which
-// cluster an address reaches is etcd's to say, and a coordinator that
-// guessed wrong would grant a file another machine holds.
+// order). Two address lists of one cluster are not the same here: which
+// cluster an address reaches is etcd's to say, and a guess that was wrong
+// would grant a file another machine holds. SameWorkspace says when to
+// ask etcd.
 func (l LedgerView) Same(o LedgerView) bool {
-	return l.File == o.File && l.Workspace == o.Workspace && slices.Equal(sorted(l.Endpoints), sorted(o.Endpoints))
+	return l.SameWorkspace(o) && slices.Equal(sorted(l.Endpoints), sorted(o.Endpoints))
+}
+
+// SameWorkspace reports whether l and o are one ledger if their etcd
+// endpoints reach one cluster: the same file, or the same workspace name
+// on etcd.
+func (l LedgerView) SameWorkspace(o LedgerView) bool {
+	return l.File == o.File && l.Workspace == o.Workspace
 }
 
 // String names the ledger: `workspace "acme/web" on etcd [http://...]`,

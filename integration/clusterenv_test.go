@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,4 +153,56 @@ func (r *repo) replaceWithFileCoordinator(plain []string) {
 	r.killServer()
 	r.env = plain
 	r.startServer(retryAfter, idleAfter)
+}
+
+// TestClusterFromEnvOtherAddress: a command whose LEASEGATE_CLUSTER names
+// the coordinator's workspace on the same etcd cluster by another address
+// is served, since etcd reports one cluster id at both; the same
+// workspace on another cluster is still refused (exit 2
+// LEDGER_MISMATCH), and so is one on endpoints etcd does not answer at,
+// saying that it could not be asked.
+func TestClusterFromEnvOtherAddress(t *testing.T) {
+	r, _ := namedClusterCheckout(t, "addr")
+	t.Cleanup(func() { r.lg("serve", "--stop", "--force") })
+	ep := clusterEndpoint(t, r)
+	other := strings.Replace(ep, "127.0.0.1", "localhost", 1)
+	named := func(eps ...string) string {
+		return fmt.Sprintf(`LEASEGATE_CLUSTER={"endpoints": ["%s"], "workspace": "addr"}`, strings.Join(eps, `", "`))
+	}
+	if _, errs, code := r.lgWith("", named(other), "acquire", "a.txt", "--as", "bob"); code != 0 {
+		t.Fatalf("acquire naming the coordinator's cluster as %s (it serves %s): exit %d: %s", other, ep, code, errs)
+	}
+	if h := r.holders(); h["a.txt"] != "bob" {
+		t.Fatalf("holders = %v, want a.txt held by bob", h)
+	}
+
+	second := startEtcd(t, 1)
+	_, errs, code := r.lgWith("", named(second.Endpoints...), "acquire", "a.txt", "--as", "carol")
+	if code != 2 || !strings.Contains(errs, `LEASEGATE_CLUSTER names workspace "addr" on etcd [`+second.Endpoints[0]+`]`) ||
+		strings.Contains(errs, "could not be asked") {
+		t.Fatalf("acquire naming the workspace on another cluster: exit %d, want 2 LEDGER_MISMATCH\nstderr: %s", code, errs)
+	}
+	_, errs, code = r.lgWith("", named("http://127.0.0.1:9"), "acquire", "a.txt", "--as", "carol")
+	if code != 2 || !strings.Contains(errs, "could not be asked") || !strings.Contains(errs, "http://127.0.0.1:9") {
+		t.Fatalf("acquire naming the workspace where etcd does not answer: exit %d, want 2 saying etcd could not be asked\nstderr: %s", code, errs)
+	}
+	if h := r.holders(); h["a.txt"] != "bob" {
+		t.Fatalf("holders = %v: carol was granted a file on another ledger", h)
+	}
+}
+
+// clusterEndpoint is the one etcd endpoint r's LEASEGATE_CLUSTER names.
+func clusterEndpoint(t *testing.T, r *repo) string {
+	t.Helper()
+	for _, kv := range r.env {
+		if v, ok := strings.CutPrefix(kv, "LEASEGATE_CLUSTER="); ok {
+			var c struct{ Endpoints []string }
+			if err := json.Unmarshal([]byte(v), &c); err != nil || len(c.Endpoints) != 1 {
+				t.Fatalf("LEASEGATE_CLUSTER=%s: %v, want one endpoint", v, err)
+			}
+			return c.Endpoints[0]
+		}
+	}
+	t.Fatal("no LEASEGATE_CLUSTER in the checkout's environment")
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/store/etcd"
 	"github.com/leasegate/leasegate/workspace"
 )
 
@@ -34,7 +35,42 @@ func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Worksp
 	if h.Ledger != nil && h.Ledger.Same(want) {
 		return nil
 	}
-	return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger}
+	mismatch := &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger}
+	if h.Ledger == nil || !want.Shared() || !h.Ledger.SameWorkspace(want) {
+		return mismatch
+	}
+	switch err := oneCluster(ctx, want.Endpoints, h.Ledger.Endpoints); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, errOtherCluster):
+		mismatch.cause = err
+	}
+	return mismatch
+}
+
+// errOtherCluster: two lists of endpoints reach two etcd clusters.
+var errOtherCluster = errors.New("another etcd cluster")
+
+// oneCluster asks etcd whether a and b, two lists of endpoints that name
+// the same workspace, reach one cluster: nil when both report the same
+// cluster id, errOtherCluster when not, else why etcd could not be asked.
+// Only etcd can tell (http://127.0.0.1:2379 and http://localhost:2379,
+// or two members of one cluster), and it is asked only here, where the
+// lists differ, so a command against its own coordinator costs no round
+// trip to etcd.
+func oneCluster(ctx context.Context, a, b []string) error {
+	ida, err := etcd.ClusterID(ctx, a)
+	if err != nil {
+		return err
+	}
+	idb, err := etcd.ClusterID(ctx, b)
+	if err != nil {
+		return err
+	}
+	if ida != idb {
+		return errOtherCluster
+	}
+	return nil
 }
 
 // namedLedger is the ledger LEASEGATE_CLUSTER names for commands in ws,
@@ -54,11 +90,19 @@ type ledgerMismatchError struct {
 	want   leasegate.LedgerView
 	pid    int
 	serves *leasegate.LedgerView // nil: a coordinator too old to say
+	// cause is why etcd could not be asked whether the two endpoint lists
+	// reach one cluster; nil when it was asked, or was not asked.
+	cause error
 }
 
 func (e *ledgerMismatchError) Unwrap() error { return leasegate.ErrLedgerMismatch }
 
 func (e *ledgerMismatchError) Error() string {
+	if e.cause != nil {
+		return fmt.Sprintf("%s names %s as the ledger, and the coordinator (pid %d) of %s %s: "+
+			"whether both reach one etcd cluster could not be asked, so it is taken for another ledger: %v",
+			envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.cause)
+	}
 	return fmt.Sprintf("%s names %s as the ledger, but the coordinator (pid %d) of %s %s; "+
 		"stop it with `leasegate serve --stop` and the next command starts one on %s, or unset %s to use the one that runs",
 		envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.want, envname.Cluster)

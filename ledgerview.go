@@ -1,6 +1,7 @@
 package leasegate
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -39,6 +40,25 @@ func (l LedgerView) Same(o LedgerView) bool {
 // on etcd.
 func (l LedgerView) SameWorkspace(o LedgerView) bool {
 	return l.File == o.File && l.Workspace == o.Workspace
+}
+
+// ClusterAsker asks etcd whether two lists of endpoints reach one cluster
+// (its cluster id at each), or says why it could not be asked.
+type ClusterAsker func(ctx context.Context, a, b []string) (bool, error)
+
+// SameAsking reports whether l and o are one ledger, as Same does, and
+// when only their endpoints differ asks ask whether both reach one etcd
+// cluster: then they are one lease table. A nil ask, or an error from it,
+// leaves them two ledgers (the error says why etcd could not be asked);
+// a check that cannot tell refuses rather than grant on another table.
+func (l LedgerView) SameAsking(ctx context.Context, o LedgerView, ask ClusterAsker) (bool, error) {
+	if l.Same(o) {
+		return true, nil
+	}
+	if ask == nil || !l.Shared() || !l.SameWorkspace(o) {
+		return false, nil
+	}
+	return ask(ctx, l.Endpoints, o.Endpoints)
 }
 
 // String names the ledger: `workspace "acme/web" on etcd [http://...]`,

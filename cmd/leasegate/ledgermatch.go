@@ -32,45 +32,14 @@ func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Worksp
 		}
 		h = &got
 	}
-	if h.Ledger != nil && h.Ledger.Same(want) {
+	if h.Ledger == nil {
+		return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID}
+	}
+	same, err := want.SameAsking(ctx, *h.Ledger, oneCluster)
+	if same {
 		return nil
 	}
-	mismatch := &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger}
-	if h.Ledger == nil || !want.Shared() || !h.Ledger.SameWorkspace(want) {
-		return mismatch
-	}
-	switch err := oneCluster(ctx, want.Endpoints, h.Ledger.Endpoints); {
-	case err == nil:
-		return nil
-	case !errors.Is(err, errOtherCluster):
-		mismatch.cause = err
-	}
-	return mismatch
-}
-
-// errOtherCluster: two lists of endpoints reach two etcd clusters.
-var errOtherCluster = errors.New("another etcd cluster")
-
-// oneCluster asks etcd whether a and b, two lists of endpoints that name
-// the same workspace, reach one cluster: nil when both report the same
-// cluster id, errOtherCluster when not, else why etcd could not be asked.
-// Only etcd can tell (http://127.0.0.1:2379 and http://localhost:2379,
-// or two members of one cluster), and it is asked only here, where the
-// lists differ, so a command against its own coordinator costs no round
-// trip to etcd.
-func oneCluster(ctx context.Context, a, b []string) error {
-	ida, err := etcd.ClusterID(ctx, a)
-	if err != nil {
-		return err
-	}
-	idb, err := etcd.ClusterID(ctx, b)
-	if err != nil {
-		return err
-	}
-	if ida != idb {
-		return errOtherCluster
-	}
-	return nil
+	return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger, cause: err}
 }
 
 // namedLedger is the ledger LEASEGATE_CLUSTER names for commands in ws,
@@ -81,6 +50,24 @@ func namedLedger(ws *workspace.Workspace) *leasegate.LedgerView {
 		return nil
 	}
 	return &want
+}
+
+// oneCluster asks etcd whether a and b, two lists of endpoints, reach one
+// cluster: both report the same cluster id. Only etcd can tell
+// (http://127.0.0.1:2379 and http://localhost:2379, or two members of one
+// cluster); LedgerView.SameAsking asks only where the workspace is the
+// same and the lists differ, so a command against its own coordinator
+// costs no round trip to etcd.
+func oneCluster(ctx context.Context, a, b []string) (bool, error) {
+	ida, err := etcd.ClusterID(ctx, a)
+	if err != nil {
+		return false, err
+	}
+	idb, err := etcd.ClusterID(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	return ida == idb, nil
 }
 
 // ledgerMismatchError is a running coordinator that serves another ledger

@@ -35,6 +35,12 @@ type Config struct {
 	// replaced after the console started) is said on the page, and
 	// resolutions are refused, until one of this ledger answers.
 	Ledger *leasegate.LedgerView
+	// AskCluster asks etcd whether two lists of endpoints reach one
+	// cluster, when a coordinator serves Ledger's workspace on other
+	// endpoints than Ledger names (another address of one cluster, or
+	// another member). Default nil, which means such a coordinator serves
+	// another ledger.
+	AskCluster leasegate.ClusterAsker
 	// Logger; nil means no logging.
 	Logger hclog.Logger
 }

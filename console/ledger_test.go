@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -41,6 +42,31 @@ func TestLedgerChangedSaidAndResolutionsRefused(t *testing.T) {
 	svc.serve(named)
 	if code, body := postResolve(t, c, ts.URL, tok); code != http.StatusOK {
 		t.Fatalf("resolve once the named ledger is served again = %d %s, want 200", code, body)
+	}
+}
+
+// TestLedgerOnOtherAddressServed: a coordinator serving the console's
+// workspace on other endpoints is shown when etcd says they reach the
+// console's cluster, and said on the page, with the cause, when etcd
+// could not be asked.
+func TestLedgerOnOtherAddressServed(t *testing.T) {
+	named := &leasegate.LedgerView{Endpoints: []string{"http://127.0.0.1:2379"}, Workspace: "acme/web", From: "LEASEGATE_CLUSTER"}
+	svc := newFake()
+	svc.serve(&leasegate.LedgerView{Endpoints: []string{"http://localhost:2379"}, Workspace: "acme/web"})
+	var down error
+	ask := func(_ context.Context, a, b []string) (bool, error) { return down == nil, down }
+	srv, ts := mustConsole(t, svc, func(cfg *console.Config) { cfg.Ledger, cfg.AskCluster = named, ask })
+	c, tok := mustLogin(t, srv, ts)
+	if name, data := firstEvent(t, c, ts.URL); name != "snapshot" {
+		t.Fatalf("first event on the named cluster by another address = %s %s, want the snapshot", name, data)
+	}
+	if code, body := postResolve(t, c, ts.URL, tok); code != http.StatusOK {
+		t.Fatalf("resolve on the named cluster by another address = %d %s, want 200", code, body)
+	}
+
+	down = errors.New("etcd unreachable")
+	if name, data := firstEvent(t, c, ts.URL); name != "ledger-changed" || !strings.Contains(data, "could not be asked: etcd unreachable") {
+		t.Fatalf("first event when etcd cannot be asked = %s %s, want ledger-changed saying why", name, data)
 	}
 }
 

@@ -20,6 +20,7 @@ type Server struct {
 	admin    string                // "" serves loopback only
 	hosts    []string              // besides loopback names
 	ledger   *leasegate.LedgerView // nil: whichever the coordinator serves
+	ask      leasegate.ClusterAsker
 	auth     *sessions
 	metrics  *metrics
 	mux      *http.ServeMux
@@ -34,7 +35,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"),
-		admin: cfg.AdminToken, hosts: cfg.Hosts, ledger: cfg.Ledger, auth: newSessions()}
+		admin: cfg.AdminToken, hosts: cfg.Hosts, ledger: cfg.Ledger, ask: cfg.AskCluster, auth: newSessions()}
 	s.metrics = newMetrics(cfg.Service, cfg.Registry)
 	s.routes()
 	return s, nil

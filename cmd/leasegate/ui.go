@@ -68,7 +68,7 @@ func cmdUI(ctx context.Context, args []string) error {
 		return err
 	}
 	srv, err := console.New(console.Config{Service: cl, Operator: operatorName(), Logger: f.logger("leasegate"),
-		AdminToken: sec.admin, Hosts: lns[0].hosts(), Ledger: namedLedger(ws)})
+		AdminToken: sec.admin, Hosts: lns[0].hosts(), Ledger: namedLedger(ws), AskCluster: oneCluster})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,11 @@ type MutateRequest struct {
 	// the command asking names one (a hook call's --retry-after); zero
 	// means the window the owner registered, else the coordinator's.
 	RetryAfter gate.Window `json:"retry_after,omitzero"`
+	// HoldsGitLock is the git lock file (".git/index.lock", HEAD.lock, a
+	// ref's lock) the writing process or one above it holds open, as the
+	// requester found it: while the write waits, every other git in the
+	// repository fails, so a contention and a blocker say so.
+	HoldsGitLock string `json:"holds_git_lock,omitempty"`
 }
 
 // Result is the answer to a gated mutation at some stage of the protocol.
@@ -75,6 +80,7 @@ type ContentionView struct {
 	RetryAfter    gate.Window   `json:"retry_after"` // the requester's window: RetryAt - FirstDeniedAt
 	Outcome       Outcome       `json:"outcome"`
 	BlockerID     string        `json:"blocker_id,omitempty"`
+	HoldsGitLock  string        `json:"holds_git_lock,omitempty"` // the requester's, see MutateRequest
 }
 
 // LeaseRequest is an explicit lease operation from the CLI or API:

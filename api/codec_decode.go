@@ -250,6 +250,8 @@ func decodeMutateRequest(body []byte, out *leasegate.MutateRequest) error {
 			r.Files = files(&s)
 		case "try":
 			r.Try = s.boolean()
+		case "holds_git_lock":
+			r.HoldsGitLock = s.str()
 		default:
 			s.Fail()
 		}

@@ -134,6 +134,10 @@ func appendMutateRequest(b []byte, r leasegate.MutateRequest) ([]byte, error) {
 		w, err = json.Marshal(r.RetryAfter)
 		b = append(append(b, `,"retry_after":`...), w...)
 	}
+	if r.HoldsGitLock != "" {
+		b = append(b, `,"holds_git_lock":`...)
+		b, err = jsonenc.StringAfter(b, r.HoldsGitLock, err)
+	}
 	return append(b, '}'), err
 }
 

@@ -37,7 +37,7 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		{leasegate.LeaseResult{}, "decision leases"},
 		{leasegate.Result{}, "outcome reason message leases holder contention blocker"},
 		{leasegate.LeaseRequest{}, "op owner scope ttl lease_id token reason -"},
-		{leasegate.MutateRequest{}, "owner op paths files try retry_after"},
+		{leasegate.MutateRequest{}, "owner op paths files try retry_after holds_git_lock"},
 	}
 	for _, tt := range tests {
 		if got := jsontest.FieldNames(tt.v); got != tt.want {
@@ -179,6 +179,9 @@ func (g gen) mutateRequest() leasegate.MutateRequest {
 	r := leasegate.MutateRequest{Owner: g.Str(), Op: g.Str(), Try: g.R.IntN(2) == 0}
 	if g.R.IntN(2) == 0 {
 		r.RetryAfter = gate.Window{After: time.Duration(g.R.Int64()), From: gate.WindowSource(g.Str())}
+	}
+	if g.R.IntN(2) == 0 {
+		r.HoldsGitLock = g.Str()
 	}
 	switch g.R.IntN(3) {
 	case 0:

@@ -65,6 +65,13 @@ func (r Report) rows() [][2]string {
 	if n := r.HolderNow; n != nil {
 		rows = slices.Insert(rows, 9, [2]string{"Holder now", n.Detail()})
 	}
+	if r.HoldsGitLock != "" {
+		note := code(r.HoldsGitLock) + " (until the write was decided)"
+		if r.Status == StatusOpen {
+			note = r.GitLockNote()
+		}
+		rows = slices.Insert(rows, 5, [2]string{"Holds git's lock", note})
+	}
 	if h.SameFileAs != "" {
 		rows = slices.Insert(rows, 2, [2]string{"Same file as", code(gate.ShownPath(h.SameFileAs)) + " (held under that name)"})
 	}

@@ -88,6 +88,10 @@ type Report struct {
 	// (Observe), or at the retry; nil in reports written before it was
 	// recorded.
 	HolderNow *HolderNow `json:"holder_now,omitempty"`
+	// HoldsGitLock is the git lock file (".git/index.lock", HEAD.lock, a
+	// ref's lock) the requester's writing process held open when it asked:
+	// while the write is held, every other git in the repository fails.
+	HoldsGitLock string `json:"holds_git_lock,omitempty"`
 	// HowToResolve are the steps that apply as of HolderNow: shell
 	// commands, each with a comment; none once the report is resolved.
 	HowToResolve []string `json:"how_to_resolve"`
@@ -137,6 +141,7 @@ type Input struct {
 	RetryFrom      gate.WindowSource // who named the requester's retry window
 	HolderIdle     gate.Window       // the holder's stop-idle window
 	SameFileAs     string            // the holder's path naming the blocked file under another name, if so
+	HoldsGitLock   string            // the git lock file the requester's process holds, if any
 	RetryResult    gate.Reason
 }
 
@@ -149,7 +154,7 @@ func New(in Input) Report {
 		Requester: in.Requester, Holder: holderInfo(in), Reason: in.Reason,
 		FirstDeniedAt: utc(in.FirstDeniedAt), RetryInterval: in.RetryInterval, RetryFrom: in.RetryFrom,
 		RetryAt: utc(in.RetryAt), RetriedAt: utc(in.RetriedAt), RetryResult: in.RetryResult,
-		Status: StatusOpen,
+		Status: StatusOpen, HoldsGitLock: in.HoldsGitLock,
 	}
 	if r.Reason == "" {
 		r.Reason = gate.ReasonHeldByOther
@@ -193,6 +198,26 @@ func holderInfo(in Input) HolderInfo {
 		h.HeldFor = at.Sub(l.AcquiredAt)
 	}
 	return h
+}
+
+// GitLockNote says what a requester holding git's lock file means while
+// its write is held, and the fastest ways out; "" when it holds none.
+func (r Report) GitLockNote() string {
+	return GitLockNote(r.HoldsGitLock, r.ID, r.Holder.Owner.Name)
+}
+
+// GitLockNote says that the held write of a process holding git's lock
+// file lock keeps every other git in the repository failing until it is
+// decided, and how to decide it at once: id is the blocker or contention
+// `resolve` takes, holder the owner whose commit or release frees the
+// file. "" when lock is.
+func GitLockNote(lock, id, holder string) string {
+	if lock == "" {
+		return ""
+	}
+	return fmt.Sprintf("the held write's process holds git's %s: every other git in the repository fails (\"Unable to create '%s': File exists\") until the write is decided; "+
+		"fastest: `leasegate resolve %s --deny` (git goes on without the file) or `--abort` (ends the worker and removes the lock), or %s commits or releases the file",
+		lock, lock, id, holder)
 }
 
 // checkoutEnds says how a check-out lease ends: not by its owner's

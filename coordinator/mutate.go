@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -45,12 +46,18 @@ type heartbeatData struct {
 	HolderAge  time.Duration `json:"holder_age_ns"`
 	RetryAt    time.Time     `json:"retry_at"`
 	RetryAfter gate.Window   `json:"retry_after"`
+	// HoldsGitLock is the git lock file the requester's process holds:
+	// every other git in the repository fails while the write waits.
+	HoldsGitLock string `json:"holds_git_lock,omitempty"`
 }
 
 // mutate gates one mutation: grant (acquiring free paths transparently),
 // or start the contention protocol and answer Contended.
 func (c *Coordinator) mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
 	if err := gate.ValidRetryAfter(req.RetryAfter.After, false); err != nil {
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
+	}
+	if err := validGitLock(req.HoldsGitLock); err != nil {
 		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonInputInvalid, Message: err.Error()}
 	}
 	paths, err := c.cleanPaths(req.Paths)
@@ -275,6 +282,23 @@ func (c *Coordinator) mutationKey(owner string, paths []string) string {
 	return owner + "\x00" + strings.Join(ps, "\x00")
 }
 
+// maxGitLockLen bounds the lock file name a requester reports: a path, as
+// long as the longest one the kernel takes.
+const maxGitLockLen = 4096
+
+// validGitLock checks the git lock file a requester says its process
+// holds: a name ending in ".lock" (or none), without control characters,
+// since it is shown on terminals and in reports.
+func validGitLock(lock string) error {
+	if lock == "" {
+		return nil
+	}
+	if len(lock) > maxGitLockLen || !strings.HasSuffix(lock, ".lock") || strings.ContainsFunc(lock, unicode.IsControl) {
+		return fmt.Errorf("holds_git_lock %q is not a git lock file's name (a path ending in .lock, at most %d bytes, no control characters)", lock, maxGitLockLen)
+	}
+	return nil
+}
+
 // contend starts (or joins) the contention protocol for a denied mutation:
 // one heartbeat event and exactly one retry, the requester's retry window
 // after the denial at now. A mutation
@@ -293,13 +317,14 @@ func (c *Coordinator) contend(req leasegate.MutateRequest, d gate.Decision, now 
 	}
 	retryAt, _ := c.sched.ScheduleRetry(id, now, w.After, func(time.Time) { c.retry(id) })
 	con.view = leasegate.ContentionView{ID: id, Requester: req.Owner, Paths: req.Paths, Holder: *d.Holder,
-		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: leasegate.Contended}
+		HolderAge: now.Sub(d.Holder.AcquiredAt), FirstDeniedAt: now, RetryAt: retryAt, RetryAfter: w, Outcome: leasegate.Contended,
+		HoldsGitLock: req.HoldsGitLock}
 	c.shownToken(&con.view.Holder)
 	con.holdBy(d)
 	c.contentions[id], c.byKey[key] = con, con
 	file := c.conflictFile(req.Paths, *d.Holder)
 	data, _ := json.Marshal(heartbeatData{Contention: id, File: file, Requester: req.Owner, Holder: d.Holder.Owner.Name,
-		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt, RetryAfter: w})
+		LeaseID: d.Holder.ID, HolderAge: con.view.HolderAge, RetryAt: retryAt, RetryAfter: w, HoldsGitLock: req.HoldsGitLock})
 	c.log.Info("contention", "file", file, "requester", req.Owner, "holder", d.Holder.Owner.Name, "retry-at", retryAt, "retry-after", w)
 	done, err := c.commit([]gate.Event{{Type: gate.EventContention, At: now, Actor: req.Owner, Path: file,
 		LeaseID: d.Holder.ID, Reason: string(d.Reason), Data: data}})

@@ -75,6 +75,27 @@ func (c *Coordinator) decided(con *contention, r leasegate.Result) {
 	}
 }
 
+// blockedNotice is the requester's notice of its blocker, saying what its
+// held git lock does to everyone else's git meanwhile.
+func blockedNotice(rep blocker.Report) string {
+	msg := fmt.Sprintf("blocked on %s held by %s: blocker %s", gate.ShownPath(rep.Path), rep.Holder.Owner.Name, rep.ID)
+	if note := rep.GitLockNote(); note != "" {
+		msg += "; " + note
+	}
+	return msg
+}
+
+// holderBlockedNotice is the holder's notice of a blocker on its lease h;
+// when the blocked write holds git's lock, releasing also lets every
+// other git in the repository run again.
+func holderBlockedNotice(requester string, h gate.Lease, rep blocker.Report) string {
+	msg := fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", requester, h.ID, gate.ShownPath(heldPath(rep)))
+	if rep.HoldsGitLock != "" {
+		msg += fmt.Sprintf(" (its git holds %s meanwhile, so every other git in the repository fails until then)", rep.HoldsGitLock)
+	}
+	return msg
+}
+
 // openBlocker writes the blocker report of a contention whose retry found
 // the path still held. Call with c.mu held.
 func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Time) (<-chan error, error) {
@@ -86,6 +107,7 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 		FirstDeniedAt: con.view.FirstDeniedAt, RetryAt: con.view.RetryAt, RetriedAt: now,
 		RetryInterval: con.view.RetryAfter.After, RetryFrom: con.view.RetryAfter.From,
 		HolderIdle: c.windowsOf(h.Owner.Name).Idle, RetryResult: d.Reason, SameFileAs: sameFileAs(h, con.req.Paths, con.req.Files),
+		HoldsGitLock: con.req.HoldsGitLock,
 	})
 	opened, err := blocker.OpenedEvent(rep, now)
 	if err != nil {
@@ -95,8 +117,8 @@ func (c *Coordinator) openBlocker(con *contention, d gate.Decision, now time.Tim
 	evs := []gate.Event{
 		{Type: gate.EventRetry, At: now, Actor: con.req.Owner, Path: rep.Path, LeaseID: h.ID, Reason: string(d.Reason), Data: retryData},
 		opened,
-		notice(con.req.Owner, leasegate.NoticeBlocked, now, fmt.Sprintf("blocked on %s held by %s: blocker %s", gate.ShownPath(rep.Path), h.Owner.Name, rep.ID)),
-		leaseNotice(h, leasegate.NoticeBlocked, now, fmt.Sprintf("%s is blocked on your lease %s of %s: commit or release it", con.req.Owner, h.ID, gate.ShownPath(heldPath(rep)))),
+		notice(con.req.Owner, leasegate.NoticeBlocked, now, blockedNotice(rep)),
+		leaseNotice(h, leasegate.NoticeBlocked, now, holderBlockedNotice(con.req.Owner, h, rep)),
 	}
 	done, err := c.commit(evs)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/intercept"
 	"github.com/leasegate/leasegate/workspace"
@@ -71,7 +72,8 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	halted := false
 	var cd *countdown
 	defer func() { cd.end() }()
-	req := leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry}
+	req := leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry,
+		HoldsGitLock: s.heldGitLock(m.PID)}
 	r, err := api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
 	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
 		r, err = api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
@@ -348,6 +350,9 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			s.notef("contention: %s is held by %s (for %s); the write waits for one retry at %s (in %s)",
 				heldPart(*c, req), c.Holder.Owner.Where(), c.HolderAge.Round(time.Second),
 				c.RetryAt.UTC().Format(time.RFC3339), c.RetryAt.Sub(s.cfg.Clock.Now()).Round(time.Second))
+			if note := blocker.GitLockNote(c.HoldsGitLock, c.ID, c.Holder.Owner.Name); note != "" {
+				s.notef("contention %s: %s", c.ID, note)
+			}
 			(*cd).end()
 			*cd = s.startCountdown(*c)
 		},
@@ -363,6 +368,9 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 			s.notef("BLOCKED: %s is still held by %s after the retry; worker %s is halted.\n"+
 				"  report: %s\n  resolve: leasegate resolve %s --retry   (or --deny, or --abort)",
 				what, b.Holder.Owner.Name, s.cfg.Name, s.reportAt(b.ID), b.ID)
+			if note := b.GitLockNote(); note != "" {
+				s.notef("blocker %s: %s", b.ID, note)
+			}
 			return true
 		},
 		Unavailable: func(err error, attempt int) {

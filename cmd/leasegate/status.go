@@ -17,6 +17,7 @@ import (
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -134,6 +135,9 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 		for _, c := range s.Contentions {
 			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, gate.ShownPaths(c.Paths, " "),
 				c.Holder.Owner.Where(), c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
+			if note := blocker.GitLockNote(c.HoldsGitLock, c.ID, c.Holder.Owner.Name); note != "" {
+				fmt.Fprintf(w, "      %s\n", note)
+			}
 		}
 	}
 	if len(s.Blockers) > 0 {
@@ -145,6 +149,9 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 			}
 			if note := b.FreeNote(); note != "" {
 				fmt.Fprintf(w, "      now %s\n", note)
+			}
+			if note := b.GitLockNote(); note != "" {
+				fmt.Fprintf(w, "      %s\n", note)
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/leasegate/leasegate/intercept/procfs"
 )
 
 // heldLock is a git lock file a process of the tree held open when the
@@ -28,12 +30,8 @@ type heldLock struct {
 func locksHeldBy(pid int) []heldLock {
 	proc := "/proc/" + strconv.Itoa(pid)
 	var out []heldLock
-	ents, _ := os.ReadDir(proc + "/fd")
-	for _, e := range ents {
-		fd := filepath.Join(proc, "fd", e.Name())
-		if p, err := os.Readlink(fd); err == nil && isGitLock(p) {
-			out = appendLock(out, p, fd)
-		}
+	for _, l := range procfs.GitLocks(pid) {
+		out = appendLock(out, l.Path, l.FD)
 	}
 	env, _ := os.ReadFile(proc + "/environ")
 	for _, kv := range strings.Split(string(env), "\x00") {
@@ -50,16 +48,11 @@ func locksHeldBy(pid int) []heldLock {
 			}
 			p = filepath.Join(cwd, p)
 		}
-		if isGitLock(p) {
+		if procfs.IsGitLock(p) {
 			out = appendLock(out, p, p)
 		}
 	}
 	return out
-}
-
-// isGitLock reports whether p names a lock file inside a git directory.
-func isGitLock(p string) bool {
-	return strings.HasSuffix(p, ".lock") && strings.Contains(p, "/.git/")
 }
 
 // appendLock adds lock file p to locks with the identity of the file at

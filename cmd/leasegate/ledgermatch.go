@@ -87,7 +87,7 @@ func (e *ledgerMismatchError) Unwrap() error { return leasegate.ErrLedgerMismatc
 func (e *ledgerMismatchError) Error() string {
 	if e.cause != nil {
 		return fmt.Sprintf("%s names %s as the ledger, and the coordinator (pid %d) of %s %s: "+
-			"whether both reach one etcd cluster could not be asked, so it is taken for another ledger: %v",
+			"whether both reach one etcd cluster could not be asked, so it is refused as another ledger until etcd answers at both: %v",
 			envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.cause)
 	}
 	return fmt.Sprintf("%s names %s as the ledger, but the coordinator (pid %d) of %s %s; "+

@@ -148,3 +148,29 @@ func TestMarkdownCheckoutHolder(t *testing.T) {
 		t.Errorf("the report of a check-out holder shows a stop-idle window, which ends no check-out:\n%s", md)
 	}
 }
+
+// TestMarkdownSaysTheHeldGitLock: a report whose requester's process held
+// git's lock says so while open, with what it does to every other git and
+// the resolutions that end it soonest; once resolved it only records the
+// lock. A report without one has no such row.
+func TestMarkdownSaysTheHeldGitLock(t *testing.T) {
+	if md := report().Markdown(); strings.Contains(md, "Holds git's lock") {
+		t.Fatalf("Markdown() of a write holding no git lock has a git lock row:\n%s", md)
+	}
+	in := input()
+	in.HoldsGitLock = ".git/index.lock"
+	r := blocker.New(in)
+	md := r.Markdown()
+	for _, s := range []string{"| Holds git's lock | the held write's process holds git's .git/index.lock: every other git in the repository fails",
+		"`leasegate resolve " + r.ID + " --deny`", "or bob commits or releases the file |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("Markdown() of an open report holding git's lock lacks %q:\n%s", s, md)
+		}
+	}
+	if err := r.Resolve(blocker.ActionDeny, "carol", retried.Add(120e9), ""); err != nil {
+		t.Fatalf("Resolve = %v", err)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "| Holds git's lock | `.git/index.lock` (until the write was decided) |") {
+		t.Errorf("Markdown() of a denied report holding git's lock:\n%s", md)
+	}
+}

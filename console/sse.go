@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
@@ -15,10 +14,9 @@ import (
 var errNoFlush = errors.New("response writer cannot flush")
 
 // events streams the page's state as server-sent events: one "snapshot"
-// (the whole status), then every ledger event as "ledger", and after the
-// non-lease events a "state" (the status without its leases, which the
-// page keeps up to date from the lease events), at most one per
-// stateEvery (stateSender). The handler's goroutine is
+// (the whole status), then every ledger event as "ledger", each non-lease
+// event followed by a "state" (the status without its leases, which the
+// page keeps up to date from the lease events). The handler's goroutine is
 // the subscriber; it ends when the page goes, the console stops, or the
 // coordinator's stream ends (then a "resync" or "gone" event tells the
 // page, whose EventSource reconnects for a fresh snapshot). A coordinator
@@ -44,7 +42,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if sse.send("snapshot", st) != nil {
 		return
 	}
-	states := &stateSender{send: func() error { return s.sendState(sse, r) }}
 	err = s.svc.Events(ctx, st.LastSeq, true, func(e gate.Event) error {
 		if e.Lease != nil {
 			l := *e.Lease
@@ -57,9 +54,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		if e.IsLease() {
 			return nil
 		}
-		return states.changed()
+		return s.sendState(sse, r)
 	})
-	states.close()
 	if ctx.Err() == nil {
 		_ = sse.send("resync", map[string]string{"why": resyncWhy(err)})
 	}
@@ -107,12 +103,10 @@ type partial struct {
 	Partial bool `json:"partial"`
 }
 
-// stream writes server-sent events, from the handler's goroutine and a
-// stateSender's timer.
+// stream writes server-sent events.
 type stream struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
-	f  http.Flusher
+	w http.ResponseWriter
+	f http.Flusher
 }
 
 func newStream(w http.ResponseWriter) (*stream, error) {
@@ -134,8 +128,6 @@ func (s *stream) send(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
 		return err
 	}

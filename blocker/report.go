@@ -201,8 +201,12 @@ func holderInfo(in Input) HolderInfo {
 }
 
 // GitLockNote says what a requester holding git's lock file means while
-// its write is held, and the fastest ways out; "" when it holds none.
+// its write is held, and the fastest ways out; "" when it holds none, or
+// once the report is resolved and the write with it.
 func (r Report) GitLockNote() string {
+	if r.Status != StatusOpen {
+		return ""
+	}
 	return GitLockNote(r.HoldsGitLock, r.ID, r.Holder.Owner.Name)
 }
 

@@ -53,8 +53,10 @@ func TestHeldGitLockIsSaid(t *testing.T) {
 		md, err := os.ReadFile(filepath.Join(r.dir, ".git", "leasegate", "blockers", id+".md"))
 		return err == nil && strings.Contains(string(md), "Holds git's lock") && strings.Contains(string(md), "leasegate resolve "+id+" --deny")
 	})
-	if out := r.mustLG("status"); !strings.Contains(out, "leasegate resolve "+id+" --deny") {
-		t.Errorf("status with bob's blocker open does not say how to let git go on:\n%s", out)
+	for _, cmd := range [][]string{{"status"}, {"blockers"}} {
+		if out := r.mustLG(cmd...); !strings.Contains(out, "leasegate resolve "+id+" --deny") {
+			t.Errorf("%s with bob's blocker open does not say how to let git go on:\n%s", cmd[0], out)
+		}
 	}
 	eventually(t, 5*time.Second, "bob's notice naming the lock", func() bool {
 		return strings.Contains(bob.out.String(), "blocker "+id+": the held write's process holds git's "+lock)

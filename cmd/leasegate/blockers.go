@@ -70,6 +70,9 @@ func printBlockers(reps []blocker.Report, full bool) {
 		if note := r.FreeNote(); note != "" {
 			fmt.Printf("    now %s\n", note)
 		}
+		if note := r.GitLockNote(); note != "" {
+			fmt.Printf("    %s\n", note)
+		}
 	}
 	if !full {
 		// The list says what is blocked; how to resolve each is in its

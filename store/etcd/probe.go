@@ -123,9 +123,10 @@ func dialCause(err error) string {
 	return err.Error()
 }
 
-// Unreachable says why etcd cannot be reached now, from the client's
-// connection state alone (no request is sent): non-nil while the client
-// has failed to connect to every endpoint and is waiting to try again.
+// Unreachable says why etcd cannot be reached now, from what the client
+// knows without sending a request: non-nil while it has failed to connect
+// to every endpoint and is waiting to try again, or while the session's
+// keep-alives go unanswered.
 // A caller about to read with something locked asks it first, so that an
 // outage costs it nothing; a read may still meet one that has just begun,
 // and is bounded by DialTimeout.
@@ -134,5 +135,27 @@ func (l *Ledger) Unreachable() error {
 	case connectivity.TransientFailure, connectivity.Shutdown:
 		return fmt.Errorf("etcd at %v unreachable (client connection %s)", l.cfg.Endpoints, strings.ToLower(st.String()))
 	}
+	if quiet := l.keepAliveQuiet(); quiet > 0 {
+		return fmt.Errorf("etcd at %v unreachable (no keep-alive answered for %v, one is due every %v)", l.cfg.Endpoints, quiet.Round(100*time.Millisecond), l.cfg.SessionTTL/3)
+	}
 	return nil
+}
+
+// keepAliveQuiet is how long the live session has gone without a
+// keep-alive answer, once that is over two of the keep-alive periods
+// (a third of the TTL each); zero before. gRPC reports a connection lost
+// as idle until something asks again, so its state alone can say nothing
+// is wrong for a while.
+func (l *Ledger) keepAliveQuiet() time.Duration {
+	l.sessMu.Lock()
+	s := l.sess
+	l.sessMu.Unlock()
+	if !s.live {
+		return 0
+	}
+	since := trusted(l.cfg.SessionTTL) - time.Until(s.until)
+	if since <= 2*l.cfg.SessionTTL/3 {
+		return 0
+	}
+	return since
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/leasegate/leasegate/store"
 )
@@ -99,10 +101,22 @@ func (l *Ledger) get(ctx context.Context, key string, opts ...clientv3.OpOption)
 	rctx, cancel := context.WithTimeout(ctx, l.cfg.DialTimeout)
 	defer cancel()
 	resp, err := l.cli.Get(rctx, key, opts...)
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
-		err = fmt.Errorf("etcd did not answer within %v: %w", l.cfg.DialTimeout, err)
+	return resp, l.unanswered(ctx, rctx, err)
+}
+
+// unanswered names why a bounded read failed when etcd is the cause: it
+// did not answer within DialTimeout, or the connection to it was lost
+// (gRPC Unavailable: a member stopped while the read was in flight).
+func (l *Ledger) unanswered(ctx, rctx context.Context, err error) error {
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return err
+	case rctx.Err() != nil:
+		return fmt.Errorf("etcd did not answer within %v: %w", l.cfg.DialTimeout, err)
+	case status.Code(err) == codes.Unavailable:
+		return fmt.Errorf("etcd is unreachable: %w", err)
 	}
-	return resp, err
+	return err
 }
 
 // readHead sets last and headRev from etcd.

@@ -72,10 +72,7 @@ func (l *Ledger) headAt(ctx context.Context, held uint64) (seq uint64, headRev, 
 		clientv3.OpGet(l.keys.records(), clientv3.WithRange(l.keys.record(held)+"\x00"),
 			clientv3.WithSort(clientv3.SortByKey, clientv3.SortDescend), clientv3.WithLimit(1))).Commit()
 	if err != nil {
-		if ctx.Err() == nil && rctx.Err() != nil {
-			err = fmt.Errorf("etcd did not answer within %v: %w", l.cfg.DialTimeout, err)
-		}
-		return 0, 0, 0, rec, fmt.Errorf("read ledger head: %w", err)
+		return 0, 0, 0, rec, fmt.Errorf("read ledger head: %w", l.unanswered(ctx, rctx, err))
 	}
 	rev = resp.Header.Revision
 	if kvs := resp.Responses[1].GetResponseRange().Kvs; held > 0 && len(kvs) == 1 {

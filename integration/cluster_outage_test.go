@@ -2,6 +2,9 @@ package integration_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +48,62 @@ func TestClusterEventsFollowOutage(t *testing.T) {
 	eventually(t, 30*time.Second, "the grant of g.txt followed after etcd came back", func() bool { return strings.Contains(ev.out.String(), "g.txt") })
 	if out := ev.out.String(); strings.Contains(out, "went away") || strings.Contains(out, "did not answer") {
 		t.Errorf("events --follow blames the coordinator for etcd's outage:\n%s", out)
+	}
+}
+
+// TestClusterRestoreUnderWorker: etcd is restored, under a running worker,
+// from a backup taken while alice held build/back (which git ignores: a
+// lease keeps such a path gated) and before she took build/gone and bob
+// wrote mine.txt. Bob's sidecar follows the table as etcd now holds it:
+// his write of build/back waits for alice (it passed ungated: his mirror
+// of every owner's leases kept the table from before the restore), his
+// write of build/gone passes ungated (the mirror kept alice's lease, gone
+// with the restore, and gated it), and his write of mine.txt asks for it
+// again (his own lease is gone too).
+func TestClusterRestoreUnderWorker(t *testing.T) {
+	etcd := startEtcd(t, 1)
+	cfg := fmt.Sprintf(`{"cluster": {"endpoints": [%q], "workspace": "restore", "session_ttl": "15s"}}`, etcd.Endpoints[0])
+	r := newCheckout(t, map[string]string{"leasegate.json": cfg, "mine.txt": "m\n"})
+	r.startServer(retryAfter, idleAfter)
+	r.mustLG("acquire", "--as", "alice", "build/back")
+	backup, err := etcd.BackupMember(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the coordinator serving after the backup", func() bool {
+		_, _, code := r.lg("release", "build/back", "--as", "alice")
+		return code == 0
+	})
+	r.mustLG("acquire", "--as", "alice", "build/gone")
+	trigger := filepath.Join(t.TempDir(), "go-on")
+	bob := r.worker("bob", fmt.Sprintf(`mkdir -p build; echo bob > mine.txt
+while :; do echo bob > build/back; [ -e %q ] && break; sleep 0.1; done
+echo bob again > mine.txt; echo bob > build/gone; sleep 600`, trigger))
+	eventually(t, 30*time.Second, "bob holding mine.txt", func() bool { return r.holders()["mine.txt"] == "bob" })
+	if err := etcd.RestoreMember(0, backup); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the coordinator serving the restored table", func() bool {
+		h := r.holders()
+		return h["build/back"] == "alice" && h["build/gone"] == "" && h["mine.txt"] == ""
+	})
+	eventually(t, 30*time.Second, "bob's write of build/back waiting for alice", func() bool {
+		for _, c := range r.status().Contentions {
+			if c.Requester == "bob" && slices.Contains(c.Paths, "build/back") {
+				return true
+			}
+		}
+		return false
+	})
+	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.mustLG("release", "build/back", "--as", "alice")
+	eventually(t, 30*time.Second, "bob's write of build/gone", func() bool {
+		b, _ := os.ReadFile(filepath.Join(r.dir, "build/gone"))
+		return string(b) == "bob\n"
+	})
+	if h := r.holders(); h["build/gone"] != "" || h["mine.txt"] != "bob" {
+		t.Errorf("holders after bob's writes = %v, want build/gone held by nobody (ungated) and mine.txt by bob (asked again)\nbob: %s", h, bob.out)
 	}
 }

@@ -85,8 +85,35 @@ func (s *Sidecar) notices(ctx context.Context) {
 		}
 		s.held.forget() // events may have been missed while reconnecting
 		s.log.Debug("event stream ended", "error", err)
-		sleep(ctx, time.Second)
+		if sleep(ctx, time.Second) {
+			after = s.followAgain(ctx, after)
+		}
 	}
+}
+
+// followAgain replaces the mirror of every owner's leases with the
+// coordinator's table before a cut stream is followed again, and returns
+// the sequence number to follow from: after, or the ledger's last when it
+// is below it. A coordinator cuts the stream when the shared ledger went
+// back (etcd wiped, or restored from an older snapshot) and serves the
+// table as etcd holds it now; the events after after would not say so (a
+// lease the ledger lost has no end event, one it holds again no new
+// grant), and those numbered up to after are skipped. The events from
+// after on, replayed over the table, change nothing it already shows:
+// each grant and end is applied once by lease id. When the table cannot
+// be had the mirror is kept, and the stream's replay brings what it
+// missed.
+func (s *Sidecar) followAgain(ctx context.Context, after uint64) uint64 {
+	st, err := s.cfg.Client.Status(ctx)
+	if err != nil {
+		s.log.Debug("active leases not read again before following the events again", "error", err)
+		return after
+	}
+	s.leased.reset(st.Leases)
+	if st.LastSeq < after {
+		s.log.Warn("the ledger went back: following the lease table as it holds it now", "last-seen-seq", after, "ledger-last-seq", st.LastSeq)
+	}
+	return min(after, st.LastSeq)
 }
 
 // observe applies one event of the stream: the leases it starts or ends,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -249,4 +250,46 @@ func innerHoldsA(t *testing.T, r *repo) *api.Client {
 		return err == nil && r.holders()["a.txt"] == "inner"
 	})
 	return cl
+}
+
+// TestStopFromAChildPidNamespaceSignalsNothing: a shell in a pid namespace
+// below the coordinator's (a container's, on a host whose coordinator
+// serves the checkout) cannot see the coordinator's process. status says
+// so rather than give the coordinator's own pid as if it were this
+// namespace's, and serve --stop refuses, saying where it can be done,
+// rather than send SIGTERM to whichever process has that pid here (a
+// decoy made to have it).
+func TestStopFromAChildPidNamespaceSignalsNothing(t *testing.T) {
+	r := newRepo(t, nil)
+	h, err := r.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `echo $(($1 - 1)) > /proc/sys/kernel/ns_last_pid && { sleep 60 & decoy=$!; }
+echo "decoy $decoy"
+"$0" status
+"$0" serve --stop --force; echo "stop exit $?"
+kill -0 $decoy && echo "decoy alive"`
+	argv := append(unshareArgs(t), "sh", "-c", script, bin, strconv.Itoa(h.PID))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", argv, err, out)
+	}
+	if !strings.Contains(string(out), fmt.Sprintf("decoy %d\n", h.PID)) {
+		t.Skipf("no decoy with the coordinator's pid %d in the namespace (ns_last_pid not writable here):\n%s", h.PID, out)
+	}
+	if !strings.Contains(string(out), "decoy alive") {
+		t.Errorf("serve --stop in a child pid namespace signalled this namespace's pid %d, not the coordinator:\n%s", h.PID, out)
+	}
+	if want := fmt.Sprintf("coordinator pid %d in its pid namespace (not visible from this one)", h.PID); !strings.Contains(string(out), want) {
+		t.Errorf("status in a child pid namespace does not say %q:\n%s", want, out)
+	}
+	if !strings.Contains(string(out), "stop exit 1") || !strings.Contains(string(out), "cannot see into") {
+		t.Errorf("serve --stop in a child pid namespace: want exit 1 saying it cannot see the coordinator:\n%s", out)
+	}
+	if _, err := r.client.Health(t.Context()); err != nil {
+		t.Errorf("the coordinator stopped answering: %v", err)
+	}
 }

@@ -53,6 +53,9 @@ func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force b
 			"not stopping the coordinator: %s; they stay valid, but writes wait until a coordinator runs again; stop anyway with --force", heldBy(s.Leases))}
 	}
 	pid := coordinatorPID(ctx, ws, h)
+	if pid == 0 {
+		return errCoordinatorUnseen(h.PID)
+	}
 	if err := stopCoordinator(pid); err != nil {
 		return fmt.Errorf("stop the coordinator (pid %d): %w", pid, err)
 	}
@@ -101,17 +104,27 @@ func heldBy(ls []gate.Lease) string {
 	return fmt.Sprintf("%d lease(s) are held (%s)", len(ls), strings.Join(parts, ", "))
 }
 
-// coordinatorPID is the coordinator's pid as this process sees it: from
-// the socket (SO_PEERCRED) where the kernel tells, else as the
-// coordinator reports it.
+// coordinatorPID is the coordinator's pid as this process sees it, from
+// the socket (SO_PEERCRED). It is 0 when the kernel gives none: the
+// coordinator runs in a pid namespace this process cannot see into (the
+// host's, seen from a container), where the pid it reports may name
+// another process here. Where the system tells no peer's pid, it is the
+// pid the coordinator reports.
 func coordinatorPID(ctx context.Context, ws *workspace.Workspace, h api.Health) int {
 	c, err := unixsock.Dial(ctx, ws.SocketPath())
 	if err != nil {
 		return h.PID
 	}
 	defer c.Close()
-	if pid, err := unixsock.PeerPID(c); err == nil && pid > 0 {
-		return pid
+	pid, err := unixsock.PeerPID(c)
+	if err != nil {
+		return h.PID
 	}
-	return h.PID
+	return pid
+}
+
+// errCoordinatorUnseen says that the coordinator, pid in its own pid
+// namespace, cannot be signalled from this one, and where it can be.
+func errCoordinatorUnseen(pid int) error {
+	return fmt.Errorf("the coordinator (pid %d in its pid namespace) runs in a pid namespace this process cannot see into, so it cannot be stopped from here (pid %d here may be another process): run `leasegate serve --stop` in the coordinator's pid namespace (on the host, or through nsenter)", pid, pid)
 }

@@ -183,9 +183,14 @@ func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, seenPID int
 	// A coordinator in a pid namespace of its own reports its pid there,
 	// which is another process's here (a kernel thread's on the host):
 	// the pid to signal or nsenter is the one the socket's peer has here.
-	if seenPID > 0 && seenPID != h.PID {
+	// One above this shell's (the host's, seen from a container) has no
+	// pid here: the kernel gives the socket's peer as 0.
+	switch {
+	case seenPID == 0 && h.PID != 0:
+		fmt.Fprintf(w, "coordinator pid %d in its pid namespace (not visible from this one), leasegate %s", h.PID, orDash(h.Version))
+	case seenPID != h.PID:
 		fmt.Fprintf(w, "coordinator pid %d (pid %d in its pid namespace), leasegate %s", seenPID, h.PID, orDash(h.Version))
-	} else {
+	default:
 		fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
 	}
 	if !s.StartedAt.IsZero() {

@@ -148,6 +148,8 @@ func leaseMore(s *scan, l *gate.Lease, k []byte) {
 		l.EndedBy = s.str()
 	case "terminated_at":
 		l.TerminatedAt = s.time()
+	case "new_dir":
+		l.NewDir = s.boolean()
 	default:
 		s.Fail()
 	}

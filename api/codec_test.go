@@ -29,7 +29,7 @@ func TestCodecKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
+		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at new_dir"},
 		{gate.Owner{}, "name host pid start_time"},
 		{gate.Scope{}, "type paths files"},
 		{gate.File{}, "path dev ino"},

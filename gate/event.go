@@ -20,6 +20,7 @@ const (
 	EventEvicted   EventType = "lease.evicted"   // LeaseID, Actor (the admin), Reason
 	EventReclaimed EventType = "lease.reclaimed" // LeaseID, Reason, Data (liveness evidence)
 	EventReminded  EventType = "lease.reminded"  // LeaseID
+	EventNarrowed  EventType = "lease.narrowed"  // LeaseID, Lease (as narrowed), Actor (the owner whose write narrowed it), Path (what it asked for), Reason
 
 	EventOwnerRegistered    EventType = "owner.registered" // Actor, Data (owner)
 	EventOwnerStopped       EventType = "owner.stopped"    // Actor

@@ -121,6 +121,11 @@ type Lease struct {
 	ReleaseReason   string    `json:"release_reason,omitempty"`
 	EndedBy         string    `json:"ended_by,omitempty"`
 	TerminatedAt    time.Time `json:"terminated_at,omitzero"`
+	// NewDir marks an auto lease taken on the subtree of a directory its
+	// holder was creating ("dir/**", a sidecar's Try of a mkdir). Another
+	// owner's write of a path beneath it that does not exist narrows it
+	// (EventNarrowed) to what exists there, instead of waiting for it.
+	NewDir bool `json:"new_dir,omitempty"`
 }
 
 // Expired reports whether an active lease's TTL has run out at now. Auto

@@ -29,6 +29,7 @@ const (
 	manyPaths    uint8 = 1 << iota // the scope's paths are in more.paths
 	textID                         // the id is not a ULID: it is more.id
 	ownHeartbeat                   // more.heartbeat differs from acquired
+	newDir                         // Lease.NewDir
 )
 
 // recordMore holds the lease fields most leases leave at their zero value,
@@ -112,6 +113,9 @@ func newRecord(l *Lease, h *holder) record {
 		r.flags |= manyPaths
 		m.paths = append([]string(nil), l.Scope.Paths...)
 	}
+	if l.NewDir {
+		r.flags |= newDir
+	}
 	if l.LastHeartbeatAt != l.AcquiredAt { // not Equal: the same location and monotonic reading too
 		r.flags |= ownHeartbeat
 		m.heartbeat = l.LastHeartbeatAt
@@ -127,7 +131,7 @@ func newRecord(l *Lease, h *holder) record {
 func (r *record) lease(id LeaseID, end *ending) Lease {
 	l := Lease{ID: id, Owner: r.holder.owner, Kind: r.kindName(), State: stateOf[r.state],
 		Scope:        Scope{Type: r.scopeType(), Paths: r.paths()},
-		FencingToken: r.token, AcquiredAt: r.acquired, LastHeartbeatAt: r.acquired}
+		FencingToken: r.token, AcquiredAt: r.acquired, LastHeartbeatAt: r.acquired, NewDir: r.flags&newDir != 0}
 	if m := r.more; m != nil {
 		l.ExpiresAt, l.RenewalCount, l.ReminderSent = m.expires, m.renewals, m.reminded
 		if r.flags&ownHeartbeat != 0 {

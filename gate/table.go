@@ -87,6 +87,8 @@ func (t *Table) apply(e *Event) error {
 		return t.renew(e)
 	case e.Type == EventReminded:
 		return t.remind(e)
+	case e.Type == EventNarrowed:
+		return t.narrow(e)
 	case e.Type.EndsLease():
 		return t.end(e)
 	}
@@ -286,8 +288,5 @@ func (t *Table) unindex(s int32) {
 		}
 		return
 	}
-	for i := range r.pathCount() {
-		target := refOf(s, i)
-		t.index.remove(r.pathAt(i), func(x ref) bool { return x == target })
-	}
+	t.unindexPaths(s)
 }

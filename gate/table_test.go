@@ -61,6 +61,9 @@ func TestTableKeepsEveryField(t *testing.T) {
 			l.Scope = sparse("docs/**", "src/a.go")
 			l.Scope.Files = []gate.File{{Path: "src/a.go", Dev: 2049, Ino: 1 << 40}}
 		})},
+		{"new directory", with("01ARZ3NDEKTSV4RRFFQ69G5FBA", func(l *gate.Lease) {
+			l.Scope, l.NewDir = sparse("own/**"), true
+		})},
 		{"ending fields on a grant", with("01ARZ3NDEKTSV4RRFFQ69G5FB8", func(l *gate.Lease) {
 			l.ReleaseReason, l.EndedBy, l.TerminatedAt = "carried", "someone", t0.Add(time.Minute)
 		})},

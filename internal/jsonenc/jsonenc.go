@@ -56,6 +56,9 @@ func Lease(b []byte, l *gate.Lease) ([]byte, error) {
 		b = append(b, `,"terminated_at":`...)
 		b, err = Time(b, l.TerminatedAt, err)
 	}
+	if l.NewDir {
+		b = append(b, `,"new_dir":true`...)
+	}
 	return append(b, '}'), err
 }
 

@@ -59,7 +59,7 @@ func TestKnowsEveryField(t *testing.T) {
 		v    any
 		want string
 	}{
-		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at"},
+		{gate.Lease{}, "id owner kind scope state fencing_token acquired_at last_heartbeat_at expires_at renewal_count reminder_sent release_reason ended_by terminated_at new_dir"},
 		{gate.Owner{}, "name host pid start_time"},
 		{gate.Operator{}, "pid comm uid source"},
 		{gate.Scope{}, "type paths files"},

@@ -35,7 +35,7 @@ func TestCodecKnowsEveryField(t *testing.T) {
 // to encoding/json mixed in.
 type eventGen struct{ jsontest.Gen }
 
-var eventTypes = []gate.EventType{gate.EventGranted, gate.EventReleased, gate.EventRenewed, gate.EventNotice}
+var eventTypes = []gate.EventType{gate.EventGranted, gate.EventReleased, gate.EventRenewed, gate.EventNarrowed, gate.EventNotice}
 
 func (g eventGen) event() gate.Event {
 	e := gate.Event{Seq: g.R.Uint64(), Type: eventTypes[g.R.IntN(len(eventTypes))], At: g.Time(),

@@ -112,6 +112,12 @@ func (p *parser) lease() *gate.Lease {
 	if p.Opt(`,"terminated_at":`) {
 		l.TerminatedAt = p.Time()
 	}
+	if p.Opt(`,"new_dir":`) {
+		l.NewDir = p.Opt(`true`)
+		if !l.NewDir && !p.Opt(`false`) {
+			p.Fail()
+		}
+	}
 	p.Lit(`}`)
 	return l
 }

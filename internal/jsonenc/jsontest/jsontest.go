@@ -60,7 +60,7 @@ func (g Gen) Lease() gate.Lease {
 		AcquiredAt: g.Time(), LastHeartbeatAt: g.Time(), ExpiresAt: g.Time(), TerminatedAt: g.Time()}
 	if g.R.IntN(2) == 0 {
 		l.Owner.Host, l.Owner.PID, l.Owner.StartTime = g.Str(), g.R.IntN(1<<22)-10, g.R.Int64()
-		l.RenewalCount, l.ReminderSent, l.ReleaseReason, l.EndedBy = g.R.Uint32(), true, g.Str(), g.Str()
+		l.RenewalCount, l.ReminderSent, l.ReleaseReason, l.EndedBy, l.NewDir = g.R.Uint32(), true, g.Str(), g.Str(), true
 	}
 	for range g.R.IntN(3) {
 		l.Scope.Paths = append(l.Scope.Paths, g.Str())

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -122,5 +123,32 @@ func TestFullDiskRestart(t *testing.T) {
 	}
 	if got, last := storedPathsWith(t, path, cfg); len(got) != acked || last != uint64(acked) {
 		t.Fatalf("after space returned %d events, LastSeq() %d; want every one of the %d acknowledged", len(got), last, acked)
+	}
+}
+
+// TestOpenOnTooSmallADiskSaysWhatItNeeds: on a file system smaller than
+// the journal's two segments (a 1 MiB tmpfs, segments of 512 KiB), Open
+// fails with ENOSPC and says what the ledger needs, so that an empty
+// disk is not taken for a full one; the segment it could fill is cut
+// back, leaving the space to whatever frees the rest.
+func TestOpenOnTooSmallADiskSaysWhatItNeeds(t *testing.T) {
+	dir := disktest.Small(t, t.TempDir(), "1m")
+	cfg := testConfig(t)
+	cfg.JournalSize = 512 << 10
+	l, err := bolt.Open(filepath.Join(dir, "ledger.db"), cfg)
+	if err == nil {
+		l.Close()
+		t.Fatal("Open with 1 MiB of journal on a 1 MiB file system succeeded")
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Open = %v, want ENOSPC", err)
+	}
+	if want := "2 journal segments of 512 KiB, 1 MiB in all"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("Open = %v, want it to say %q", err, want)
+	}
+	for i := range 2 {
+		if fi, err := os.Stat(bolt.SegmentPath(filepath.Join(dir, "ledger.db"), i)); err == nil && fi.Size() != 0 {
+			t.Errorf("journal segment %d left %d bytes of zeros on the full disk after the failed Open", i, fi.Size())
+		}
 	}
 }

@@ -43,9 +43,14 @@ func segmentPath(path string, i int) string {
 func openJournal(path string, size int64, noSync bool) (*journal, error) {
 	j := &journal{noSync: noSync}
 	created := false
+	var before [journalSegments]int64 // each segment's size before it was filled
 	for i := range j.segs {
+		if fi, err := os.Stat(segmentPath(path, i)); err == nil {
+			before[i] = fi.Size()
+		}
 		f, grew, err := openSegment(segmentPath(path, i), size, noSync)
 		if err != nil {
+			j.unfill(before)
 			j.close()
 			return nil, err
 		}
@@ -58,6 +63,17 @@ func openJournal(path string, size int64, noSync bool) (*journal, error) {
 		}
 	}
 	return j, nil
+}
+
+// unfill cuts each segment opened so far back to its size before it was
+// filled: a journal that could not be made whole (a full disk) leaves
+// behind no zeros holding the space a later start needs.
+func (j *journal) unfill(before [journalSegments]int64) {
+	for i, f := range j.segs {
+		if f != nil {
+			_ = f.Truncate(before[i])
+		}
+	}
 }
 
 // openSegment opens one segment file and zero-fills it to size bytes.
@@ -96,7 +112,11 @@ func fill(f *os.File, size int64, noSync bool) (bool, error) {
 	}
 	if _, err := f.WriteAt(make([]byte, size-fi.Size()), fi.Size()); err != nil {
 		_ = f.Truncate(fi.Size())
-		return false, fmt.Errorf("fill journal %s: %w", f.Name(), err)
+		// Said with the sizes: on a small file system (a 2 MiB tmpfs) a
+		// bare "no space left on device" reads as a full disk where the
+		// ledger alone needs more than there is.
+		return false, fmt.Errorf("fill journal %s to %s (the ledger keeps %d journal segments of %s, %s in all, written ahead of its commits): %w",
+			f.Name(), byteSize(size), journalSegments, byteSize(size), byteSize(journalSegments*size), err)
 	}
 	if !noSync {
 		if err := f.Sync(); err != nil {
@@ -104,6 +124,18 @@ func fill(f *os.File, size int64, noSync bool) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// byteSize says n bytes in the largest binary unit that divides it
+// (segments are sized in whole KiB or MiB).
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // reserve takes the next n bytes of the active segment for one commit.

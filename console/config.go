@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 	"github.com/leasegate/leasegate"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,9 @@ type Config struct {
 	AskCluster leasegate.ClusterAsker
 	// Logger; nil means no logging.
 	Logger hclog.Logger
+	// Clock times the status sent again to open pages while the ledger is
+	// degraded (degradedRefresh); nil means the real clock.
+	Clock clock.Clock
 }
 
 // Validate reports a config the console cannot run with.

@@ -216,9 +216,9 @@ func TestHistoryAndMetrics(t *testing.T) {
 
 // mustEvents opens a logged-in page's event stream on a console over svc
 // and returns its reader (eventReader); the stream ends with the test.
-func mustEvents(t *testing.T, svc *fakeService) func() (name, data string) {
+func mustEvents(t *testing.T, svc *fakeService, edits ...func(*console.Config)) func() (name, data string) {
 	t.Helper()
-	srv, ts := mustConsole(t, svc)
+	srv, ts := mustConsole(t, svc, edits...)
 	c, _ := mustLogin(t, srv, ts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

@@ -53,7 +53,18 @@ func (f *fakeService) Stats(context.Context) (leasegate.Stats, error) {
 		CommittedEvents: 9, JournalHeadroom: 4096, Goroutines: 12}, nil
 }
 
-func (f *fakeService) Status(context.Context) (leasegate.Status, error) { return f.status, nil }
+func (f *fakeService) Status(context.Context) (leasegate.Status, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status, nil
+}
+
+// setStatus changes what Status answers.
+func (f *fakeService) setStatus(edit func(*leasegate.Status)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	edit(&f.status)
+}
 
 func (f *fakeService) Events(ctx context.Context, after uint64, follow bool, fn func(gate.Event) error) error {
 	for {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/leasegate/leasegate"
@@ -24,6 +25,7 @@ type Server struct {
 	auth     *sessions
 	metrics  *metrics
 	mux      *http.ServeMux
+	clock    clock.Clock
 }
 
 // New returns a console for cfg.
@@ -34,8 +36,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.New()
+	}
 	s := &Server{svc: cfg.Service, operator: cfg.Operator, log: cfg.Logger.Named("console"),
-		admin: cfg.AdminToken, hosts: cfg.Hosts, ledger: cfg.Ledger, ask: cfg.AskCluster, auth: newSessions()}
+		admin: cfg.AdminToken, hosts: cfg.Hosts, ledger: cfg.Ledger, ask: cfg.AskCluster, auth: newSessions(), clock: cfg.Clock}
 	s.metrics = newMetrics(cfg.Service, cfg.Registry)
 	s.routes()
 	return s, nil

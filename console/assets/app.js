@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
-  const S = { ledgerChanged: "", owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], seq: 0,
+  const S = { ledgerChanged: "", owners: [], leases: new Map(), contentions: [], blockers: [], ungated: [], gitLock: {}, seq: 0,
     skew: 0, retryNs: 0, idleNs: 0, warning: "", dirty: new Set(), closed: new Set(), opened: new Set(), pending: {} };
   // window.leasegate is for tests and measurements: the last applied
   // sequence number and each ledger event's delay from commit to page.
@@ -46,6 +46,7 @@
     S.owners = st.owners || []; S.contentions = st.contentions || []; S.blockers = st.blockers || [];
     S.ungated = st.ungated || []; S.seq = Math.max(S.seq, st.last_seq || 0);
     S.retryNs = st.retry_after_ns; S.idleNs = st.idle_after_ns; S.warning = st.ledger_warning || "";
+    S.gitLock = st.git_lock_notes || {};
     if (withLeases) {
       S.ledgerChanged = "";
       S.leases = new Map((st.leases || []).map((l) => [l.id, l]));
@@ -121,14 +122,25 @@
     const head = el("tr", null, ...["owner", "liveness and evidence", "leases", "last activity", "registered"].map((h) => el("th", null, h)));
     fill("owners", rows.length ? [el("table", { class: "owners" }, el("thead", null, head), el("tbody", null, ...rows))] : [], "owners-count", rows.length);
   }
+  // gitLockNote says that a held write's process holds git's lock (every
+  // other git in the repository fails meanwhile) and the fastest way out,
+  // as the console worded it; null when it holds none.
+  function gitLockNote(id, lock) {
+    const note = S.gitLock[id];
+    return note ? el("div", { class: "gitlock", "data-git-lock": lock }, badge("gitlock", "git lock"), " ", note) : null;
+  }
   function renderContention() {
-    const rows = S.contentions.map((c) => el("tr", { "data-contention": c.id },
-      el("td", null, el("b", null, c.requester)),
-      el("td", null, ...c.paths.slice(0, 3).map((p) => el("div", null, pathLink(p)))),
-      el("td", null, c.holder.owner.name, " ", badge(c.holder.kind)),
-      el("td", null, "retry in ", until(c.retry_at))));
+    const rows = S.contentions.flatMap((c) => {
+      const row = el("tr", { "data-contention": c.id },
+        el("td", null, el("b", null, c.requester)),
+        el("td", null, ...c.paths.slice(0, 3).map((p) => el("div", null, pathLink(p)))),
+        el("td", null, c.holder.owner.name, " ", badge(c.holder.kind)),
+        el("td", null, "retry in ", until(c.retry_at)));
+      const note = gitLockNote(c.id, c.holds_git_lock);
+      return note ? [row, el("tr", { "data-contention-git-lock": c.id }, el("td", { colspan: 4 }, note))] : [row];
+    });
     const head = el("tr", null, ...["requester", "paths", "held by", "one retry"].map((h) => el("th", null, h)));
-    fill("contention", rows.length ? [el("table", null, el("thead", null, head), el("tbody", null, ...rows))] : [], "contention-count", rows.length);
+    fill("contention", rows.length ? [el("table", null, el("thead", null, head), el("tbody", null, ...rows))] : [], "contention-count", S.contentions.length);
   }
   // Blocker cards are kept by id, so a confirmation in progress survives
   // the state updates that other events bring; a card is drawn again when
@@ -158,6 +170,7 @@
     const h = b.holder, lv = h.liveness || {};
     return el("div", { class: "blocker", "data-blocker-id": b.id },
       el("h3", null, b.requester.name, " blocked on ", pathLink(b.path), " (", b.op, ")"),
+      gitLockNote(b.id, b.holds_git_lock),
       el("dl", null,
         el("dt", null, "held by"), el("dd", null, h.owner.name, " ", badge(h.kind), " lease ", el("code", null, h.lease_id), " token ", h.fencing_token),
         el("dt", null, "holder at the retry"), el("dd", null, badge(lv.status || "unknown"), " ", (lv.evidence || []).join("; ")),
@@ -197,11 +210,16 @@
     $("toast").replaceChildren(el("div", { class: r.ok ? "ok" : "error", "data-result": r.ok ? "ok" : "error" }, line));
   }
   function renderUngated() {
-    const rows = S.ungated.slice().reverse().map((u) => el("tr", null,
+    const rows = S.ungated.slice().reverse().map((u) => el("tr", u.not_recorded ? { class: "not-recorded", "data-not-recorded": "" } : null,
       el("td", null, pathLink(u.path)), el("td", null, u.op), el("td", null, u.reporter || "—"),
-      el("td", null, u.collided_with ? "collided with " + u.collided_with.owner.name : ""), el("td", null, clock(u.at))));
+      el("td", null, u.collided_with ? "collided with " + u.collided_with.owner.name : "", u.not_recorded ? notRecorded() : null),
+      el("td", null, clock(u.at))));
     fill("ungated", rows.length ? [el("table", null, el("tbody", null, ...rows))] : [], "ungated-count", rows.length);
   }
+  // notRecorded marks an ungated write the ledger refused to record: the
+  // coordinator's memory is the only record of it.
+  const notRecorded = () => el("div", { class: "why" }, badge("notrecorded", "not recorded"),
+    " the ledger refused it (degraded: see the warning above); shown until the coordinator stops, then gone");
   // The lease tree is built as one HTML string from a snapshot (10,000
   // leases paint in one parse) and then changed leaf by leaf by the lease
   // events; clicks and toggles are handled once, on the container.

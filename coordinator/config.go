@@ -38,7 +38,8 @@ type Config struct {
 	// Liveness judges owners. Required.
 	Liveness Prober
 	// Workspace is the absolute workspace root, used to run git for commit
-	// releases. Empty disables commit releases.
+	// releases and to see what exists under a new directory's lease.
+	// Empty disables commit releases and the narrowing of such leases.
 	Workspace string
 	// BlockerDir receives a Markdown and a JSON file per blocker report.
 	// Empty keeps reports in the ledger only.

@@ -79,7 +79,7 @@ func (c *Coordinator) mutate(ctx context.Context, req leasegate.MutateRequest) (
 	}
 	now := c.clock.Now()
 	c.activity(req.Owner, now)
-	d, done, err := c.decideAndCommit(o.Owner, paths, req.Files, now)
+	d, done, err := c.decideAndCommit(o.Owner, req, now)
 	if err != nil || d.Granted || d.Reason != gate.ReasonHeldByOther || req.Try {
 		c.mu.Unlock()
 		return c.settle(ctx, d, done, err)
@@ -147,14 +147,18 @@ func (c *Coordinator) inside(p string) error {
 	return nil
 }
 
-// decideAndCommit decides an auto acquire of paths (whose files have the
-// identities files) for o, reclaiming the leases of dead holders first, and
-// commits a grant. Call with c.mu held.
-func (c *Coordinator) decideAndCommit(o gate.Owner, paths []string, files []gate.File, now time.Time) (gate.Decision, <-chan error, error) {
-	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths, Files: files}}
+// decideAndCommit decides an auto acquire of the paths of mr (whose files
+// have the identities of mr.Files, its paths cleaned) for o, reclaiming the
+// leases of dead holders first, and commits a grant. Call with c.mu held.
+func (c *Coordinator) decideAndCommit(o gate.Owner, mr leasegate.MutateRequest, now time.Time) (gate.Decision, <-chan error, error) {
+	paths := mr.Paths
+	req := gate.Request{Op: gate.OpAcquire, Owner: o, Kind: gate.KindAuto, Scope: gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths, Files: mr.Files}}
 	d, pre, err := c.decideReclaiming(req, now)
 	if err != nil || !d.Granted {
 		return d, pre, err
+	}
+	if takesNewDir(mr) {
+		markNewDir(d.Events)
 	}
 	c.fillIDs(d.Events, now)
 	c.noteGatedInCheckout(d, paths, now)
@@ -201,6 +205,16 @@ func (c *Coordinator) decideReclaiming(req gate.Request, now time.Time) (gate.De
 	}
 	if reclaimed {
 		d = gate.Decide(req, c.table, now)
+	}
+	if d.Reason == gate.ReasonHeldByOther {
+		nd, err := c.narrowNewDirs(req, d, now)
+		if err != nil {
+			return d, done, err
+		}
+		if nd != nil {
+			done = both(done, nd)
+			d = gate.Decide(req, c.table, now)
+		}
 	}
 	return d, done, nil
 }

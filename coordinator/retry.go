@@ -30,7 +30,7 @@ func (c *Coordinator) retry(id string) {
 		c.mu.Unlock()
 		return
 	}
-	d, done, err := c.decideAndCommit(o.Owner, con.req.Paths, con.req.Files, now)
+	d, done, err := c.decideAndCommit(o.Owner, con.req, now)
 	if err == nil && !d.Granted && d.Reason == gate.ReasonHeldByOther {
 		var bd <-chan error
 		bd, err = c.openBlocker(con, d, now)

@@ -44,7 +44,9 @@ type MutateRequest struct {
 	Files []gate.File `json:"files,omitempty"`
 	// Try asks for a grant only: when another owner holds a path the
 	// answer is Denied at once, with no contention heartbeat and no retry.
-	// Sidecars use it to take a new directory's whole subtree when they can.
+	// Sidecars use it to take a new directory's whole subtree when they can:
+	// a Try of op "mkdir" of one path "dir/**" is granted as a lease marked
+	// gate.Lease.NewDir, which another owner's new name beneath narrows.
 	Try bool `json:"try,omitempty"`
 	// RetryAfter is the requester's retry window for this mutation, when
 	// the command asking names one (a hook call's --retry-after); zero

@@ -185,7 +185,10 @@ func (s *Sidecar) linksOut(m intercept.Mutation) bool {
 // pattern as gatedPaths makes it) together
 // with everything that will be put under it: nobody can hold a file there
 // unless they leased the name in advance, and then the ordinary per-path
-// protocol runs instead. It reports whether the subtree was granted.
+// protocol runs instead. It reports whether the subtree was granted. The
+// coordinator marks the lease as a new directory's (gate.Lease.NewDir):
+// another owner's write of a new name beneath it narrows it to what
+// exists there, and the event of that empties this sidecar's cache.
 func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
 	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(intercept.OpMkdir), Paths: []string{gate.Subtree(gate.Unescape(dir))}, Try: true})
 	if err != nil || r.Outcome != leasegate.Granted {

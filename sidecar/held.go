@@ -19,7 +19,9 @@ import (
 // The cache is only ever a subset of the truth: it is cleared whenever the
 // event stream reports anything that can end one of the worker's leases
 // (a release, expiry, eviction or reclaim, a stop that opens the stop-idle
-// window, a commit release), so a lease the coordinator has ended is
+// window, a commit release), and when one of its new directories' leases
+// is narrowed for another owner's new name, so a lease the coordinator has
+// ended (or the part of it given up) is
 // forgotten within the event stream's latency (milliseconds). Writes in
 // that window are the trade-off for not paying a round trip per syscall;
 // DESIGN.md discusses it. On a lease table shared with other machines the

@@ -78,13 +78,19 @@ func (m *leased) reset(ls []gate.Lease) {
 	}
 }
 
-// apply follows one event: a grant adds its lease, any end removes it.
+// apply follows one event: a grant adds its lease, any end removes it, a
+// narrowing replaces it with what it keeps.
 func (m *leased) apply(e gate.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
 	case e.Type == gate.EventGranted:
 		if e.Lease != nil {
+			m.addLocked(*e.Lease)
+		}
+	case e.Type == gate.EventNarrowed:
+		if e.Lease != nil {
+			m.removeLocked(e.LeaseID)
 			m.addLocked(*e.Lease)
 		}
 	case e.Type.EndsLease():

@@ -157,11 +157,14 @@ func (s *Sidecar) changesIgnores(e gate.Event) bool {
 	return false
 }
 
-// endsMine reports whether an event can end one of this worker's leases.
+// endsMine reports whether an event can end one of this worker's leases,
+// or take part of one away (a narrowing of its new directory's lease).
 func (s *Sidecar) endsMine(e gate.Event) bool {
 	switch e.Type {
 	case gate.EventOwnerStopped, gate.EventOwnerGone, gate.EventNotice:
 		return e.Actor == s.cfg.Name
+	case gate.EventNarrowed:
+		return e.Lease == nil || e.Lease.HeldBy(s.cfg.Name)
 	}
 	return e.Type.EndsLease() // cheap to refill; ids are not worth tracking
 }

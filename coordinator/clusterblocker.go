@@ -68,6 +68,29 @@ func (c *Coordinator) resolvedElsewhere(e gate.Event) {
 	c.sched.ScheduleRetry(reportKeyPrefix+id, c.clock.Now(), 0, func(time.Time) { c.refreshReport(id) })
 }
 
+// answeredWhileAway answers the wait of a blocker resolved while no held
+// write waited for it here: on a shared ledger, an operator resolved it on
+// another coordinator while this one, its requester's, was down, and the
+// replayed ledger shows it resolved, so it was not held again
+// (adoptOpenBlockers). The requester's sidecar, waiting on it since,
+// hears the operator's answer as it would have heard it here; before, it
+// found no held write and asked for the write again from the start, and
+// a deny or an abort was lost. A retry whose lease the requester no longer
+// holds (reclaimed meanwhile) is not answered: the write is asked again,
+// as a retry is decided again. Call with c.mu held.
+func (c *Coordinator) answeredWhileAway(id string) (leasegate.Result, bool) {
+	rep, ok := c.book.Get(id)
+	if !ok || rep.Resolution == nil {
+		return leasegate.Result{}, false
+	}
+	res := blocker.Resolved{ID: id, Action: rep.Resolution.Action, By: rep.Resolution.By, At: rep.Resolution.At, Note: rep.Resolution.Note}
+	r := c.resolutionResult(rep, res)
+	if r.Outcome == leasegate.Granted && len(r.Leases) == 0 {
+		return leasegate.Result{}, false
+	}
+	return r, true
+}
+
 // reportKeyPrefix names the scheduler's entries that rewrite a blocker's
 // report file once its resolution came from another coordinator: the
 // rewrite takes c.mu, which the caller holds.
@@ -111,5 +134,5 @@ func resolvedAwayMessage(a blocker.Action, r leasegate.Result, rep blocker.Repor
 	if what == "" {
 		what = string(a) + " recorded"
 	}
-	return fmt.Sprintf("%s; %s's held write waits on the coordinator of %s, which answers it", what, rep.Requester.Name, rep.Requester.Host)
+	return fmt.Sprintf("%s; %s's held write waits on the coordinator of %s, which answers it (once it is back, if it is down)", what, rep.Requester.Name, rep.Requester.Host)
 }

@@ -172,10 +172,15 @@ func (c *Coordinator) WaitContention(ctx context.Context, id string) (leasegate.
 func (c *Coordinator) WaitBlocker(ctx context.Context, id string) (leasegate.Result, error) {
 	c.mu.Lock()
 	h := c.held[id]
-	c.mu.Unlock()
 	if h == nil {
+		r, ok := c.answeredWhileAway(id)
+		c.mu.Unlock()
+		if ok {
+			return r, nil
+		}
 		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no held mutation for blocker " + id}
 	}
+	c.mu.Unlock()
 	select {
 	case <-h.done:
 	case <-ctx.Done():

@@ -107,3 +107,54 @@ echo bob again > mine.txt; echo bob > build/gone; sleep 600`, trigger))
 		t.Errorf("holders after bob's writes = %v, want build/gone held by nobody (ungated) and mine.txt by bob (asked again)\nbob: %s", h, bob.out)
 	}
 }
+
+// TestClusterResolveWhileRequestersCoordinatorIsDown: bob's write on
+// machine-b is blocked by alice's file on machine-a, and machine-b's
+// coordinator is killed. An operator resolves the blocker on machine-a
+// meanwhile; once machine-b's coordinator is back, bob's held write is
+// answered as the operator said (it found no held write there and asked
+// again from the start: a deny or an abort was lost, and bob blocked
+// again).
+func TestClusterResolveWhileRequestersCoordinatorIsDown(t *testing.T) {
+	for _, tc := range []struct {
+		action   string
+		wantCode int
+		wantFile string
+	}{
+		{action: "--retry", wantCode: 0, wantFile: "bob\n"},
+		{action: "--deny", wantCode: 1, wantFile: "f\n"},
+		{action: "--abort", wantCode: 4, wantFile: "f\n"},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			etcd := startEtcd(t, 1)
+			a := newCheckout(t, map[string]string{"leasegate.json": clusterConfig(etcd, "resolve"), "f.txt": "f\n"})
+			b := cloneCheckout(t, a)
+			a.host, b.host = "machine-a", "machine-b"
+			a.startServer(retryAfter, idleAfter)
+			b.startServer(retryAfter, idleAfter)
+			a.mustLG("acquire", "--as", "alice", "f.txt")
+			eventually(t, 30*time.Second, "machine-b sees alice holding f.txt", func() bool { return b.holders()["f.txt"] == "alice" })
+			bob := b.startEnv([]string{"LEASEGATE_NO_START=1"}, "run", "--as", "bob", "--retry-after", "1s", "--", "sh", "-c", "echo bob > f.txt || exit 1")
+			var id string
+			eventually(t, 30*time.Second, "bob's write blocked on machine-b, its sidecar told", func() bool {
+				if bs := b.openBlockers(); len(bs) == 1 {
+					id = bs[0].ID
+				}
+				return id != "" && strings.Contains(bob.out.String(), "BLOCKED")
+			})
+			b.killServer()
+			if tc.action == "--retry" {
+				a.mustLG("release", "f.txt", "--as", "alice")
+			}
+			out, errs, code := a.lg("resolve", id, tc.action)
+			t.Logf("resolve %s on machine-a while machine-b's coordinator is down: exit %d\n%s%s", tc.action, code, out, errs)
+			b.startServer(retryAfter, idleAfter)
+			if got := bob.wait(t, 60*time.Second); got != tc.wantCode {
+				t.Errorf("bob's worker after resolve %s: exit %d, want %d\n%s", tc.action, got, tc.wantCode, bob.out)
+			}
+			if got := b.read("f.txt"); got != tc.wantFile {
+				t.Errorf("f.txt on machine-b = %q, want %q", got, tc.wantFile)
+			}
+		})
+	}
+}

@@ -29,6 +29,12 @@ import (
 // MCP dropped in 2025-06-18 and no known client sends) are refused the
 // same way: answering one needs the session's protocol version, which the
 // SDK tells only its own transports.
+//
+// The end of the input ends the session once every call read before it
+// is answered (or cancelled by the client): a client that writes its
+// requests and closes its end, as `printf ... | leasegate mcp` does, gets
+// every answer. The SDK cancels the calls still in flight when a read
+// fails, so the transport holds the end back until then.
 type LineTransport struct {
 	// Reader is where messages come from; it is closed with the session.
 	Reader io.ReadCloser
@@ -85,6 +91,73 @@ type lineConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 	closeErr  error
+	// calls are the calls read and not yet answered.
+	calls pendingCalls
+}
+
+// pendingCalls are the ids of the calls a connection has read and not
+// yet answered.
+type pendingCalls struct {
+	mu  sync.Mutex
+	ids map[jsonrpc.ID]struct{}
+	// answered, once made by answeredAll, is closed when ids empties.
+	answered chan struct{}
+}
+
+func (p *pendingCalls) add(id jsonrpc.ID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ids == nil {
+		p.ids = map[jsonrpc.ID]struct{}{}
+	}
+	p.ids[id] = struct{}{}
+}
+
+func (p *pendingCalls) done(id jsonrpc.ID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.ids, id)
+	if len(p.ids) == 0 && p.answered != nil {
+		close(p.answered)
+		p.answered = nil
+	}
+}
+
+// answeredAll returns a channel that is closed once every call added is
+// done.
+func (p *pendingCalls) answeredAll() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.ids) == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if p.answered == nil {
+		p.answered = make(chan struct{})
+	}
+	return p.answered
+}
+
+// track records a call msg makes, before the SDK sees it (so its answer
+// cannot come first), and forgets one the client cancels: the SDK sends
+// no answer for it.
+func (p *pendingCalls) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case req.ID.IsValid():
+		p.add(req.ID)
+	case req.Method == "notifications/cancelled":
+		var params struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &params) == nil {
+			if id, err := jsonrpc.MakeID(params.RequestID); err == nil && id.IsValid() {
+				p.done(id)
+			}
+		}
+	}
 }
 
 var _ sdk.Connection = (*lineConn)(nil)
@@ -112,6 +185,13 @@ func (c *lineConn) readLoop(br *bufio.Reader, limit int) {
 			}
 			msg, err = decodeLine(trimmed)
 		}
+		if errors.Is(err, io.EOF) {
+			// The calls read so far are answered before the session ends.
+			select {
+			case <-c.calls.answeredAll():
+			case <-c.closed:
+			}
+		}
 		if err != nil {
 			select {
 			case <-c.closed: // Close made the read fail
@@ -120,6 +200,7 @@ func (c *lineConn) readLoop(br *bufio.Reader, limit int) {
 			}
 			return
 		}
+		c.calls.track(msg)
 		select {
 		case c.incoming <- msg:
 		case <-c.closed:
@@ -250,6 +331,9 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	defer c.writeMu.Unlock()
 	c.out = append(append(c.out[:0], data...), '\n')
 	_, err = c.w.Write(c.out)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.calls.done(resp.ID)
+	}
 	return err
 }
 

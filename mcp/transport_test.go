@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -107,7 +108,8 @@ func (nopWriteCloser) Close() error { return nil }
 
 // TestLineTransportDecodes: each well-formed line decodes to what the
 // SDK's own decoder makes of it; blank lines and a CRLF are skipped; the
-// stream's end is io.EOF, also after a last line without a newline.
+// stream's end is io.EOF, also after a last line without a newline, once
+// the calls read are answered.
 func TestLineTransportDecodes(t *testing.T) {
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2]}}}`,
@@ -127,6 +129,17 @@ func TestLineTransportDecodes(t *testing.T) {
 		got, err := c.Read(context.Background())
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("Read of %s = %#v, %v; want %#v", line, got, err, want)
+		}
+	}
+	// The end waits for the calls read (1, "s-1" and 2) to be answered.
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if msg, err := c.Read(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Read at the end, its calls unanswered = %#v, %v; want it to wait", msg, err)
+	}
+	for _, id := range []any{float64(1), "s-1", float64(2)} {
+		if err := c.Write(context.Background(), &jsonrpc.Response{ID: mustID(t, id), Result: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if msg, err := c.Read(context.Background()); !errors.Is(err, io.EOF) {
@@ -226,4 +239,82 @@ func mustID(t *testing.T, v any) jsonrpc.ID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// eofReader closes eof when its reader has reported the end.
+type eofReader struct {
+	io.Reader
+	eof  chan struct{}
+	once sync.Once
+}
+
+func (r *eofReader) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if errors.Is(err, io.EOF) {
+		r.once.Do(func() { close(r.eof) })
+	}
+	return n, err
+}
+
+func (*eofReader) Close() error { return nil }
+
+// syncBuilder is a strings.Builder safe for the SDK's concurrent writes.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) Close() error { return nil }
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLineTransportAnswersBeforeTheEnd: a client that writes its calls
+// and closes its end (`printf ... | leasegate mcp`) gets an answer to
+// every call, those still running when the end was read included, and
+// none for a call it cancelled; then the session ends.
+func TestLineTransportAnswersBeforeTheEnd(t *testing.T) {
+	in := &eofReader{Reader: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hand","version":"0"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"text":"ab"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{"text":"abc"}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block","arguments":{"text":"x"}}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}
+`), eof: make(chan struct{})}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "wait"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "wait"}, func(_ context.Context, _ *sdk.CallToolRequest, in2 echoIn) (*sdk.CallToolResult, echoOut, error) {
+		<-in.eof // still running when the end is read
+		return nil, echoOut{Length: len(in2.Text)}, nil
+	})
+	sdk.AddTool(srv, &sdk.Tool{Name: "block"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ echoIn) (*sdk.CallToolResult, echoOut, error) {
+		<-ctx.Done() // answered only by its cancellation
+		return nil, echoOut{}, ctx.Err()
+	})
+	out := &syncBuilder{}
+	ss, err := srv.Connect(t.Context(), &mcp.LineTransport{Reader: in, Writer: out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = ss.Close()
+		t.Fatalf("the session did not end within 10 s of its input's end; written:\n%s", out)
+	}
+	for _, want := range []string{`"id":2,"result":{"content":[{"type":"text","text":"{\"length\":2}"}]`, `"id":3,"result":{"content":[{"type":"text","text":"{\"length\":3}"}]`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %s in what the server wrote:\n%s", want, out)
+		}
+	}
 }

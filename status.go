@@ -1,6 +1,8 @@
 package leasegate
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate/blocker"
@@ -34,6 +36,61 @@ type Status struct {
 	// may then be judged unknown and writes held until it is raised.
 	// Empty while none has.
 	FilesWarning string `json:"files_warning,omitempty"`
+	// WentBack says that the shared ledger went back while this
+	// coordinator served it (etcd wiped, or restored from an older
+	// snapshot): the leases it lost are gone. Kept while the coordinator
+	// runs; nil when it has not gone back meanwhile.
+	WentBack *WentBack `json:"ledger_went_back,omitempty"`
+}
+
+// WentBack is a shared ledger found ending before what had been read from
+// it, which the coordinator then serves as it is.
+type WentBack struct {
+	At time.Time `json:"at"`
+	// Seen is the last seq read from the ledger before; Ends the seq it
+	// ends at now.
+	Seen uint64 `json:"seen_seq"`
+	Ends uint64 `json:"ends_seq"`
+	// Cause is the ledger's own account of it (etcd's revisions).
+	Cause string `json:"cause"`
+	// Lost are the leases the ledger held before and holds no more, at
+	// most MaxLostShown of them; LostCount is how many there were.
+	Lost      []LostLease `json:"lost_leases"`
+	LostCount int         `json:"lost_count"`
+}
+
+// MaxLostShown is how many lost leases a WentBack lists: enough to name
+// every lease of a few workers, few enough that a wiped ledger of 100,000
+// leases does not make each status as large as its table.
+const MaxLostShown = 100
+
+// LostLease is a lease a shared ledger lost when it went back.
+type LostLease struct {
+	ID    gate.LeaseID `json:"id"`
+	Owner string       `json:"owner"`
+	Kind  gate.Kind    `json:"kind"`
+	Paths []string     `json:"paths"` // ["**"] for a full check-out
+}
+
+// Summary says what happened in one line, for status, doctor and the
+// ledger's history.
+func (w WentBack) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the shared ledger went back at %s: etcd was wiped or restored from an older snapshot (it ends at seq %d, seq %d had been read); ",
+		w.At.UTC().Format(time.RFC3339), w.Ends, w.Seen)
+	if w.LostCount == 0 {
+		b.WriteString("no lease was lost")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d leases it held are gone:", w.LostCount)
+	for _, l := range w.Lost {
+		fmt.Fprintf(&b, " %s's %s (%s);", l.Owner, gate.ShownPaths(l.Paths, " "), l.ID)
+	}
+	if more := w.LostCount - len(w.Lost); more > 0 {
+		fmt.Fprintf(&b, " and %d more;", more)
+	}
+	b.WriteString(" their owners' next writes ask for them again, and may find them taken")
+	return b.String()
 }
 
 // OwnerView is an owner as status shows it.

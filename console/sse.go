@@ -142,15 +142,22 @@ func (s *Server) refreshWhileDegraded(ctx context.Context, sse *stream, tick <-c
 // pageState is a status as the page gets it: Partial marks one whose
 // leases were left out, and GitLockNotes has, for each contention and
 // open blocker whose held write's process holds git's lock, what that
-// means and the fastest way out, worded as status and blockers word it.
+// means and the fastest way out, worded as status and blockers word it;
+// WentBack says that the shared ledger went back.
 type pageState struct {
 	leasegate.Status
 	Partial      bool              `json:"partial,omitempty"`
 	GitLockNotes map[string]string `json:"git_lock_notes,omitempty"`
+	// WentBack is the status's ledger_went_back in one line, as status
+	// and doctor say it.
+	WentBack string `json:"went_back_summary,omitempty"`
 }
 
 func newPageState(st leasegate.Status, partial bool) pageState {
 	ps := pageState{Status: st, Partial: partial}
+	if st.WentBack != nil {
+		ps.WentBack = st.WentBack.Summary()
+	}
 	note := func(id, text string) {
 		if text == "" {
 			return

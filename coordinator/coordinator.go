@@ -66,6 +66,10 @@ type Coordinator struct {
 	// leftDegraded: the ledger's last health event, as replayed at Open,
 	// is ledger.degraded (ledgerhealth.go). Set before Run only.
 	leftDegraded bool
+	// wentBack is what the shared ledger lost when it last went back;
+	// wentBackNudge asks follow to record it (wentback.go).
+	wentBack      *wentBack
+	wentBackNudge chan struct{}
 }
 
 var _ leasegate.Service = (*Coordinator)(nil)
@@ -93,7 +97,7 @@ func Open(ctx context.Context, cfg Config) (*Coordinator, error) {
 		byKey: make(map[string]*contention), unsettled: make(map[string]gate.Event), held: make(map[string]*hold), ended: newRecentEnds(cfg.Folding),
 		gatedIn: newRecentEnds(cfg.Folding),
 		entropy: ulid.Monotonic(rand.Reader, 0), pidNS: CurrentPidNS(), uids: currentUIDMap(), kick: make(chan struct{}, 1),
-		numbers: newNumbering(cfg.Ledger),
+		wentBackNudge: make(chan struct{}, 1), numbers: newNumbering(cfg.Ledger),
 	}
 	if s, ok := cfg.Ledger.(sessionKeeper); ok {
 		gen, _ := s.Session()

@@ -55,7 +55,8 @@ const followRetry = time.Second
 // follow keeps the table current with the other coordinators' commits
 // until ctx ends. A catch-up that fails is tried again after followRetry
 // (the watch that reports changes may be up again before the cluster
-// answers reads); the failure is logged once, and the recovery.
+// answers reads); the failure is logged once, and the recovery. Once
+// caught up it records that the ledger went back, if it did (wentback.go).
 func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
 	changes := s.Changes(ctx)
 	var retry <-chan time.Time
@@ -67,6 +68,7 @@ func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
 				return
 			}
 		case <-retry:
+		case <-c.wentBackNudge:
 		}
 		retry = nil
 		err := c.sync(ctx)
@@ -79,6 +81,9 @@ func (c *Coordinator) follow(ctx context.Context, s sharedLedger) {
 		case err == nil && failing:
 			c.log.Info("caught up with the shared ledger again")
 			failing = false
+		}
+		if err == nil && !c.recordWentBack(ctx) {
+			retry = c.clock.After(followRetry)
 		}
 	}
 }
@@ -190,14 +195,28 @@ func (c *Coordinator) rebuild(ctx context.Context, s sharedLedger, collect func(
 // had read, so the leases and blockers they held are no longer the
 // ledger's, and serving them would keep files from owners every other
 // coordinator, and a restarted one, takes to be free. It cuts every event
-// stream, so that the sidecars drop the leases they cache and ask again.
-// Call with c.mu and the fold's mu held.
+// stream, so that the sidecars drop the leases they cache and ask again,
+// and keeps what was lost for status and the ledger's history
+// (wentback.go). Call with c.mu and the fold's mu held.
 func (c *Coordinator) startOver(ctx context.Context, s sharedLedger, cause error) error {
 	c.log.Warn("the shared ledger went back: serving it as etcd holds it now, leases it lost are gone", "error", cause)
 	c.hub.closeAll()
 	f := c.committed
+	before, seen := f.table, f.table.LastSeq()
 	f.table, f.book = gate.NewTableFor(c.cfg.Folding), blocker.NewBook()
-	return s.Reload(ctx, 0, f.apply)
+	recorded := map[gate.LeaseID]bool{}
+	err := s.Reload(ctx, 0, func(e gate.Event) error {
+		if e.Type == gate.EventLedgerWentBack && e.LeaseID != gate.NoLease {
+			recorded[e.LeaseID] = true // another coordinator found it first
+		}
+		return f.apply(e)
+	})
+	if err != nil {
+		return err
+	}
+	c.noteWentBack(before, f.table, seen, cause, recorded)
+	c.log.Warn("leases the shared ledger lost are gone", "lost", c.wentBack.view.LostCount, "seen-seq", seen, "ends-seq", f.table.LastSeq())
+	return nil
 }
 
 // afterForeign wakes the writes waiting on leases other coordinators
@@ -212,6 +231,7 @@ func (c *Coordinator) afterForeign(evs []gate.Event) {
 		if e.Type == gate.EventBlockerResolved {
 			c.resolvedElsewhere(e)
 		}
+		c.noteForeignWentBack(e)
 	}
 	if len(evs) > 0 {
 		c.published(evs)

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 // the same endpoint while host-a's coordinator serves alice's lease. The
 // coordinator serves again by itself, on the ledger as etcd now holds it
 // (it waited for a ledger that no longer exists, warning of a reload,
-// forever), and alice's next write is granted there afresh.
+// forever), and alice's next write is granted there afresh. Status says
+// the ledger went back, naming alice's lost lease, and the ledger's history
+// of the file records it (ledger.went_back).
 func TestLedgerWipedIsServedAsEtcdHoldsIt(t *testing.T) {
 	cluster := startCluster(t)
 	ctx := context.Background()
@@ -22,9 +25,11 @@ func TestLedgerWipedIsServedAsEtcdHoldsIt(t *testing.T) {
 	if err := a.Register(ctx, leasegate.Registration{Owner: gate.Owner{Name: "alice", Host: "host-a"}}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
+	r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
 	}
+	lost := r.Leases[0].ID
 	if err := cluster.WipeMember(0); err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +47,44 @@ func TestLedgerWipedIsServedAsEtcdHoldsIt(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	st, err := a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wb := st.WentBack; wb == nil || wb.LostCount != 1 || len(wb.Lost) != 1 || wb.Lost[0].ID != lost || wb.Lost[0].Owner != "alice" ||
+		wb.Lost[0].Paths[0] != "a.txt" || !strings.Contains(wb.Summary(), "alice's a.txt") {
+		t.Fatalf("status's ledger_went_back after the wipe = %+v, want alice's lease %s on a.txt lost", wb, lost)
+	}
+	waitWentBackRecorded(t, a, lost, "a.txt")
 	waitOutcome(t, "alice's write after the wipe", func() (leasegate.Result, error) {
 		return a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}, Try: true})
 	}, true)
+}
+
+// waitWentBackRecorded waits up to 30 s for c's history of path to hold
+// one ledger.went_back event naming lease id.
+func waitWentBackRecorded(t *testing.T, c *coordinator.Coordinator, id gate.LeaseID, path string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		evs, err := c.History(context.Background(), gate.NoLease, path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []gate.Event
+		for _, e := range evs {
+			if e.Type == gate.EventLedgerWentBack {
+				got = append(got, e)
+			}
+		}
+		if len(got) == 1 && got[0].LeaseID == id && strings.Contains(got[0].Reason, "went back") {
+			return
+		}
+		if len(got) > 1 || time.Now().After(deadline) {
+			t.Fatalf("ledger.went_back events in the history of %s = %+v; want one naming lease %s", path, got, id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestLedgerRestoredOlderIsServedAsEtcdHoldsIt: etcd is restored from a
@@ -72,9 +112,11 @@ func TestLedgerRestoredOlderIsServedAsEtcdHoldsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}}); err != nil || r.Outcome != leasegate.Granted {
+	r, err := a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}})
+	if err != nil || r.Outcome != leasegate.Granted {
 		t.Fatalf("alice's write on host-a = %+v, %v, want granted", r, err)
 	}
+	alice := r.Leases[0].ID
 	write := func(c *coordinator.Coordinator, owner string) (leasegate.Result, error) {
 		return c.Mutate(ctx, leasegate.MutateRequest{Owner: owner, Op: "write", Paths: []string{"a.txt"}, Try: true})
 	}
@@ -84,6 +126,12 @@ func TestLedgerRestoredOlderIsServedAsEtcdHoldsIt(t *testing.T) {
 	}
 	waitOutcome(t, "bob's write after the restore", func() (leasegate.Result, error) { return write(b, "bob") }, true)
 	waitOutcome(t, "alice's write after the restore", func() (leasegate.Result, error) { return write(a, "alice") }, false)
+	for _, co := range []*coordinator.Coordinator{a, b} {
+		if st, err := co.Status(ctx); err != nil || st.WentBack == nil || st.WentBack.LostCount != 1 || st.WentBack.Lost[0].Owner != "alice" {
+			t.Fatalf("status's ledger_went_back after the restore = %+v, %v; want alice's lease lost", st.WentBack, err)
+		}
+	}
+	waitWentBackRecorded(t, b, alice, "a.txt")
 	c, _ := sharedCoordinator(t, cluster.Endpoints, "host-c", keptTTL)
 	st, err := c.Status(ctx)
 	if err != nil {

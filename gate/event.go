@@ -39,6 +39,7 @@ const (
 	EventNoticeUndelivered  EventType = "notice.undelivered" // the webhook could not take a notice
 	EventLedgerDegraded     EventType = "ledger.degraded"    // Reason: why the journal cannot be copied into the ledger file
 	EventLedgerRecovered    EventType = "ledger.recovered"   // the journal is copied again
+	EventLedgerWentBack     EventType = "ledger.went_back"   // Actor (the coordinator that found it), LeaseID and Path (a lease lost), Reason: what the shared ledger lost
 )
 
 // Event is one entry of the append-only ledger. Seq is assigned by the store

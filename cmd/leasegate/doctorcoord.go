@@ -32,6 +32,11 @@ type coordinatorCheck struct {
 	// connections than api.MaxConns (the ones over it are closed at
 	// once); empty otherwise. It does not fail doctor: writes are gated.
 	Connections string `json:"connections,omitempty"`
+	// WentBack says that the shared ledger went back while the coordinator
+	// served it, and which leases were lost (status's ledger_went_back);
+	// empty otherwise. It does not fail doctor: the ledger is served as
+	// etcd holds it, and there is nothing left to repair.
+	WentBack string `json:"went_back,omitempty"`
 }
 
 // checkCoordinator asks the coordinator running for ws, if any, whether
@@ -55,6 +60,9 @@ func (c *common) checkCoordinator(ctx context.Context, ws *workspace.Workspace) 
 		return coordinatorCheck{Running: true, Error: fmt.Sprintf("its status: %v", err)}
 	}
 	k := coordinatorCheck{Running: true, OK: s.LedgerWarning == "", Warning: s.LedgerWarning}
+	if s.WentBack != nil {
+		k.WentBack = s.WentBack.Summary()
+	}
 	if h, err := cl.Health(ctx); err == nil && h.MaxConns > 0 && h.MaxConns < api.MaxConns {
 		k.Connections = fmt.Sprintf("it holds at most %d connections at once, not %d: its open-files limit is %d; "+
 			"raise it (ulimit -n, or the container's nofile) where the coordinator starts, then `leasegate serve --stop`", h.MaxConns, api.MaxConns, h.FilesLimit)
@@ -76,5 +84,8 @@ func printCoordinatorCheck(k coordinatorCheck) {
 	}
 	if k.Connections != "" {
 		fmt.Printf("coordinator: note: %s\n", k.Connections)
+	}
+	if k.WentBack != "" {
+		fmt.Printf("coordinator: WARNING: %s\n", k.WentBack)
 	}
 }

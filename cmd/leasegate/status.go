@@ -85,6 +85,9 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 	if s.FilesWarning != "" {
 		fmt.Fprintf(w, "WARNING: %s\n", s.FilesWarning)
 	}
+	if s.WentBack != nil {
+		fmt.Fprintf(w, "WARNING: %s\n", s.WentBack.Summary())
+	}
 	fmt.Fprintf(w, "gating rule:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(rule), "\n", "\n  "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "OWNERS (%d)\tLIVENESS\tPID\tLEASES\tLAST ACTIVITY\tRETRY AFTER\tSTOP-IDLE\n", len(s.Owners))

@@ -177,3 +177,23 @@ func TestStatusSaysUngatedNotRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusSaysLedgerWentBack: a shared ledger that went back is a
+// WARNING line naming the leases lost, each by owner, path and id, and
+// how many more there were than status lists.
+func TestStatusSaysLedgerWentBack(t *testing.T) {
+	wb := &leasegate.WentBack{At: statusNow, Seen: 9, Ends: 4, LostCount: 3, Lost: []leasegate.LostLease{
+		{ID: "01A", Owner: "alice", Kind: gate.KindAuto, Paths: []string{"src/a.go", "src/a_test.go"}},
+		{ID: "01B", Owner: "bob", Kind: gate.KindCheckout, Paths: []string{"**"}},
+	}}
+	out := renderStatus(leasegate.Status{Now: statusNow, WentBack: wb}, false)
+	for _, want := range []string{"WARNING: the shared ledger went back at " + statusNow.UTC().Format(time.RFC3339),
+		"it ends at seq 4, seq 9 had been read", "3 leases it held are gone: alice's src/a.go src/a_test.go (01A); bob's ** (01B); and 1 more;"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	if out := renderStatus(leasegate.Status{Now: statusNow}, false); strings.Contains(out, "went back") {
+		t.Errorf("status of a ledger that did not go back says it did:\n%s", out)
+	}
+}

@@ -46,7 +46,7 @@
     S.owners = st.owners || []; S.contentions = st.contentions || []; S.blockers = st.blockers || [];
     S.ungated = st.ungated || []; S.seq = Math.max(S.seq, st.last_seq || 0);
     S.retryNs = st.retry_after_ns; S.idleNs = st.idle_after_ns; S.warning = st.ledger_warning || "";
-    S.gitLock = st.git_lock_notes || {};
+    S.gitLock = st.git_lock_notes || {}; S.wentBack = st.went_back_summary || "";
     if (withLeases) {
       S.ledgerChanged = "";
       S.leases = new Map((st.leases || []).map((l) => [l.id, l]));
@@ -102,6 +102,7 @@
   function renderWarnings() {
     const w = [];
     if (S.warning) w.push(el("div", { class: "ledger-warning" }, "Ledger degraded: " + S.warning));
+    if (S.wentBack) w.push(el("div", { class: "ledger-warning", "data-went-back": "" }, badge("wentback", "leases lost"), " " + S.wentBack));
     if (S.ledgerChanged) w.push(el("div", { class: "ledger-warning", "data-ledger-changed": "" }, "Another ledger: " + S.ledgerChanged));
     if (S.overflow) w.push(el("div", { class: "overflow" }, "Event stream interrupted, the page resynchronises: " + S.overflow));
     $("warnings").replaceChildren(...w);

@@ -131,7 +131,7 @@ func TestKilledCommitLeavesNoLock(t *testing.T) {
 	alice := r.worker("alice", "echo x >> a.txt && git commit -qam alice")
 	eventually(t, 10*time.Second, "alice's git holding index.lock", func() bool { _, err := os.Stat(lock); return err == nil })
 	kill(alice.cmd.Process.Pid)
-	eventually(t, 5*time.Second, "index.lock removed after alice's tree was killed", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
+	eventually(t, 15*time.Second, "index.lock removed after alice's tree was killed", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
 	if err := os.Remove(filepath.Join(r.dir, ".git/hooks/pre-commit")); err != nil {
 		t.Fatal(err)
 	}

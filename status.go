@@ -82,7 +82,11 @@ func (w WentBack) Summary() string {
 		b.WriteString("no lease was lost")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d leases it held are gone:", w.LostCount)
+	if w.LostCount == 1 {
+		b.WriteString("1 lease it held is gone:")
+	} else {
+		fmt.Fprintf(&b, "%d leases it held are gone:", w.LostCount)
+	}
 	for _, l := range w.Lost {
 		fmt.Fprintf(&b, " %s's %s (%s);", l.Owner, gate.ShownPaths(l.Paths, " "), l.ID)
 	}

@@ -37,6 +37,7 @@ type caller struct {
 	busy     bool          // unknown is a want of resources, not a verdict (peer.go)
 	unseen   bool          // the peer is outside the coordinator's pid namespace (unseen.go)
 	nsRoot   string        // with unseen: the workspace, for the command that acts from inside the namespace
+	nsEnter  string        // with unseen: the nsenter command line, up to the workspace, that enters the namespace
 	comm     func() string // the peer's command name, read once per connection
 	hostUID  uint32        // the peer's uid as the parent user namespace knows it (userns.go)
 }
@@ -144,8 +145,8 @@ func (cl caller) admin(what string) error {
 		// resolve commands would be refused with no way out but waiting
 		// for the namespace to end.
 		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf(
-			"%s is an operator's act: %v; an operator acts from inside that namespace: nsenter --target PID --all --wdns=%s leasegate %s ... (PID: the coordinator's, as `leasegate status` names it here)",
-			what, cl.unknown, cl.nsRoot, what)}
+			"%s is an operator's act: %v; an operator acts from inside that namespace: %s --wdns=%s leasegate %s ... (PID: the coordinator's, as `leasegate status` names it here)",
+			what, cl.unknown, cl.nsEnter, cl.nsRoot, what)}
 	case cl.unknown != nil:
 		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: fmt.Sprintf("%s is an operator's act: %v", what, cl.unknown)}
 	}

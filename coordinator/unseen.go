@@ -15,7 +15,7 @@ import (
 // namespace, which are judged by heartbeat; never as an owner whose
 // process the coordinator sees. Call with c.mu held.
 func (c *Coordinator) unseenCaller(p gate.Peer) caller {
-	cl := caller{peer: p, unseen: true, nsRoot: c.cfg.Workspace, unknown: fmt.Errorf(
+	cl := caller{peer: p, unseen: true, nsRoot: c.cfg.Workspace, nsEnter: nsEnterArgs(c.uids != nil), unknown: fmt.Errorf(
 		"the connecting process is outside the coordinator's pid namespace %s (SO_PEERCRED pid 0): it acts only as owners registered from outside it", c.pidNS.ID)}
 	for name, o := range c.owners {
 		if !o.gone && o.unseen != "" {
@@ -24,4 +24,17 @@ func (c *Coordinator) unseenCaller(p gate.Peer) caller {
 	}
 	slices.Sort(cl.owners)
 	return cl
+}
+
+// nsEnterArgs is the nsenter command that enters the coordinator's pid and
+// mount namespaces, from the host, as the coordinator's user. In a user
+// namespace of its own (a rootless container: `unshare -Urp`), the user
+// enters that one and keeps its credentials (nsenter's setgroups is
+// refused there); --all would also enter the cgroup and other namespaces
+// the container shares with the host, which only root may enter.
+func nsEnterArgs(ownUserNS bool) string {
+	if ownUserNS {
+		return "nsenter --target PID --user --pid --mount --preserve-credentials"
+	}
+	return "nsenter --target PID --all"
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -295,5 +296,50 @@ func TestOperatorInUserNamespaceRecordedByHostUID(t *testing.T) {
 	out, _ := r.asNobody(t, nobodyBin, "history", "README.md")
 	if !strings.Contains(out, fmt.Sprintf("uid %d (SO_PEERCRED)", nobody)) {
 		t.Errorf("history after nobody released alice's check-out does not name uid %d:\n%s", nobody, out)
+	}
+}
+
+// TestRootlessContainerOperatorFollowsTheHint: a worker in a rootless
+// container (unshare -Urp) starts the coordinator inside it; an operator's
+// act from the host is refused with the command that does it from inside,
+// and that command, run by the same unprivileged user, works (the hint
+// said nsenter --all, which enters the cgroup namespace too, refused to
+// anyone but root).
+func TestRootlessContainerOperatorFollowsTheHint(t *testing.T) {
+	nobodyBin, _ := nobodyBinary(t)
+	r := nobodysCheckout(t, nobodyBin)
+	r.asNobody(t, nobodyBin, "status") // opens the checkout and writes nobody's git config
+	ctx, cancel := context.WithCancel(t.Context())
+	worker := exec.CommandContext(ctx, "unshare", "-Urp", "--fork", "--mount-proc", "--kill-child",
+		nobodyBin, "run", "--as", "inner", "--", "sh", "-c", "echo x >> README.md; sleep 60")
+	worker.Dir = r.dir
+	worker.Env = append(slices.Clone(r.env), "HOME=/", "GIT_CONFIG_GLOBAL="+filepath.Join(filepath.Dir(nobodyBin), "gitconfig"))
+	worker.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	var wout syncBuffer
+	worker.Stdout, worker.Stderr = &wout, &wout
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = worker.Wait() })
+	var status string
+	eventually(t, 20*time.Second, "inner to lease README.md", func() bool {
+		status, _ = r.asNobody(t, nobodyBin, "status")
+		return regexp.MustCompile(`(?m)^README\.md +inner `).MatchString(status)
+	})
+	m := regexp.MustCompile(`coordinator pid (\d+) \(pid \d+ in its pid namespace\)`).FindStringSubmatch(status)
+	if m == nil {
+		t.Fatalf("status names no coordinator in another pid namespace:\n%s\nworker: %s", status, wout.String())
+	}
+	out, code := r.asNobody(t, nobodyBin, "evict", "README.md", "--reason", "stuck")
+	hint := regexp.MustCompile(`from inside that namespace: (nsenter [^\n]*?) --wdns=`).FindStringSubmatch(out)
+	if code != 3 || hint == nil {
+		t.Fatalf("evict from the host: exit %d, %s; want ADMIN_REQUIRED (exit 3) with the nsenter command", code, out)
+	}
+	under := append(strings.Fields(strings.Replace(hint[1], "PID", m[1], 1)), "--wdns="+r.dir)
+	if out, code := r.asNobodyUnder(t, under, nobodyBin, "evict", "README.md", "--reason", "stuck"); code != 0 {
+		t.Fatalf("evict through %q as nobody, as the refusal says: exit %d, %s", under, code, out)
+	}
+	if status, _ := r.asNobody(t, nobodyBin, "status"); regexp.MustCompile(`(?m)^README\.md +inner `).MatchString(status) {
+		t.Fatalf("README.md still inner's after its eviction through nsenter:\n%s", status)
 	}
 }

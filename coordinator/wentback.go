@@ -111,7 +111,7 @@ func (c *Coordinator) recordWentBack(ctx context.Context) bool {
 		if err == nil {
 			err = durable(ctx, done)
 		}
-		if err == nil && len(evs) > 0 {
+		if err == nil && wb != nil {
 			c.mu.Lock()
 			wb.unrecorded = false // not a later one's, which startOver put in its place meanwhile
 			c.mu.Unlock()

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/console"
 	"github.com/leasegate/leasegate/gate"
 )
@@ -51,5 +53,35 @@ func TestHealthyLedgerIsNotRefreshed(t *testing.T) {
 		if name, data := next(); name != want {
 			t.Fatalf("event %s %.80s after three ticks and one ledger event, want %s", name, data, want)
 		}
+	}
+}
+
+// TestPageStateSaysGitLockAndWentBack: the snapshot carries, worded as
+// status and blockers word them, the git lock note of a waiting write
+// whose process holds git's lock (by its contention's id), and the line
+// saying that the shared ledger went back.
+func TestPageStateSaysGitLockAndWentBack(t *testing.T) {
+	svc := newFake()
+	svc.setStatus(func(st *leasegate.Status) {
+		st.Contentions = []leasegate.ContentionView{{ID: "C1", Requester: "bob", Paths: []string{"src/a.go"},
+			Holder: gate.Lease{Owner: gate.Owner{Name: "alice"}}, HoldsGitLock: ".git/index.lock"},
+			{ID: "C2", Requester: "carol", Paths: []string{"src/a.go"}, Holder: gate.Lease{Owner: gate.Owner{Name: "alice"}}}}
+		st.WentBack = &leasegate.WentBack{At: time.Unix(1e9, 0).UTC(), Seen: 9, Ends: 4, LostCount: 1,
+			Lost: []leasegate.LostLease{{ID: "L9", Owner: "dave", Kind: gate.KindAuto, Paths: []string{"b.go"}}}}
+	})
+	next := mustEvents(t, svc)
+	name, data := next()
+	var ps struct {
+		Notes    map[string]string `json:"git_lock_notes"`
+		WentBack string            `json:"went_back_summary"`
+	}
+	if err := json.Unmarshal([]byte(data), &ps); name != "snapshot" || err != nil {
+		t.Fatalf("first event %s %.80s (%v), want the snapshot", name, data, err)
+	}
+	if want := blocker.GitLockNote(".git/index.lock", "C1", "alice"); len(ps.Notes) != 1 || ps.Notes["C1"] != want {
+		t.Errorf("git_lock_notes = %q, want C1's alone: %q", ps.Notes, want)
+	}
+	if !strings.Contains(ps.WentBack, "1 lease it held is gone: dave's b.go (L9)") {
+		t.Errorf("went_back_summary = %q, want dave's lost lease", ps.WentBack)
 	}
 }

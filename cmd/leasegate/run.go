@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/leasegate/leasegate/hooks"
+	"github.com/leasegate/leasegate/intercept/spawn"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/liveness"
 	"github.com/leasegate/leasegate/sidecar"
@@ -22,6 +23,10 @@ const (
 	exitNotExecutable = 126
 	exitNotFound      = 127
 )
+
+// reasonProcessLimit is the reason code of a worker that could not be
+// started because its user is at its process limit (`ulimit -u`).
+const reasonProcessLimit = "PROCESS_LIMIT"
 
 // findWorker checks, before anything starts, that the worker's command
 // can be run: like a shell, one line and 127 when it is not found, 126
@@ -103,7 +108,15 @@ func cmdRun(ctx context.Context, args []string) error {
 		cfg.Restart = func(ctx context.Context) error { return f.startServer(ctx, ws, cl) }
 	}
 	code, err := sidecar.Run(ctx, cfg)
-	if err != nil {
+	if err = spawn.ProcLimited(err); err != nil {
+		var pl *spawn.ProcLimitError
+		if errors.As(err, &pl) {
+			// A fork refused by the user's process limit, the gate's or
+			// the sidecar's own (its git): a worker that cannot be
+			// started, as a shell says a command that cannot be executed.
+			reportError(err, exitNotExecutable, reasonProcessLimit)
+			return &exitStatus{code: exitNotExecutable}
+		}
 		return err
 	}
 	return &exitStatus{code: code}

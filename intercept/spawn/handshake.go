@@ -26,6 +26,7 @@ const (
 	kindNotFound  = "not-found"
 	kindSetup     = "setup"
 	kindGateError = "gate-error-"
+	kindProcLimit = "proc-limit"
 	ackMessage    = "go"
 )
 
@@ -97,6 +98,8 @@ func (g Gate) helperError(kind, detail, argv0 string) error {
 		return &exec.Error{Name: argv0, Err: exec.ErrNotFound}
 	case kindSetup:
 		return fmt.Errorf("%s helper: %s: %w", g.Name, detail, ErrHandshake)
+	case kindProcLimit:
+		return fmt.Errorf("%s helper: %w", g.Name, procLimitFrom(detail))
 	}
 	if n, err := strconv.Atoi(strings.TrimPrefix(kind, kindGateError)); err == nil && strings.HasPrefix(kind, kindGateError) && n < len(g.Errors) {
 		return fmt.Errorf("%s helper: %s: %w", g.Name, detail, g.Errors[n])

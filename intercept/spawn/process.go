@@ -68,6 +68,9 @@ func start(ctx context.Context, g Gate, c Command) (h *handoff, fd int, err erro
 		return nil, -1, err
 	}
 	c = c.WithDefaults()
+	if err := CheckProcRoom(); err != nil {
+		return nil, -1, err
+	}
 	parent, child, err := socketPair()
 	if err != nil {
 		return nil, -1, err
@@ -77,7 +80,7 @@ func start(ctx context.Context, g Gate, c Command) (h *handoff, fd int, err erro
 	waited, err := startLocked(h.proc.cmd)
 	child.Close()
 	if err != nil {
-		return nil, -1, fmt.Errorf("start %s helper %s: %w", g.Name, c.Self, err)
+		return nil, -1, fmt.Errorf("start %s helper %s: %w", g.Name, c.Self, ProcLimited(err))
 	}
 	go h.proc.reapWorker(waited)
 	if fd, err = h.handshake(ctx, g, c, parent); err != nil {

@@ -3,6 +3,7 @@
 package spawn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -174,7 +175,14 @@ func exitAs(ws unix.WaitStatus) {
 
 // reaperFail reports a failure to start and exits 127, like the helper.
 func reaperFail(g Gate, err error) {
-	sendFailure(childFD, kindSetup, err)
+	var pl *ProcLimitError
+	if errors.As(ProcLimited(err), &pl) {
+		// Sent as what it is, so that the supervisor says the limit.
+		sendFailure(childFD, kindProcLimit, errors.New(procLimitDetail(pl)))
+		err = pl
+	} else {
+		sendFailure(childFD, kindSetup, err)
+	}
 	fmt.Fprintf(os.Stderr, "leasegate: %s reaper: %v\n", g.Name, err)
 	os.Exit(127)
 }

@@ -1,9 +1,11 @@
 package integration_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,4 +104,66 @@ func touch(t *testing.T, path string) {
 func exists(dir, rel string) bool {
 	_, err := os.Stat(filepath.Join(dir, rel))
 	return err == nil
+}
+
+// TestNewDirCrowd: workers running `mkdir -p own/$NAME` at once into a
+// fresh own/ all make their directories and files without waiting: all
+// but one find own being made by another worker (EEXIST once it is
+// there), and the first new name beneath it narrows its creator's lease.
+// Before, every worker but the first halted on a blocker.
+func TestNewDirCrowd(t *testing.T) {
+	const workers = 12
+	r := newRepo(t, map[string]string{"README.md": "x\n"})
+	tmp := t.TempDir()
+	start, end := filepath.Join(tmp, "start"), filepath.Join(tmp, "end")
+	if err := syscall.Mkfifo(start, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := make([]*worker, workers)
+	for i := range ws {
+		name := fmt.Sprintf("w%02d", i)
+		ws[i] = r.worker(name, "touch "+filepath.Join(tmp, name)+" && cat "+start+" && "+
+			"mkdir -p own/"+name+" && echo "+name+" > own/"+name+"/f && touch own/"+name+"/done && "+waitFor(end))
+	}
+	eventually(t, 30*time.Second, "every worker running", func() bool {
+		for i := range ws {
+			if !exists(tmp, fmt.Sprintf("w%02d", i)) {
+				return false
+			}
+		}
+		return true
+	})
+	// Every worker waits in an open of the FIFO start; opening it for writing
+	// wakes them all at once, and closing it lets them go on to mkdir own.
+	f, err := os.OpenFile(start, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // a worker between its touch and its open still gets in
+	f.Close()
+	eventually(t, 30*time.Second, "every worker's own/$NAME/done", func() bool {
+		for i := range ws {
+			if !exists(r.dir, fmt.Sprintf("own/w%02d/done", i)) {
+				return false
+			}
+		}
+		return true
+	})
+	st := r.status()
+	if len(st.Contentions) != 0 || len(r.openBlockers()) != 0 {
+		t.Errorf("contentions %v and open blockers %v, want none", st.Contentions, r.openBlockers())
+	}
+	h := r.holders()
+	for i := range ws {
+		name := fmt.Sprintf("w%02d", i)
+		if h["own/"+name+"/**"] != name && h["own/"+name+"/f"] != name {
+			t.Errorf("own/%s is not %s's: leases %v", name, name, h)
+		}
+	}
+	touch(t, end)
+	for _, w := range ws {
+		if code := w.wait(t, 20*time.Second); code != 0 {
+			t.Errorf("worker exit %d; output:\n%s", code, w.out)
+		}
+	}
 }

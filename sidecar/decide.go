@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -66,8 +67,14 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	if len(paths) == 0 || s.held.covers(paths) {
 		return nil
 	}
-	if m.Op == intercept.OpMkdir && len(paths) == 1 && s.takeSubtree(ctx, paths[0]) {
-		return nil
+	if m.Op == intercept.OpMkdir && len(paths) == 1 {
+		took, holder := s.takeSubtree(ctx, paths[0])
+		if took {
+			return nil
+		}
+		if s.madeByHolder(ctx, m, paths[0], holder) {
+			return syscall.EEXIST
+		}
 	}
 	halted := false
 	var cd *countdown
@@ -188,13 +195,52 @@ func (s *Sidecar) linksOut(m intercept.Mutation) bool {
 // protocol runs instead. It reports whether the subtree was granted. The
 // coordinator marks the lease as a new directory's (gate.Lease.NewDir):
 // another owner's write of a new name beneath it narrows it to what
-// exists there, and the event of that empties this sidecar's cache.
-func (s *Sidecar) takeSubtree(ctx context.Context, dir string) bool {
+// exists there, and the event of that empties this sidecar's cache. When
+// it is refused, holder is the lease in the way, if the answer names one.
+func (s *Sidecar) takeSubtree(ctx context.Context, dir string) (took bool, holder *gate.Lease) {
 	r, err := s.cfg.Client.Mutate(ctx, leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(intercept.OpMkdir), Paths: []string{gate.Subtree(gate.Unescape(dir))}, Try: true})
-	if err != nil || r.Outcome != leasegate.Granted {
-		return false
+	if err != nil {
+		return false, nil
+	}
+	if r.Outcome != leasegate.Granted {
+		return false, r.Holder
 	}
 	s.held.add(s.cfg.Name, r.Leases)
+	return true, nil
+}
+
+// newDirSettle bounds how long a mkdir refused because another worker is
+// creating the same directory waits for that directory to appear. The
+// other worker was granted its mkdir before this one asked, so the kernel
+// makes it within microseconds of its sidecar's answer; a second covers a
+// loaded machine. Past it the mkdir is gated as any write is.
+const newDirSettle = time.Second
+
+// madeByHolder reports whether the directory m makes (dir, as gatedPaths
+// names it) is the one holder's new directory lease was taken for, and
+// exists by now or within newDirSettle: then the kernel's answer to m is
+// EEXIST, as it is for a directory found at once (makesExistingName).
+// Twenty-five workers running `mkdir -p own/$NAME` at once into a fresh
+// own/ all make own; all but the first are refused its subtree while the
+// first one's mkdir is still on its way, and would otherwise wait on own
+// itself, the one name that stays the creator's.
+func (s *Sidecar) madeByHolder(ctx context.Context, m intercept.Mutation, dir string, holder *gate.Lease) bool {
+	if holder == nil || !holder.NewDir || !slices.ContainsFunc(holder.Scope.Paths, func(p string) bool {
+		return p == dir || p == gate.Subtree(gate.Unescape(dir))
+	}) {
+		return false
+	}
+	deadline := s.cfg.Clock.Now().Add(newDirSettle)
+	for !makesExistingName(m) {
+		if !s.cfg.Clock.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.cfg.Clock.After(time.Millisecond):
+		}
+	}
 	return true
 }
 

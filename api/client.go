@@ -267,7 +267,7 @@ func (c *Client) Status(ctx context.Context) (leasegate.Status, error) {
 // caller is, in one request, over the stream when it is open.
 func (c *Client) Check(ctx context.Context, paths []string) (leasegate.CheckView, error) {
 	var v leasegate.CheckView
-	return v, c.post(ctx, "/v1/check", CheckRequest{Paths: paths}, &v)
+	return v, c.post(ctx, "/v1/check", CheckRequest{Paths: wirePaths(paths)}, &v)
 }
 
 // Register records an owner and the windows it names.
@@ -326,6 +326,7 @@ func (c *Client) ReleaseCommitted(ctx context.Context, name string) ([]gate.Leas
 // Mutate gates one mutation (one request; see Gate for the whole protocol).
 func (c *Client) Mutate(ctx context.Context, req leasegate.MutateRequest) (leasegate.Result, error) {
 	var r leasegate.Result
+	req.Paths, req.Files = wirePaths(req.Paths), wireFiles(req.Files)
 	return r, c.post(ctx, "/v1/mutations", req, &r)
 }
 
@@ -390,6 +391,7 @@ func (c *Client) Resolve(ctx context.Context, id string, a blocker.Action, by, n
 // token is the admin token.
 func (c *Client) Lease(ctx context.Context, req leasegate.LeaseRequest) (leasegate.LeaseResult, error) {
 	var r leasegate.LeaseResult
+	req.Scope = wireScope(req.Scope)
 	if req.Admin != "" {
 		return r, c.do(ctx, http.MethodPost, "/v1/leases", req, &r, "X-Leasegate-Admin", req.Admin)
 	}

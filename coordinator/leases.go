@@ -163,10 +163,10 @@ func (c *Coordinator) CoversTree(dir string) bool {
 }
 
 // plainPath is the name p as the pattern naming it alone (gate.Literal),
-// cleaned, in the form the JSON of a mutation carries it (gate.WirePath);
-// false when p is no clean relative path.
+// cleaned: the form a mutation's JSON carries it in, a byte that is not
+// UTF-8 escaped; false when p is no clean relative path.
 func plainPath(p string) (string, bool) {
-	cp, err := gate.CleanPath(gate.Literal(gate.WirePath(p)))
+	cp, err := gate.CleanPath(gate.Literal(p))
 	return cp, err == nil
 }
 

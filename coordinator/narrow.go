@@ -199,7 +199,7 @@ func (c *Coordinator) listAlong(dir, rest string, budget *int) ([]string, bool) 
 		}
 		var down fs.DirEntry
 		for _, e := range entries {
-			full := gate.WirePath(dir + "/" + e.Name())
+			full := dir + "/" + e.Name()
 			switch {
 			case c.cfg.Folding.Equal(e.Name(), next):
 				down = e

@@ -217,7 +217,7 @@ var ErrFellBehind = errors.New("event follower fell behind")
 // the collision is recorded in the ledger as well. The path is a file's
 // name, recorded as the pattern naming it alone (gate.Literal).
 func (c *Coordinator) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
-	cp, err := gate.CleanPath(gate.Literal(gate.WirePath(w.Path)))
+	cp, err := gate.CleanPath(gate.Literal(w.Path))
 	if err != nil {
 		return gate.AsDenied(err)
 	}

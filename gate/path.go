@@ -38,26 +38,16 @@ func CleanPath(p string) (string, error) {
 	return canonical(c), nil
 }
 
-// WirePath is p as the API's and the ledger's JSON carries it: each byte
-// that is not part of a valid UTF-8 character becomes U+FFFD, as
-// encoding/json makes it. A path that reaches the coordinator over the
-// socket arrives so; one seen in process (the watcher's) is taken to the
-// same form, so that it names the same lease.
+// WirePath is the pattern p as the API's and the ledger's JSON can carry
+// it: p itself when it is valid UTF-8, as every pattern Literal makes is;
+// else with each byte that is not part of a valid UTF-8 character spelt
+// `\xhh` (see Literal), which encoding/json would turn into U+FFFD and so
+// give two names one lease.
 func WirePath(p string) string {
 	if utf8.ValidString(p) {
 		return p
 	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		r, size := utf8.DecodeRuneInString(p[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.WriteString(p[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
+	return canonical(p)
 }
 
 // Subtree is the pattern covering the directory dir, a path as the file

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -209,12 +210,17 @@ func appendTokens(ts []token, s string) []token {
 			ts = append(ts, token{kind: '?'})
 			i += n - 1
 		case '\\':
-			if escapedAt(s, i) {
-				i++
-				ts = append(ts, token{kind: 'c', c: rune(s[i])})
-				continue
+			n, c := escapeAt(s, i)
+			switch n {
+			case 2:
+				ts = append(ts, token{kind: 'c', c: rune(c)})
+			case 4:
+				ts = append(ts, token{kind: 'c', c: byteRune(c)})
+			default:
+				ts = append(ts, token{kind: 'c', c: '\\'})
+				n = 1
 			}
-			ts = append(ts, token{kind: 'c', c: '\\'})
+			i += n - 1
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			ts = append(ts, token{kind: 'c', c: r})
@@ -223,6 +229,11 @@ func appendTokens(ts []token, s string) []token {
 	}
 	return ts
 }
+
+// byteRune is the character a byte escape `\xhh` stands for in a match:
+// one beyond Unicode's, so that it is one character, equal only to the
+// same byte.
+func byteRune(c byte) rune { return unicode.MaxRune + 1 + rune(c) }
 
 // charOverlap decides whether two token lists share a match, by dynamic
 // programming over (i, j): reach[i][j] means some string takes a to i and b

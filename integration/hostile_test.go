@@ -35,27 +35,53 @@ func TestHookRefusesPathNoLeaseCanName(t *testing.T) {
 	}
 }
 
-// TestInvalidUTF8NameIsOneLease: a worker's write of a name that is not
-// valid UTF-8 is leased under the name as JSON carries it (each stray
-// byte U+FFFD), and the watcher that sees the raw name finds that lease:
-// the write is not reported as ungated, while a write no worker made is.
-func TestInvalidUTF8NameIsOneLease(t *testing.T) {
+// TestInvalidUTF8NamesAreTwoLeases: two seccomp-gated workers writing
+// names that differ only in a byte that is not valid UTF-8 ("bad\xff.txt"
+// and "bad\xfe.txt") each hold their own lease, spelt with the byte
+// escaped (gate.Literal) through the API, the ledger, status and history;
+// the watcher that sees the raw names finds those leases (neither write is
+// reported as ungated, while a write no worker made is).
+func TestInvalidUTF8NamesAreTwoLeases(t *testing.T) {
 	r := newRepo(t, nil)
 	trigger := filepath.Join(t.TempDir(), "go")
-	w := r.worker("alice", "printf x > \"$(printf 'bad\\377.txt')\"; while [ ! -e "+trigger+" ]; do sleep 0.05; done")
-	eventually(t, 20*time.Second, "alice's lease", func() bool { return r.holders()["bad\ufffd.txt"] == "alice" })
+	hold := "; while [ ! -e " + trigger + " ]; do sleep 0.05; done"
+	ff, fe := gate.Literal("bad\xff.txt"), gate.Literal("bad\xfe.txt")
+	alice := r.worker("alice", "printf a > \"$(printf 'bad\\377.txt')\""+hold)
+	eventually(t, 20*time.Second, "alice's lease", func() bool { return r.holders()[ff] == "alice" })
+	bob := r.start("run", "--as", "bob", "--retry-after", "1s", "--", "sh", "-c", "printf b > \"$(printf 'bad\\376.txt')\""+hold)
+	eventually(t, 20*time.Second, "bob's lease", func() bool {
+		if bs := r.openBlockers(); len(bs) > 0 {
+			t.Fatalf("bob is blocked on %q held by %s: the two names share a lease", bs[0].Path, bs[0].Holder.Owner.Name)
+		}
+		return r.holders()[fe] == "bob"
+	})
 	r.write("plain.txt", "ungated\n")
 	eventually(t, 20*time.Second, "the ungated write of plain.txt", func() bool { _, ok := r.ungatedWrites()["plain.txt"]; return ok })
 	for p := range r.ungatedWrites() {
 		if strings.HasPrefix(p, "bad") {
-			t.Errorf("alice's gated write of %q is reported as ungated", p)
+			t.Errorf("a gated write of %q is reported as ungated", p)
+		}
+	}
+	if out := r.mustLG("status"); !strings.Contains(out, `bad\xff.txt`) || !strings.Contains(out, `bad\xfe.txt`) {
+		t.Errorf("status does not show both names escaped:\n%s", out)
+	}
+	for shown, who := range map[string]string{`bad\xff.txt`: "alice", `bad\xfe.txt`: "bob"} {
+		if out := r.mustLG("history", shown); !strings.Contains(out, "lease.granted") || !strings.Contains(out, who) {
+			t.Errorf("history %s names no grant to %s:\n%s", shown, who, out)
 		}
 	}
 	if err := os.WriteFile(trigger, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := w.wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("alice exited %d:\n%s", code, w.out)
+	for who, w := range map[string]*worker{"alice": alice, "bob": bob} {
+		if code := w.wait(t, 30*time.Second); code != 0 {
+			t.Fatalf("%s exited %d:\n%s", who, code, w.out)
+		}
+	}
+	for name, want := range map[string]string{"bad\xff.txt": "a", "bad\xfe.txt": "b"} {
+		if b, err := os.ReadFile(filepath.Join(r.dir, name)); err != nil || string(b) != want {
+			t.Errorf("%q holds %q, %v; want %q", name, b, err, want)
+		}
 	}
 }
 

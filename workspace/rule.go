@@ -183,8 +183,8 @@ func validRel(rel string) bool {
 	if rel == "." {
 		return true
 	}
-	clean, err := gate.CleanPath(rel)
-	return err == nil && clean == rel
+	clean, err := gate.CleanPath(gate.Literal(rel))
+	return err == nil && gate.Unescape(clean) == rel
 }
 
 // decide applies the rule in its order: state dir, root, operator file,

@@ -59,8 +59,9 @@ func BenchmarkMutateIdentity(b *testing.B) {
 	}
 }
 
-// benchCoordinator runs a coordinator on a NoSync bbolt ledger.
-func benchCoordinator(b *testing.B) (*coordinator.Coordinator, func()) {
+// benchCoordinator runs a coordinator on a NoSync bbolt ledger, its
+// defaults changed by edits.
+func benchCoordinator(b *testing.B, edits ...func(*coordinator.Config)) (*coordinator.Coordinator, func()) {
 	ledger, err := bolt.Open(filepath.Join(b.TempDir(), "ledger.db"), bolt.Config{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
@@ -68,6 +69,9 @@ func benchCoordinator(b *testing.B) (*coordinator.Coordinator, func()) {
 	live, _ := liveness.New(liveness.Config{})
 	cfg := coordinator.DefaultConfig()
 	cfg.Ledger, cfg.Liveness = ledger, live
+	for _, edit := range edits {
+		edit(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := coordinator.Open(ctx, cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 		if !releasable(l) {
 			continue
 		}
-		if head, ok := allClean(l.Scope.Paths, repos, states, gone, c.cfg.Folding); ok {
+		if head, ok := allClean(contentPaths(l), repos, states, gone, c.cfg.Folding); ok {
 			evs = append(evs, gate.Event{Type: gate.EventReleased, At: now, Actor: owner, LeaseID: l.ID, Reason: "committed in " + head})
 			released = append(released, l)
 		}
@@ -100,6 +101,24 @@ func (c *Coordinator) releaseClean(ctx context.Context, owner string, repos map[
 		err = durable(ctx, done)
 	}
 	return released, err
+}
+
+// contentPaths returns the paths of l whose content a commit can hold:
+// those of a narrowed new directory's lease without the directories it
+// keeps on the way to its entries ("own" beside "own/a/**"), which git
+// does not track and which a commit therefore never calls clean. A lease
+// of such directories alone stays leased, as an empty new directory does.
+func contentPaths(l gate.Lease) []string {
+	if !l.NewDir || len(l.Scope.Paths) < 2 {
+		return l.Scope.Paths
+	}
+	var out []string
+	for _, p := range l.Scope.Paths {
+		if gate.IsGlob(p) || !slices.ContainsFunc(l.Scope.Paths, func(q string) bool { return strings.HasPrefix(q, p+"/") }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // releasable reports whether a commit may release l: an auto lease of

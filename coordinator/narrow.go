@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,6 +166,7 @@ func (c *Coordinator) split(scope []string, name string, budget *int) ([]string,
 		if !ok {
 			return nil, false
 		}
+		slices.Sort(kept) // directory order is the file system's: the event reads better sorted
 		out := append(append(append(make([]string, 0, len(scope)+len(kept)), scope[:i]...), kept...), scope[i+1:]...)
 		return out, true
 	}

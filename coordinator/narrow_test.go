@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
@@ -156,4 +157,25 @@ func TestNewDirKeptWhole(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestNewDirNarrowedReleasedOnCommit: a narrowed new directory's lease is
+// released by a commit of the files it keeps, as its whole subtree was;
+// the directories it keeps on the way hold nothing git commits.
+func TestNewDirNarrowedReleasedOnCommit(t *testing.T) {
+	repo := committedRepo(t, "README")
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = repo })
+		e.newDir("alice", "docs")
+		mustFiles(t, repo, "docs/adr/001.md", "docs/index.md")
+		if r := e.mutate("bob", "docs/adr/002.md"); r.Outcome != leasegate.Granted {
+			t.Fatalf("bob's docs/adr/002.md = %s %s, want granted", r.Outcome, r.Message)
+		}
+		runGit(t, repo, "add", "docs")
+		runGitAt(t, repo, epoch.Add(time.Minute), "commit", "-q", "-m", "adr")
+		want := []string{"docs", "docs/adr", "docs/adr/001.md", "docs/index.md"}
+		if got := mustReleaseCommitted(t, e, "alice"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("ReleaseCommitted(alice) released %q, want %q", got, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -157,4 +158,62 @@ func TestWebhookNotices(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestServeListenSaysItsAddress: `serve --listen 127.0.0.1:0` says on
+// stderr, whatever the log level, the address the kernel gave it and where
+// the admin token is (it said nothing: the port could not be known), and
+// the coordinator answers there, to the token only.
+func TestServeListenSaysItsAddress(t *testing.T) {
+	r := bareRepo(t)
+	cmd := r.command(t.Context(), "serve", "--listen", "127.0.0.1:0", "--idle-exit", "0")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() })
+	said := make(chan string, 1)
+	go func() { // ends when the coordinator's stderr closes
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			select {
+			case said <- sc.Text():
+			default:
+			}
+		}
+	}()
+	var addr, tokenFile string
+	select {
+	case line := <-said:
+		if _, err := fmt.Sscanf(line, "leasegate: serving on TCP at %s too: requests there need the admin token in %s as bearer token", &addr, &tokenFile); err != nil {
+			t.Fatalf("serve --listen 127.0.0.1:0 said %q; want the address it serves on and the token's file", line)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve --listen 127.0.0.1:0 said nothing within 15 s")
+	}
+	token, err := os.ReadFile(tokenFile)
+	if want := filepath.Join(r.dir, ".git", "leasegate", "admin.token"); tokenFile != want || err != nil {
+		t.Fatalf("serve names the token file %q (%v); want %s", tokenFile, err, want)
+	}
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{{"", http.StatusUnauthorized}, {"Bearer " + strings.TrimSpace(string(token)), http.StatusOK}} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+addr+"/v1/health", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET /v1/health at the address serve said, %s: %v", addr, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /v1/health at %s with authorization %t = %d, want %d", addr, tc.auth != "", resp.StatusCode, tc.want)
+		}
+	}
 }

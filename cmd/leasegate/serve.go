@@ -239,6 +239,11 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	log.Info("coordinator serving", "workspace", ws.Root, "socket", ws.SocketPath(), "retry-after", cfg.Windows.Retry, "idle-after", cfg.Windows.Idle)
+	if tl != nil {
+		// Said whatever the log level: with port 0 this is the only place
+		// the port is told.
+		fmt.Fprintf(os.Stderr, "leasegate: serving on TCP at %s too: requests there need the admin token in %s as bearer token\n", tl.Addr(), ws.AdminTokenPath())
+	}
 	if h := srv.Info; h.MaxConns < api.MaxConns {
 		log.Warn("the open-files limit leaves room for fewer connections: the ones over it are closed at once; raise it (ulimit -n) for more",
 			"files-limit", h.FilesLimit, "max-conns", h.MaxConns, "max-pidfds", pidfdBudget(h.FilesLimit, watchBudget(f.noWatch)))

@@ -258,26 +258,6 @@ func (r *eofReader) Read(p []byte) (int, error) {
 
 func (*eofReader) Close() error { return nil }
 
-// syncBuilder is a strings.Builder safe for the SDK's concurrent writes.
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuilder) Close() error { return nil }
-
-func (s *syncBuilder) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLineTransportAnswersBeforeTheEnd: a client that writes its calls
 // and closes its end (`printf ... | leasegate mcp`) gets an answer to
 // every call, those still running when the end was read included, and
@@ -299,8 +279,10 @@ func TestLineTransportAnswersBeforeTheEnd(t *testing.T) {
 		<-ctx.Done() // answered only by its cancellation
 		return nil, echoOut{}, ctx.Err()
 	})
-	out := &syncBuilder{}
-	ss, err := srv.Connect(t.Context(), &mcp.LineTransport{Reader: in, Writer: out}, nil)
+	// The connection serializes its writes, and out is read once the
+	// session has ended.
+	var out strings.Builder
+	ss, err := srv.Connect(t.Context(), &mcp.LineTransport{Reader: in, Writer: nopWriteCloser{&out}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,11 +292,12 @@ func TestLineTransportAnswersBeforeTheEnd(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		_ = ss.Close()
-		t.Fatalf("the session did not end within 10 s of its input's end; written:\n%s", out)
+		<-done
+		t.Fatalf("the session did not end within 10 s of its input's end; written:\n%s", out.String())
 	}
 	for _, want := range []string{`"id":2,"result":{"content":[{"type":"text","text":"{\"length\":2}"}]`, `"id":3,"result":{"content":[{"type":"text","text":"{\"length\":3}"}]`} {
 		if !strings.Contains(out.String(), want) {
-			t.Errorf("no %s in what the server wrote:\n%s", want, out)
+			t.Errorf("no %s in what the server wrote:\n%s", want, out.String())
 		}
 	}
 }

@@ -148,6 +148,13 @@ type UngatedWrite struct {
 	NotRecorded bool `json:"not_recorded,omitempty"`
 }
 
+// OpViewUnwatched is the UngatedWrite.Op of a FUSE worker's view whose
+// watch of the directory Path the kernel refused at the user's limit
+// (fs.inotify.max_user_watches; for the root, max_user_instances): nothing
+// goes unseen, the view asks for the names there at each use. Reporter is
+// the worker.
+const OpViewUnwatched = "view-unwatched"
+
 // PidNS is the pid namespace the coordinator runs in, as status shows it.
 type PidNS struct {
 	// ID names it as /proc/self/ns/pid does ("pid:[4026531836]").

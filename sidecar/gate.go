@@ -33,6 +33,7 @@ func (s *Sidecar) startGate(ctx context.Context, cmd spawn.Command) (supervisor,
 		fc.Command, fc.Root, fc.Decider, fc.Logger = cmd, s.cfg.Workspace.Root, s, s.cfg.Logger
 		fc.ReadOnly = s.shownAsIs()
 		fc.EntryTimeout, fc.AttrTimeout = s.cfg.FuseCache, s.cfg.FuseCache
+		fc.Watches, fc.Unwatched = s.viewWatches, s.viewUnwatched
 		sup, err := fuse.Start(ctx, fc)
 		if err != nil {
 			return nil, err

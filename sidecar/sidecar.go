@@ -46,6 +46,9 @@ type Sidecar struct {
 	// leased mirrors every owner's active leases from leasedSeq on.
 	leased    *leased
 	leasedSeq uint64
+	// unwatched is the directory whose watch the FUSE view's kernel
+	// refused at its limit, for reportUnwatched.
+	unwatched chan string
 }
 
 // Run wraps the worker and returns its exit status once it and every
@@ -55,7 +58,8 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 0, fmt.Errorf("run: %w", err)
 	}
 	cfg.setDefaults()
-	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld(cfg.Clock), leased: newLeased()}
+	s := &Sidecar{cfg: cfg, log: cfg.Logger.Named("sidecar"), commits: make(chan struct{}, 1), held: newHeld(cfg.Clock), leased: newLeased(),
+		unwatched: make(chan string, 1)}
 	rule, err := workspace.NewRule(cfg.Workspace, cfg.Logger)
 	if err != nil {
 		return 0, err
@@ -119,7 +123,7 @@ func (s *Sidecar) supervise(ctx context.Context) (int, error) {
 	defer restore()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	loops := []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits, s.watchLeftRunning}
+	loops := []func(context.Context){s.heartbeats, s.notices, s.watchStopped, s.watchCommits, s.watchLeftRunning, s.reportUnwatched}
 	if onTerminal {
 		loops = append(loops, s.followSuspend)
 	}

@@ -169,6 +169,8 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 				with = " — collided with the lease of " + u.Lease.Owner.Name
 			case u.Op == "overflow":
 				with = " — the kernel dropped watch events: a write anywhere in the workspace may have gone unseen"
+			case u.Op == leasegate.OpViewUnwatched:
+				with = " — " + u.Reporter + "'s FUSE view met the user's inotify limit here (fs.inotify.max_user_watches, or max_user_instances for the root; sysctl): names in this directory and others it could not watch are asked for at each use (slower, never stale)"
 			case u.Op == "unwatched":
 				with = " — the watcher met its limit here: writes in this directory and others left unwatched go unseen (" + orDash(h.Log) + " says which limit)"
 			}

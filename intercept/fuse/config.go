@@ -72,6 +72,25 @@ type Config struct {
 	// answer). Default DefaultWatchedTimeout (1 s); zero keeps nothing and
 	// watches nothing.
 	WatchedTimeout time.Duration
+	// Watches reports whether the directory at the absolute host path dir
+	// is worth a watch. Each watch counts against fs.inotify.max_user_watches,
+	// which all of the user's processes share (the coordinator's watcher,
+	// every other FUSE worker, editors); a directory not watched is as
+	// coherent, its names asked for at each use. The caller knows which
+	// directories a worker's tools walk without writing (.git/'s
+	// internals, ignored trees such as node_modules/) and leaves them out.
+	// Asked when the kernel learns of a directory not watched, again
+	// after it forgot one; it must be quick and safe for concurrent use.
+	// Nil means every directory.
+	Watches func(dir string) bool
+	// Unwatched is told, once, the first directory (absolute) whose watch
+	// the kernel refused at the user's limit (fs.inotify.max_user_watches:
+	// ENOSPC), or the root when the view got no inotify instance
+	// (fs.inotify.max_user_instances: EMFILE), with the error: what the
+	// kernel learns there is not kept, which is slower, never stale. It is
+	// also logged at warning level naming the limit. Nil means it is only
+	// logged.
+	Unwatched func(dir string, err error)
 }
 
 // DefaultConfig returns a Config with every default filled in; the caller

@@ -26,6 +26,9 @@ type Node struct {
 	// beneath the view (watcher): what the kernel keeps of its names is
 	// then invalidated when they change.
 	watched atomic.Bool
+	// skipped is set once Config.Watches said this directory is not
+	// worth a watch, so that it is not asked again at each lookup.
+	skipped atomic.Bool
 }
 
 // newRoot is the root Node of a view of dir.
@@ -394,18 +397,27 @@ func (n *Node) expect(name string, event uint32) func(ok bool) {
 
 // watchChild watches ch, this directory's child name, if it is a
 // directory not watched yet (by its name here: a new child has no place
-// in the tree until the request is answered). A directory that cannot be
-// watched (the instance's limit reached, a rename outside meanwhile) is
-// simply not kept.
+// in the tree until the request is answered), unless Config.Watches says
+// it is not worth one. A directory that cannot be watched (the user's
+// limit of watches reached, a rename outside meanwhile) is not kept; the
+// first refused at the limit is said (Config.Unwatched).
 func (n *Node) watchChild(ch *fs.Inode, name string, errno syscall.Errno) {
-	if errno != 0 || n.asker.watcher == nil || !ch.IsDir() {
+	w := n.asker.watcher
+	if errno != 0 || w == nil || !ch.IsDir() {
 		return
 	}
 	child, ok := ch.Operations().(*Node)
-	if !ok || child.watched.Load() {
+	if !ok || child.watched.Load() || child.skipped.Load() {
 		return
 	}
-	_ = n.asker.watcher.watch(child, n.child(name), ch.StableAttr().Ino)
+	path := n.child(name)
+	if !w.worthy(path) {
+		child.skipped.Store(true)
+		return
+	}
+	if err := w.watch(child, path, ch.StableAttr().Ino); err != nil {
+		w.refused(path, err)
+	}
 }
 
 // covered reports whether the attributes of this node are kept coherent

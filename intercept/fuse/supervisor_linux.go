@@ -145,17 +145,35 @@ func (s *Supervisor) serveView() {
 // watchView starts watching the view's root for Config.WatchedTimeout.
 // Without a watch (no inotify instance left to the user, the root not
 // watchable) nothing is kept, which is slower, not less coherent: it is
-// logged, not refused.
+// logged and told to Config.Unwatched, not refused.
 func watchView(root *Node, cfg Config) *watcher {
-	w, err := newWatcher()
-	if err == nil {
-		err = w.watchRoot(root, cfg.Root)
+	unwatched := func(dir string, err error) {
+		if cfg.Unwatched != nil {
+			cfg.Unwatched(dir, err)
+		}
 	}
+	limited := func(dir string, err error) {
+		cfg.Logger.Warn("names and attributes not kept under a directory whose watch the kernel refused, nor under those refused after it: asked for at each use (slower, never stale)",
+			"dir", dir, "error", err, "hint", watchLimit)
+		unwatched(dir, err)
+	}
+	w, err := newWatcher(cfg.Watches, limited)
 	if err != nil {
 		cfg.Logger.Warn("names and attributes not kept: the workspace cannot be watched", "root", cfg.Root, "error", err)
+		unwatched(cfg.Root, err)
+		return nil
+	}
+	if err := w.watchRoot(root, cfg.Root); err != nil {
+		cfg.Logger.Warn("names and attributes of the root not kept: it cannot be watched", "root", cfg.Root, "error", err)
+		w.refused(cfg.Root, err)
 	}
 	return w
 }
+
+// watchLimit names the limits a refused watch meets, and the way out.
+const watchLimit = "each watched directory takes one of fs.inotify.max_user_watches, shared by all of this user's processes " +
+	"(each FUSE worker watches the gated directories it looks up; the coordinator every gated one), and each view an inotify instance " +
+	"(fs.inotify.max_user_instances): raise it with sysctl, e.g. sysctl fs.inotify.max_user_watches=524288"
 
 // closeWatcher closes w, if there is one.
 func closeWatcher(w *watcher) {

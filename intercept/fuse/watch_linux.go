@@ -38,6 +38,12 @@ type watcher struct {
 	// changed what it keeps of the name and its directory itself, and
 	// must not drop what it now keeps.
 	own map[ownChange]int
+
+	// worth is Config.Watches; nil means every directory.
+	worth func(dir string) bool
+	// limited is told of the first watch refused at a limit (refused).
+	limited func(dir string, err error)
+	once    sync.Once
 }
 
 // ownChange is an event this view expects on a name in the directory
@@ -49,7 +55,7 @@ type ownChange struct {
 }
 
 // newWatcher makes an inotify instance.
-func newWatcher() (*watcher, error) {
+func newWatcher(worth func(string) bool, limited func(string, error)) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err == unix.EMFILE {
 		// Both limits answer EMFILE; the per-user one is the likely one
@@ -59,7 +65,22 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}, own: map[ownChange]int{}}, nil
+	return &watcher{file: os.NewFile(uintptr(fd), "inotify"), nodes: map[int32]*Node{}, own: map[ownChange]int{},
+		worth: worth, limited: limited}, nil
+}
+
+// worthy reports whether the directory at path is to be watched
+// (Config.Watches).
+func (w *watcher) worthy(path string) bool { return w.worth == nil || w.worth(path) }
+
+// refused tells w.limited, once, that the watch of the directory at path
+// was refused with err, when err is the kernel's limit of watches
+// (ENOSPC: fs.inotify.max_user_watches). Other errors (the directory
+// renamed or removed meanwhile) are no news.
+func (w *watcher) refused(path string, err error) {
+	if errors.Is(err, unix.ENOSPC) {
+		w.once.Do(func() { w.limited(path, err) })
+	}
 }
 
 // watch starts watching the directory at path, which the view knows as

@@ -19,14 +19,7 @@ import (
 // creator's files stay its own: the other worker's write of one is
 // contention as ever.
 func TestNewDirShared(t *testing.T) {
-	tests := []struct {
-		name       string
-		alice, bob string            // what each makes
-		holders    map[string]string // leases after both, path → holder
-		asked      string            // the path bob's write asked for
-		contested  string            // alice's file bob then writes
-		bobs       string            // bob's file alice then writes
-	}{
+	tests := []newDirCase{
 		{
 			name:  "one directory each in a new one",
 			alice: "mkdir -p own/a && echo a > own/a/f", bob: "mkdir -p own/b && echo b > own/b/g",
@@ -40,53 +33,68 @@ func TestNewDirShared(t *testing.T) {
 			asked:   "docs/adr/002.md", contested: "docs/adr/001.md", bobs: "docs/adr/002.md",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := newRepo(t, map[string]string{"docs/index.md": "index\n"})
-			tmp := t.TempDir()
-			aliceOn, goOn, end := filepath.Join(tmp, "alice"), filepath.Join(tmp, "go"), filepath.Join(tmp, "end")
-			alice := r.worker("alice", tt.alice+" && touch alice.done && "+waitFor(aliceOn)+"echo z >> "+tt.bobs+"; echo wrote=$?; "+waitFor(end))
-			eventually(t, 10*time.Second, "alice's new directory", func() bool { return exists(r.dir, "alice.done") })
-			before := r.read(tt.contested)
-			bob := r.worker("bob", tt.bob+" && touch bob.done && "+waitFor(goOn)+"echo x >> "+tt.contested+"; echo wrote=$?")
-			eventually(t, 10*time.Second, "bob's new name beneath alice's directory", func() bool { return exists(r.dir, "bob.done") })
-			if out := bob.out.String(); strings.Contains(out, "contention") {
-				t.Errorf("bob's %q waited for alice:\n%s", tt.bob, out)
-			}
-			checkNothingWaited(t, r, tt.asked, "bob's "+tt.bob)
-			h := r.holders()
-			for p, want := range tt.holders {
-				if h[p] != want {
-					t.Errorf("holder of %s = %q, want %s (leases %v)", p, h[p], want, h)
-				}
-			}
-			if !hasEvent(r.history(tt.asked), gate.EventNarrowed) {
-				t.Errorf("no lease.narrowed in the history of %s: %v", tt.asked, r.history(tt.asked))
-			}
-
-			// alice's sidecar no longer answers for own/ from memory: her write
-			// of bob's new file is asked, and contended.
-			touch(t, aliceOn)
-			r.mustLG("resolve", waitBlockerFor(t, r, "alice", 20*time.Second), "--deny")
-			eventually(t, 10*time.Second, "alice's refused write", func() bool { return strings.Contains(alice.out.String(), "wrote=") })
-			if out := alice.out.String(); !strings.Contains(out, "contention: "+tt.bobs+" is held by bob") || strings.Contains(out, "wrote=0") {
-				t.Errorf("alice's write of bob's %s: want contention with bob and a failed write; output:\n%s", tt.bobs, out)
-			}
-
-			touch(t, goOn)
-			id := waitBlockerFor(t, r, "bob", 20*time.Second)
-			r.mustLG("resolve", id, "--deny")
-			bob.wait(t, 15*time.Second)
-			if out := bob.out.String(); !strings.Contains(out, "contention: "+tt.contested+" is held by alice") || strings.Contains(out, "wrote=0") {
-				t.Errorf("bob's write of alice's %s: want contention with alice and a failed write; output:\n%s", tt.contested, out)
-			}
-			if got := r.read(tt.contested); got != before {
-				t.Errorf("%s = %q after bob's refused write, want %q", tt.contested, got, before)
-			}
-			touch(t, end)
-			alice.wait(t, 15*time.Second)
-		})
+	for _, g := range gates(t) {
+		for _, tt := range tests {
+			t.Run(g+"/"+tt.name, func(t *testing.T) { newDirShared(t, g, tt) })
+		}
 	}
+}
+
+// newDirCase is one case of TestNewDirShared.
+type newDirCase struct {
+	name       string
+	alice, bob string            // what each makes
+	holders    map[string]string // leases after both, path → holder
+	asked      string            // the path bob's write asked for
+	contested  string            // alice's file bob then writes
+	bobs       string            // bob's file alice then writes
+}
+
+// newDirShared runs tt with both workers under gate g.
+func newDirShared(t *testing.T, g string, tt newDirCase) {
+	r := newGateRepo(t, g, map[string]string{"docs/index.md": "index\n"})
+	tmp := t.TempDir()
+	aliceOn, goOn, end := filepath.Join(tmp, "alice"), filepath.Join(tmp, "go"), filepath.Join(tmp, "end")
+	alice := r.worker("alice", tt.alice+" && touch alice.done && "+waitFor(aliceOn)+"echo z >> "+tt.bobs+"; echo wrote=$?; "+waitFor(end))
+	eventually(t, 10*time.Second, "alice's new directory", func() bool { return exists(r.dir, "alice.done") })
+	before := r.read(tt.contested)
+	bob := r.worker("bob", tt.bob+" && touch bob.done && "+waitFor(goOn)+"echo x >> "+tt.contested+"; echo wrote=$?")
+	eventually(t, 10*time.Second, "bob's new name beneath alice's directory", func() bool { return exists(r.dir, "bob.done") })
+	if out := bob.out.String(); strings.Contains(out, "contention") {
+		t.Errorf("bob's %q waited for alice:\n%s", tt.bob, out)
+	}
+	checkNothingWaited(t, r, tt.asked, "bob's "+tt.bob)
+	h := r.holders()
+	for p, want := range tt.holders {
+		if h[p] != want {
+			t.Errorf("holder of %s = %q, want %s (leases %v)", p, h[p], want, h)
+		}
+	}
+	if !hasEvent(r.history(tt.asked), gate.EventNarrowed) {
+		t.Errorf("no lease.narrowed in the history of %s: %v", tt.asked, r.history(tt.asked))
+	}
+
+	// alice's sidecar no longer answers for own/ from memory: her write
+	// of bob's new file is asked, and contended.
+	touch(t, aliceOn)
+	r.mustLG("resolve", waitBlockerFor(t, r, "alice", 20*time.Second), "--deny")
+	eventually(t, 10*time.Second, "alice's refused write", func() bool { return strings.Contains(alice.out.String(), "wrote=") })
+	if out := alice.out.String(); !strings.Contains(out, "contention: "+tt.bobs+" is held by bob") || strings.Contains(out, "wrote=0") {
+		t.Errorf("alice's write of bob's %s: want contention with bob and a failed write; output:\n%s", tt.bobs, out)
+	}
+
+	touch(t, goOn)
+	id := waitBlockerFor(t, r, "bob", 20*time.Second)
+	r.mustLG("resolve", id, "--deny")
+	bob.wait(t, 15*time.Second)
+	if out := bob.out.String(); !strings.Contains(out, "contention: "+tt.contested+" is held by alice") || strings.Contains(out, "wrote=0") {
+		t.Errorf("bob's write of alice's %s: want contention with alice and a failed write; output:\n%s", tt.contested, out)
+	}
+	if got := r.read(tt.contested); got != before {
+		t.Errorf("%s = %q after bob's refused write, want %q", tt.contested, got, before)
+	}
+	touch(t, end)
+	alice.wait(t, 15*time.Second)
 }
 
 // waitFor is the shell's wait until the file at path exists.

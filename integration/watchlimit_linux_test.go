@@ -133,6 +133,10 @@ func TestFuseViewWatchLimitSaid(t *testing.T) {
 	if out := r.mustLG("status"); !strings.Contains(out, "view-unwatched "+told[0]+" — w's FUSE view met the user's inotify limit here") {
 		t.Errorf("status text does not say w's view left %s unwatched:\n%s", told[0], out)
 	}
+	if out, _, _ := r.lg("doctor"); !strings.Contains(out, "coordinator: note: the user's inotify limit was met by w's FUSE view at "+told[0]) ||
+		!strings.Contains(out, "fs.inotify.max_user_watches = ") {
+		t.Errorf("doctor does not name w's view and the limit:\n%s", out)
+	}
 }
 
 // runFuseLimited starts r's coordinator and runs sh -c script in r as the

@@ -37,6 +37,11 @@ type coordinatorCheck struct {
 	// empty otherwise. It does not fail doctor: the ledger is served as
 	// etcd holds it, and there is nothing left to repair.
 	WentBack string `json:"went_back,omitempty"`
+	// WatchLimit says that its watcher or a FUSE worker's view met the
+	// user's inotify limit (status lists the directory), naming the sysctl
+	// and its value; empty otherwise. It does not fail doctor: writes are
+	// gated, and a view past the limit is slower, never stale.
+	WatchLimit string `json:"watch_limit,omitempty"`
 }
 
 // checkCoordinator asks the coordinator running for ws, if any, whether
@@ -59,7 +64,7 @@ func (c *common) checkCoordinator(ctx context.Context, ws *workspace.Workspace) 
 	if err != nil {
 		return coordinatorCheck{Running: true, Error: fmt.Sprintf("its status: %v", err)}
 	}
-	k := coordinatorCheck{Running: true, OK: s.LedgerWarning == "", Warning: s.LedgerWarning}
+	k := coordinatorCheck{Running: true, OK: s.LedgerWarning == "", Warning: s.LedgerWarning, WatchLimit: watchLimitNote(s)}
 	if s.WentBack != nil {
 		k.WentBack = s.WentBack.Summary()
 	}
@@ -87,5 +92,8 @@ func printCoordinatorCheck(k coordinatorCheck) {
 	}
 	if k.WentBack != "" {
 		fmt.Printf("coordinator: WARNING: %s\n", k.WentBack)
+	}
+	if k.WatchLimit != "" {
+		fmt.Printf("coordinator: note: %s\n", k.WatchLimit)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/leasegate/leasegate/hooks"
@@ -47,6 +48,11 @@ func install(ctx context.Context, name string, args []string) error {
 	}
 	if shared && user {
 		return usagef("%s: --shared is the workspace's shared file; --user the user's own: give one", name)
+	}
+	if trust {
+		if err := codexAtHand(); err != nil {
+			return err
+		}
 	}
 	lines, err := f.install(ctx, name, pos[0], target{user: user, shared: shared, noMCP: noMCP})
 	for _, l := range lines {
@@ -239,6 +245,17 @@ func (f *hookFlags) settingsBase(user bool) (string, error) {
 	return ws.Root, nil
 }
 
+// codexAtHand refuses `install codex --trust` before anything is
+// written when there is no codex program to record the trust through:
+// the hooks would be installed and left untrusted, which Codex skips.
+func codexAtHand() error {
+	codex := envOr(envname.Codex, "codex")
+	if _, err := exec.LookPath(codex); err != nil {
+		return fmt.Errorf("install codex --trust: nothing installed: Codex records trust itself, and %w; install Codex, name it with %s, or install without --trust and trust the hooks in codex", err, envname.Codex)
+	}
+	return nil
+}
+
 // codexTrust says, after `install codex`, whether Codex will run the
 // hooks and what remains if not; with trust it first records the user's
 // trust through Codex, saying what it wrote.
@@ -257,7 +274,7 @@ func (f *hookFlags) codexTrust(ctx context.Context, user, trust bool) error {
 			fmt.Println(l)
 		}
 		if err != nil {
-			return fmt.Errorf("install codex --trust: %w", err)
+			return fmt.Errorf("install codex --trust: the hooks are installed, their trust is not recorded: %w", err)
 		}
 	} else if t, err = hooks.CodexTrustOf(ctx, codex, ws.Root, file); err != nil {
 		fmt.Printf("NOT VERIFIED: could not ask Codex whether it runs these hooks (%v). Codex runs a project's hooks only once the project and each hook are trusted: start `codex` in %s, trust the folder, and trust leasegate's hooks when Codex says hooks need review; then `leasegate doctor`\n", err, ws.Root)

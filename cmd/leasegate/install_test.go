@@ -111,3 +111,23 @@ func TestInstallUsageNamesItsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallCodexTrustWithoutCodexWritesNothing: `install codex --trust`
+// with no codex program to record the trust through is refused before
+// anything is written (it installed the hooks, then failed, leaving them
+// untrusted: Codex skips them).
+func TestInstallCodexTrustWithoutCodexWritesNothing(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", t.TempDir())
+	t.Setenv("LEASEGATE_CODEX", "no-such-codex-program")
+	root := mustGitInit(t)
+	err := install(context.Background(), "install", []string{"--workspace", root, "--shared", "codex", "--trust"})
+	if err == nil || !strings.Contains(err.Error(), "nothing installed") || !strings.Contains(err.Error(), "no-such-codex-program") {
+		t.Errorf("install codex --trust without codex = %v, want it refused naming the program, nothing installed", err)
+	}
+	for _, f := range []string{".codex/hooks.json", ".codex/config.toml", ".codex"} {
+		if _, err := os.Stat(filepath.Join(root, f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("install codex --trust without codex left %s (stat: %v)", f, err)
+		}
+	}
+}

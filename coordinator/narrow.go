@@ -78,8 +78,8 @@ func (c *Coordinator) narrowNewDirs(req gate.Request, d gate.Decision, now time.
 // a lease not taken on a new directory (or a check-out), of an owner
 // another machine's coordinator judges (its directory is in that
 // machine's checkout), a path of req that exists or that no subtree of
-// the lease holds strictly beneath it, or more than MaxNarrowEntries to
-// list.
+// the lease holds strictly beneath it, more than MaxNarrowEntries to
+// list, or a lease left with more than gate.MaxPaths paths.
 func (c *Coordinator) narrowings(req gate.Request, conflicts []gate.Lease, now time.Time) []gate.Event {
 	if req.Kind != gate.KindAuto || c.cfg.Workspace == "" || len(conflicts) == 0 {
 		return nil
@@ -90,8 +90,8 @@ func (c *Coordinator) narrowings(req gate.Request, conflicts []gate.Lease, now t
 			return nil
 		}
 		paths, asked, ok := c.narrowed(l.Scope.Paths, req.Scope)
-		if !ok {
-			return nil
+		if !ok || len(paths) > gate.MaxPaths {
+			return nil // narrowed again and again, a lease would outgrow what one request may name
 		}
 		nl := l
 		nl.Scope = gate.Scope{Type: gate.ScopeTypeOf(paths), Paths: paths}

@@ -179,3 +179,34 @@ func TestNewDirNarrowedReleasedOnCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestNewDirNarrowingsBounded: narrowed level after level, a lease keeps
+// at most gate.MaxPaths paths; the narrowing that would pass that is not
+// made, and the write waits as any contended one.
+func TestNewDirNarrowingsBounded(t *testing.T) {
+	ws := t.TempDir()
+	var files []string
+	for d := range 5 {
+		for f := range 1000 {
+			files = append(files, fmt.Sprintf("own/d%d/f%04d", d, f))
+		}
+	}
+	mustFiles(t, ws, files...)
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t, func(c *coordinator.Config) { c.Workspace = ws })
+		e.newDir("alice", "own")
+		for d := range 5 {
+			want := leasegate.Granted
+			if d == 4 {
+				want = leasegate.Contended
+			}
+			p := fmt.Sprintf("own/d%d/new", d)
+			if r := e.mutate("bob", p); r.Outcome != want {
+				t.Fatalf("bob's %s = %s, want %s", p, r.Outcome, want)
+			}
+		}
+		if n := len(e.held("alice", gate.KindAuto)); n > gate.MaxPaths {
+			t.Errorf("alice's lease holds %d paths, over %d", n, gate.MaxPaths)
+		}
+	})
+}

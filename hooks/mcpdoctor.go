@@ -126,6 +126,7 @@ func mcpAnswers(ctx context.Context, root, command string, args []string) (strin
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), envname.NoStart+"=1")
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
@@ -136,12 +137,16 @@ func mcpAnswers(ctx context.Context, root, command string, args []string) (strin
 	if err != nil {
 		return "", err
 	}
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return "", err
 	}
 	server, err := initialize(in, out)
 	_ = in.Close()
 	waitErr := cmd.Wait()
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "", fmt.Errorf("no answer within %s: it was killed, with what it started", time.Since(start).Round(time.Second))
+	}
 	if err != nil {
 		if why := strings.TrimSpace(stderr.String()); why != "" {
 			err = fmt.Errorf("%w (stderr: %s)", err, why)

@@ -305,11 +305,17 @@ func answers(ctx context.Context, a Agent, h handlerCmd, root string) error {
 	}
 	cmd.Dir = root
 	cmd.Stdin = strings.NewReader(fmt.Sprintf(harmless[a], root))
+	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	start := time.Now()
 	err := cmd.Run()
 	if err == nil {
 		return nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the installed command `%s` does not answer a harmless call within %s: it was killed, with what it started; the agent waits as long for every call, or lets it through. Run `leasegate doctor` again, and `leasegate install %s` if it still does not answer", shown, time.Since(start).Round(time.Second), a)
 	}
 	why := strings.TrimSpace(stderr.String())
 	if why == "" {

@@ -43,6 +43,8 @@ func startCodexApp(ctx context.Context, codex, dir string) (*codexApp, error) {
 	}
 	cmd := exec.CommandContext(ctx, path, "app-server")
 	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd) // codex from npm is node running the native program
 	a := &codexApp{cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = a.stderr
 	if a.in, err = cmd.StdinPipe(); err != nil {

@@ -101,3 +101,31 @@ func mustEnd(t *testing.T, pidFile string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestAskCodexKillsASilentCodexWhole: a codex program whose app server
+// never answers is killed with the processes it started when the ask
+// times out (codex from npm is node running the native program, which
+// was left running).
+func TestAskCodexKillsASilentCodexWhole(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	fake, pidFile := filepath.Join(dir, "codex"), filepath.Join(dir, "child.pid")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nsleep 1000 &\necho $! > "+pidFile+"\nwait\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := hooks.AskCodexTrust(ctx, fake, root, filepath.Join(root, ".codex", "hooks.json"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("AskCodexTrust of a codex that never answers = nil")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("AskCodexTrust of a silent codex did not return within 20 s")
+	}
+	mustEnd(t, pidFile)
+}

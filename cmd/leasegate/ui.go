@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func cmdUI(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.open {
-		openBrowser(ctx, a.LoginURL)
+		openBrowser(ctx, a.LoginURL, os.Stderr)
 	}
 	return srv.Run(ctx, lns[0], listeners(lns[1:])...)
 }
@@ -289,13 +290,23 @@ func closeAll(lns []*uiListener) {
 	}
 }
 
-// openBrowser starts xdg-open on url and says so when it cannot; the URL
-// is printed either way.
-func openBrowser(ctx context.Context, url string) {
+// openBrowser starts xdg-open on url and says on w when it cannot start
+// it or it fails (no browser to hand the URL to: a server, a container);
+// the URL is printed either way. The returned channel is closed once
+// xdg-open has ended and that is said.
+func openBrowser(ctx context.Context, url string, w io.Writer) <-chan struct{} {
+	done := make(chan struct{})
 	cmd := exec.CommandContext(ctx, "xdg-open", url)
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "leasegate: --open: %v; open the URL above yourself\n", err)
-		return
+		fmt.Fprintf(w, "leasegate: --open: %v; open the URL above yourself\n", err)
+		close(done)
+		return done
 	}
-	go func() { _ = cmd.Wait() }() // ends when xdg-open hands over to the browser
+	go func() { // ends when xdg-open hands over to the browser, or with ui
+		defer close(done)
+		if err := cmd.Wait(); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(w, "leasegate: --open: xdg-open found no browser to open the URL (%v); open the URL above yourself\n", err)
+		}
+	}()
+	return done
 }

@@ -83,8 +83,14 @@ echo bob again > mine.txt; echo bob > build/gone; sleep 600`, trigger))
 	if err := etcd.RestoreMember(0, backup); err != nil {
 		t.Fatal(err)
 	}
+	var h map[string]string
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("holders last seen after the restore: %v\nbob: %s", h, bob.out)
+		}
+	})
 	eventually(t, 30*time.Second, "the coordinator serving the restored table", func() bool {
-		h := r.holders()
+		h = r.holders()
 		return h["build/back"] == "alice" && h["build/gone"] == "" && h["mine.txt"] == ""
 	})
 	eventually(t, 30*time.Second, "bob's write of build/back waiting for alice", func() bool {

@@ -59,12 +59,14 @@ func TestClusterEventsFollowOutage(t *testing.T) {
 // of every owner's leases kept the table from before the restore), his
 // write of build/gone passes ungated (the mirror kept alice's lease, gone
 // with the restore, and gated it), and his write of mine.txt asks for it
-// again (his own lease is gone too).
+// again (his own lease is gone too). events --follow says the ledger went
+// back and follows on with the events after it.
 func TestClusterRestoreUnderWorker(t *testing.T) {
 	etcd := startEtcd(t, 1)
 	cfg := fmt.Sprintf(`{"cluster": {"endpoints": [%q], "workspace": "restore", "session_ttl": "15s"}}`, etcd.Endpoints[0])
 	r := newCheckout(t, map[string]string{"leasegate.json": cfg, "mine.txt": "m\n"})
 	r.startServer(retryAfter, idleAfter)
+	ev := r.start("events", "--follow", "--text")
 	r.mustLG("acquire", "--as", "alice", "build/back")
 	backup, err := etcd.BackupMember(0)
 	if err != nil {
@@ -86,7 +88,7 @@ echo bob again > mine.txt; echo bob > build/gone; sleep 600`, trigger))
 	var h map[string]string
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("holders last seen after the restore: %v\nbob: %s", h, bob.out)
+			t.Logf("holders last seen after the restore: %v\nbob: %s\nevents --follow: %s", h, bob.out, ev.out)
 		}
 	})
 	eventually(t, 30*time.Second, "the coordinator serving the restored table", func() bool {
@@ -108,6 +110,11 @@ echo bob again > mine.txt; echo bob > build/gone; sleep 600`, trigger))
 	eventually(t, 30*time.Second, "bob's write of build/gone", func() bool {
 		b, _ := os.ReadFile(filepath.Join(r.dir, "build/gone"))
 		return string(b) == "bob\n"
+	})
+	eventually(t, 30*time.Second, "events --follow saying the ledger went back, then alice's release after it", func() bool {
+		out := ev.out.String()
+		i := strings.Index(out, "went back")
+		return i >= 0 && strings.Contains(out[i:], "lease.released") && strings.Contains(out[i:], "build/back")
 	})
 	if h := r.holders(); h["build/gone"] != "" || h["mine.txt"] != "bob" {
 		t.Errorf("holders after bob's writes = %v, want build/gone held by nobody (ungated) and mine.txt by bob (asked again)\nbob: %s", h, bob.out)

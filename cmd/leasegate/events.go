@@ -64,7 +64,7 @@ func cmdEvents(ctx context.Context, args []string) error {
 // back below it). It ends with ErrUnavailable only when the coordinator
 // does not answer.
 func followEvents(ctx context.Context, cl *api.Client, root string, after uint64, show func(gate.Event) error) error {
-	last, said := after, ""
+	last, said, since := after, "", time.Now()
 	for {
 		var showErr error
 		err := cl.Events(ctx, last, true, func(e gate.Event) error {
@@ -87,8 +87,11 @@ func followEvents(ctx context.Context, cl *api.Client, root string, after uint64
 		if serr != nil {
 			return followGone(root, last, cmp.Or(err, serr))
 		}
-		why := streamCut(root, st, last)
-		last = min(last, st.LastSeq)
+		why, from := streamCut(root, st, last, since)
+		last = from
+		if wb := st.WentBack; wb != nil && wb.At.After(since) {
+			since = wb.At // followed on from where it ended: said once
+		}
 		if why != said {
 			fmt.Fprintf(os.Stderr, "events: %s; following again after seq %d\n", why, last)
 			said = why
@@ -110,15 +113,20 @@ const statusWait = 10 * time.Second
 const followAgainEvery = time.Second
 
 // streamCut says why a coordinator that answers with st cut the stream of
-// a follower that had seen seq last.
-func streamCut(root string, st leasegate.Status, last uint64) string {
-	switch {
+// a follower that had seen seq last and follows since, and returns the seq
+// to follow on from: last, or where the shared ledger ends now when it went
+// back since, for the events after that are not the ones seen, though
+// their seqs may have climbed past last again.
+func streamCut(root string, st leasegate.Status, last uint64, since time.Time) (string, uint64) {
+	switch wb := st.WentBack; {
+	case wb != nil && wb.At.After(since) && wb.Ends < last:
+		return wb.Summary(), min(wb.Ends, st.LastSeq)
 	case st.LastSeq < last:
-		return fmt.Sprintf("the shared ledger went back from seq %d to seq %d (etcd wiped, or restored from an older snapshot): the events after it are no longer the ledger's", last, st.LastSeq)
+		return fmt.Sprintf("the shared ledger went back from seq %d to seq %d (etcd wiped, or restored from an older snapshot): the events after it are no longer the ledger's", last, st.LastSeq), st.LastSeq
 	case st.LedgerWarning != "":
-		return fmt.Sprintf("the coordinator of %s answers but cut the stream: %s", root, st.LedgerWarning)
+		return fmt.Sprintf("the coordinator of %s answers but cut the stream: %s", root, st.LedgerWarning), last
 	}
-	return fmt.Sprintf("the coordinator of %s answers but cut the stream (its table was reloaded, or this follower fell behind)", root)
+	return fmt.Sprintf("the coordinator of %s answers but cut the stream (its table was reloaded, or this follower fell behind)", root), last
 }
 
 // followGone is the error of a followed stream whose coordinator does not

@@ -70,7 +70,14 @@ func (l *Ledger) commit(batch []*request) []*request {
 		return batch[1:]
 	}
 	last := first + uint64(len(out)) - 1
+	l.committing.Store(last)
 	rev, err := l.put(first, last, val)
+	l.committing.Store(0)
+	if err != nil && l.seenHead.Load() > l.last.Load() {
+		// A head the watch reported while this commit was in flight, taken
+		// for this commit's own, was another writer's.
+		notify(l.recheck)
+	}
 	if err == nil {
 		numberGrants(out, rev)
 		l.observe(len(out))

@@ -80,7 +80,7 @@ func (l *Ledger) ahead(evs []*clientv3.Event) bool {
 			seq = math.MaxUint64
 		}
 		l.sawHead(seq)
-		if seq > l.last.Load() {
+		if seq > l.ownHead() {
 			moved = true
 		}
 	}
@@ -104,8 +104,16 @@ func (l *Ledger) sawHead(seq uint64) {
 // flight asks it before it throws them away to catch up: when it is
 // false, every head change the watch reported was its own.
 func (l *Ledger) Behind() bool {
-	return l.restarts.Load() != l.caughtRestarts.Load() || l.seenHead.Load() > l.last.Load()
+	return l.restarts.Load() != l.caughtRestarts.Load() || l.seenHead.Load() > l.ownHead()
 }
+
+// ownHead is the highest seq this ledger has read or written, or is
+// writing now: the watch may report the head of a commit before the
+// commit's answer arrives (after etcd restarted, every time), and that
+// head is this ledger's own. Before, each such commit made its writer
+// rebuild its table from the ledger, and publish the commit's events
+// twice: once read back as another writer's, once as its own.
+func (l *Ledger) ownHead() uint64 { return max(l.last.Load(), l.committing.Load()) }
 
 func notify(ch chan<- struct{}) {
 	select {

@@ -29,6 +29,9 @@ type Ledger struct {
 	// counts the watch's starts, and caughtRestarts is restarts as it was
 	// when the last CatchUp or Reload began (Behind).
 	seenHead, restarts, caughtRestarts atomic.Uint64
+	// committing is the last seq of the commit in flight, 0 between
+	// commits (ownHead).
+	committing atomic.Uint64
 	// highRev is the highest etcd revision a read or commit answered;
 	// recheck asks the head watch for a catch-up (wentback.go).
 	highRev atomic.Int64

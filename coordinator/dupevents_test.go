@@ -9,12 +9,12 @@ import (
 	"github.com/leasegate/leasegate/gate"
 )
 
-// TestEventsOnceAfterEtcdRestart: after its etcd member restarted, a
-// coordinator on a shared ledger publishes each of its commits once. The
-// watch then reports a commit's head before the commit's answer arrives;
-// taken for another writer's, it made the coordinator rebuild its table
-// for every commit and publish the commit's events twice (every sidecar's
-// notice and every `events --follow` line came twice).
+// TestEventsOnceAfterEtcdRestart: a coordinator on a shared ledger
+// publishes each of its commits once. The watch often reports a commit's
+// head before the commit's answer arrives, and after its etcd member
+// restarted, every time; taken for another writer's, it made the
+// coordinator rebuild its table for each such commit and publish the
+// commit's events twice (a sidecar's notice, an `events --follow` line).
 func TestEventsOnceAfterEtcdRestart(t *testing.T) {
 	cluster := startCluster(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -108,7 +108,7 @@ func (l *Ledger) Behind() bool {
 }
 
 // ownHead is the highest seq this ledger has read or written, or is
-// writing now: the watch may report the head of a commit before the
+// writing now: the watch often reports the head of a commit before the
 // commit's answer arrives (after etcd restarted, every time), and that
 // head is this ledger's own. Before, each such commit made its writer
 // rebuild its table from the ledger, and publish the commit's events

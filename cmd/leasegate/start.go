@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/intercept/spawn"
 	"github.com/leasegate/leasegate/internal/envname"
 	"github.com/leasegate/leasegate/workspace"
 )
@@ -56,7 +57,7 @@ func (c *common) startServer(ctx context.Context, ws *workspace.Workspace, cl *a
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
-		return fmt.Errorf("start coordinator: %w", err)
+		return fmt.Errorf("start coordinator: %w", spawn.ProcLimited(err))
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }() // ends with the coordinator; reaps it

@@ -96,8 +96,10 @@ func followEvents(ctx context.Context, cl *api.Client, root string, after uint64
 			fmt.Fprintf(os.Stderr, "events: %s; following again after seq %d\n", why, last)
 			said = why
 		}
-		if !pause(ctx, followAgainEvery) {
+		select {
+		case <-ctx.Done():
 			return nil
+		case <-time.After(followAgainEvery):
 		}
 	}
 }
@@ -137,16 +139,4 @@ func followGone(root string, last uint64, err error) error {
 		return fmt.Errorf("events: %w: the coordinator of %s went away (%s)", err, root, resume)
 	}
 	return fmt.Errorf("events: %w: the coordinator of %s went away: %v (%s)", api.ErrUnavailable, root, err, resume)
-}
-
-// pause waits d or until ctx ends; it reports whether d elapsed.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

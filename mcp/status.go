@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/leasegate/leasegate"
 )
 
 // StatusInput is the (empty) input of leases_status.
@@ -41,6 +43,27 @@ type StatusOutput struct {
 	Blockers      []Blocker    `json:"blockers"`
 	Ungated       []Ungated    `json:"ungated"`
 	LedgerWarning string       `json:"ledger_warning,omitempty"`
+	WentBack      *WentBack    `json:"ledger_went_back,omitempty" jsonschema:"the shared ledger went back while the coordinator served it (etcd wiped or restored from an older snapshot): the leases it lost are gone"`
+}
+
+// WentBack is the shared ledger found ending before what had been read
+// from it, as status --json gives it (ledger_went_back).
+type WentBack struct {
+	At        string      `json:"at"`
+	SeenSeq   uint64      `json:"seen_seq" jsonschema:"the last seq read from the ledger before it went back"`
+	EndsSeq   uint64      `json:"ends_seq" jsonschema:"the seq the ledger ends at now"`
+	Cause     string      `json:"cause"`
+	Lost      []LostLease `json:"lost_leases" jsonschema:"the leases the ledger held before and holds no more, at most 100 of them"`
+	LostCount int         `json:"lost_count"`
+	Summary   string      `json:"summary" jsonschema:"what happened, in one line"`
+}
+
+// LostLease is a lease the shared ledger lost when it went back.
+type LostLease struct {
+	ID    string   `json:"id"`
+	Owner string   `json:"owner"`
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`
 }
 
 func (s *Server) addStatus() {
@@ -86,6 +109,7 @@ func (s *Server) status(ctx context.Context, _ *sdk.CallToolRequest, _ StatusInp
 		}
 		out.Ungated = append(out.Ungated, w)
 	}
+	out.WentBack = wentBack(st.WentBack)
 	return textResult(statusText(out)), out, nil
 }
 
@@ -96,6 +120,9 @@ func statusText(out StatusOutput) string {
 	}
 	if out.LedgerWarning != "" {
 		fmt.Fprintf(&b, "ledger degraded: %s\n", out.LedgerWarning)
+	}
+	if out.WentBack != nil {
+		fmt.Fprintf(&b, "WARNING: %s\n", out.WentBack.Summary)
 	}
 	fmt.Fprintf(&b, "owners (%d):\n", len(out.Owners))
 	for _, o := range out.Owners {
@@ -129,6 +156,18 @@ func statusText(out StatusOutput) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+func wentBack(w *leasegate.WentBack) *WentBack {
+	if w == nil {
+		return nil
+	}
+	out := &WentBack{At: stamp(w.At), SeenSeq: w.Seen, EndsSeq: w.Ends, Cause: w.Cause, Lost: []LostLease{},
+		LostCount: w.LostCount, Summary: w.Summary()}
+	for _, l := range w.Lost {
+		out.Lost = append(out.Lost, LostLease{ID: string(l.ID), Owner: l.Owner, Kind: string(l.Kind), Paths: l.Paths})
+	}
+	return out
 }
 
 func scopeText(h Holding) string {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -150,12 +151,33 @@ func (c protocol) awaitBlocker(ctx context.Context, r leasegate.Result) (leasega
 			c.withdrawGone(ctx, con.ID) // the blocker closes: no one is halted on it
 			return r, ctx.Err()
 		}
+		if errors.Is(err, gate.ErrNotFound) {
+			return r, &HoldGoneError{Blocker: id, Err: err}
+		}
 		if err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
+
+// HoldGoneError is Gate's error when the coordinator holds no more the
+// write a blocker halted: it started again since, and the blocker was
+// resolved meanwhile with the lease its retry granted gone, or its ledger
+// lost the blocker. The write waits nowhere; its caller may ask for it
+// again, through Gate, as a new write. Err is the coordinator's answer
+// (LEASE_NOT_FOUND), so errors.Is(err, gate.ErrNotFound) holds: it is not
+// the owner that the coordinator lost.
+type HoldGoneError struct {
+	Blocker string
+	Err     error
+}
+
+func (e *HoldGoneError) Error() string {
+	return fmt.Sprintf("the coordinator no longer holds the write halted by blocker %s (%v)", e.Blocker, e.Err)
+}
+
+func (e *HoldGoneError) Unwrap() error { return e.Err }
 
 // retryUnavailable repeats fn while the coordinator is unavailable, with
 // backoff up to 5 s, until ctx ends.

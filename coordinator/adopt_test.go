@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -87,6 +88,33 @@ func TestContentionLeftWaitingWithdrawnAtRestart(t *testing.T) {
 		synctest.Wait()
 		if again := e.events(gate.EventContentionGone); len(again) != 1 {
 			t.Fatalf("a second restart recorded %d withdrawals, want still the one", len(again))
+		}
+	})
+}
+
+// TestRetriedBlockerWithItsLeaseGoneSaidAfterRestart: a blocker an
+// operator retried before a restart, whose granted lease its requester no
+// longer holds, finds no held write after the restart, and the answer
+// says that it was resolved and its lease is gone, not only that nothing
+// is held: the requester's sidecar tells its worker these words.
+func TestRetriedBlockerWithItsLeaseGoneSaidAfterRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startEnv(t)
+		id := blockCarol(t, e)
+		if _, err := e.c.End(e.ctx, "alice", "worker exited"); err != nil {
+			t.Fatalf("End(alice) = %v", err)
+		}
+		if res, err := e.c.Resolve(e.ctx, id, blocker.ActionRetry, "operator", ""); err != nil || res.Outcome != leasegate.Granted {
+			t.Fatalf("Resolve(retry) = %s, %v; want granted", res.Outcome, err)
+		}
+		if _, err := e.c.End(e.ctx, "carol", "worker exited"); err != nil {
+			t.Fatalf("End(carol) = %v", err)
+		}
+		e.reopen()
+		r, err := e.c.WaitBlocker(e.ctx, id)
+		want := "blocker " + id + " was resolved (retry by operator at "
+		if !errors.Is(err, gate.ErrNotFound) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "the lease its retry granted carol holds no more") {
+			t.Fatalf("WaitBlocker after the restart = %s, %v; want LEASE_NOT_FOUND saying %q… and that carol's lease is gone", r.Outcome, err, want)
 		}
 	})
 }

@@ -91,6 +91,20 @@ func (c *Coordinator) answeredWhileAway(id string) (leasegate.Result, bool) {
 	return r, true
 }
 
+// noHoldWhy says why no held write waits on blocker id here, for a
+// WaitBlocker that answered found none: a retry whose lease is gone
+// (answeredWhileAway does not answer it) is said as such, since its
+// requester's sidecar tells its worker. Call with c.mu held.
+func (c *Coordinator) noHoldWhy(id string) string {
+	rep, ok := c.book.Get(id)
+	if !ok || rep.Resolution == nil {
+		return "no held mutation for blocker " + id
+	}
+	res := rep.Resolution
+	return fmt.Sprintf("blocker %s was resolved (%s by %s at %s) while no write waited on it here, and the lease its retry granted %s holds no more",
+		id, res.Action, res.By, res.At.UTC().Format(time.RFC3339), rep.Requester.Name)
+}
+
 // reportKeyPrefix names the scheduler's entries that rewrite a blocker's
 // report file once its resolution came from another coordinator: the
 // rewrite takes c.mu, which the caller holds.

@@ -178,7 +178,7 @@ func (c *Coordinator) WaitBlocker(ctx context.Context, id string) (leasegate.Res
 		if ok {
 			return r, nil
 		}
-		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: "no held mutation for blocker " + id}
+		return leasegate.Result{}, &gate.DeniedError{Reason: gate.ReasonNotFound, Message: c.noHoldWhy(id)}
 	}
 	c.mu.Unlock()
 	select {

@@ -82,7 +82,11 @@ func (s *Sidecar) decide(ctx context.Context, m intercept.Mutation) error {
 	req := leasegate.MutateRequest{Owner: s.cfg.Name, Op: string(m.Op), Paths: paths, Files: s.identities(paths), RetryAfter: s.cfg.Windows.Retry,
 		HoldsGitLock: s.heldGitLock(m.PID)}
 	r, err := api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
-	if errors.Is(err, gate.ErrNotFound) && s.registerAgain(ctx, err) {
+	if gone := (*api.HoldGoneError)(nil); errors.As(err, &gone) {
+		s.notef("%s of %s is asked for again, gated: %v", m.Op, gate.ShownPaths(paths, " "), err)
+		r, err = api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
+	}
+	if ownerLost(err) && s.registerAgain(ctx, err) {
 		r, err = api.Gate(ctx, s.cfg.Client, req, s.observer(req, &halted, &cd))
 	}
 	cd.end()

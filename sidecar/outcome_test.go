@@ -497,6 +497,29 @@ func TestDecideRegistersAgain(t *testing.T) {
 	checkNotices(t, notices.String(), []string{"lost the registration of alice", "registered again"})
 }
 
+// TestDecideAsksAgainForAWriteTheCoordinatorNoLongerHolds: a halted
+// write whose blocker the coordinator holds no more after a restart (it
+// was resolved, and the lease its retry granted is gone) is asked for
+// again and said so, in words of that cause: the coordinator did not lose
+// the owner's registration, and the owner is not registered again.
+func TestDecideAsksAgainForAWriteTheCoordinatorNoLongerHolds(t *testing.T) {
+	svc := servicetest.New()
+	svc.Mutates = []servicetest.Answer{servicetest.Blocked("alice", "src/b.go"), servicetest.Granted("alice", "src/b.go")}
+	gone := "blocker B1 was resolved (retry by operator at 2026-11-28T00:00:00Z) while no write waited on it here, and the lease its retry granted alice holds no more"
+	svc.Blocks = []servicetest.Answer{{Err: &gate.DeniedError{Reason: gate.ReasonNotFound, Message: gone}}}
+	s, notices := fakeSidecar(t, svc)
+	if err := s.Decide(context.Background(), write(s, intercept.OpOpenWrite, "src/b.go")); err != nil {
+		t.Fatalf("Decide(write) after its blocker's hold was gone = %v, want allowed", err)
+	}
+	if len(svc.Joined) != 0 || svc.Count("Mutate") != 2 {
+		t.Errorf("registered %d times, Mutate %d times; want 0 and 2", len(svc.Joined), svc.Count("Mutate"))
+	}
+	checkNotices(t, notices.String(), []string{"open-write of src/b.go is asked for again, gated: the coordinator no longer holds the write halted by blocker B1", gone})
+	if strings.Contains(notices.String(), "registration") {
+		t.Errorf("notices say a registration was lost:\n%s", notices.String())
+	}
+}
+
 // TestGateFollowsConfig: an operator's edit of leasegate.json reaches a
 // running worker's gate at its next beat: a path newly excluded is no
 // longer asked of the coordinator, and the worker is told; a file that

@@ -2,14 +2,25 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // registration is what the sidecar registers: its owner, the windows it
 // names, and that its worker's tree ends with it (the reaper).
 func (s *Sidecar) registration() leasegate.Registration {
 	return leasegate.Registration{Owner: s.owner, Windows: s.cfg.Windows, TreeEnds: true}
+}
+
+// ownerLost reports whether err says that the coordinator does not know
+// the owner: a LEASE_NOT_FOUND that is not about a write it no longer
+// holds (api.HoldGoneError), which is said in its own words.
+func ownerLost(err error) bool {
+	var gone *api.HoldGoneError
+	return errors.Is(err, gate.ErrNotFound) && !errors.As(err, &gone)
 }
 
 // registerAgain registers the owner again after the coordinator answered

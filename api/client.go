@@ -437,8 +437,12 @@ func (c *Client) History(ctx context.Context, id gate.LeaseID, path string, limi
 	return r.Events, c.do(ctx, http.MethodGet, "/v1/history?"+q.Encode(), nil, &r)
 }
 
-// ReportUngated reports a write that no sidecar gated.
+// ReportUngated reports a write that no sidecar gated. w.Path, a file's
+// name, travels as the pattern naming it alone (gate.Literal), which spells
+// a byte that is not UTF-8 `\xhh`: JSON would turn the byte into U+FFFD,
+// and the report would name another file. The server undoes it.
 func (c *Client) ReportUngated(ctx context.Context, w leasegate.UngatedWrite) error {
+	w.Path = gate.Literal(w.Path)
 	return c.do(ctx, http.MethodPost, "/v1/ungated", w, nil)
 }
 

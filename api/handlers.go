@@ -276,6 +276,7 @@ func (s *Server) ungated(q *call) (any, error) {
 	if err := q.decode(&w); err != nil {
 		return nil, err
 	}
+	w.Path = gate.Unescape(w.Path) // the client sends the name as its pattern (Client.ReportUngated)
 	return struct{}{}, s.c.ReportUngated(q.ctx, w)
 }
 

@@ -43,3 +43,35 @@ func TestNamesDifferingInBytesCrossAsTwo(t *testing.T) {
 		})
 	}
 }
+
+// TestUngatedNameCrossesWhole: an ungated write of a name holding a byte
+// that is not valid UTF-8 (or a backslash, or a glob character) crosses
+// the socket whole: status and the history show the name's pattern as a
+// lease of it is spelt (a\xff, not a\ufffd), and a\xff and a\xfe are
+// two writes, the one colliding with a lease of its own name.
+func TestUngatedNameCrossesWhole(t *testing.T) {
+	s := serve(t)
+	ctx := context.Background()
+	if r := s.mutate(t, "alice", gate.Literal("w/a\xff")); r.Outcome != leasegate.Granted {
+		t.Fatalf("Mutate(alice, w/a\\xff) = %s (%s); want granted", r.Outcome, r.Message)
+	}
+	names := []string{"w/a\xff", "w/a\xfe", `w/b\xff`, "w/[c]"}
+	for _, n := range names {
+		if err := s.client.ReportUngated(ctx, leasegate.UngatedWrite{Path: n, Op: "shell", Reporter: "bob"}); err != nil {
+			t.Fatalf("ReportUngated(%q) = %v", n, err)
+		}
+	}
+	st, err := s.client.Status(ctx)
+	if err != nil || len(st.Ungated) != len(names) {
+		t.Fatalf("Status = %d ungated writes, %v; want %d", len(st.Ungated), err, len(names))
+	}
+	for i, n := range names {
+		if u := st.Ungated[i]; u.Path != gate.Literal(n) || (u.Lease != nil) != (i == 0) {
+			t.Errorf("ungated write %d = %q colliding with %v; want %q colliding with alice's lease only for w/a\\xff", i, u.Path, u.Lease, gate.Literal(n))
+		}
+	}
+	evs, err := s.client.History(ctx, "", gate.Literal("w/a\xfe"), 0)
+	if err != nil || len(evs) != 1 || evs[0].Type != gate.EventUngatedWrite || evs[0].Path != gate.Literal("w/a\xfe") {
+		t.Errorf("History(w/a\\xfe) = %+v, %v; want its one write.ungated", evs, err)
+	}
+}

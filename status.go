@@ -88,7 +88,7 @@ func (w WentBack) Summary() string {
 		fmt.Fprintf(&b, "%d leases it held are gone:", w.LostCount)
 	}
 	for _, l := range w.Lost {
-		fmt.Fprintf(&b, " %s's %s (%s);", l.Owner, gate.ShownPaths(l.Paths, " "), l.ID)
+		fmt.Fprintf(&b, " %s's %s (%s);", l.Owner, gate.ShownFewPaths(l.Paths, " "), l.ID)
 	}
 	if more := w.LostCount - len(w.Lost); more > 0 {
 		fmt.Fprintf(&b, " and %d more;", more)

@@ -357,7 +357,7 @@ func failed(err error) <-chan error {
 func (con *contention) contended() leasegate.Result {
 	v := con.view
 	return leasegate.Result{Outcome: leasegate.Contended, Reason: gate.ReasonHeldByOther, Holder: &v.Holder, Contention: &v,
-		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", gate.ShownPaths(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
+		Message: fmt.Sprintf("%s%s is held by %s; one retry at %s", gate.ShownFewPaths(v.Paths, ", "), sameFileNote(v.Holder, v.Paths, con.req.Files),
 			v.Holder.Owner.Where(), v.RetryAt.UTC().Format(time.RFC3339))}
 }
 

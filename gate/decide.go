@@ -309,7 +309,7 @@ func conflictPath(h Lease, s Scope, f Folding) string {
 	case s.Type == ScopeFull && h.Scope.Type == ScopeFull:
 		return "the workspace"
 	case s.Type == ScopeFull:
-		return ShownPaths(h.Scope.Paths, ", ") + " (in the whole workspace asked for)"
+		return ShownFewPaths(h.Scope.Paths, ", ") + " (in the whole workspace asked for)"
 	}
 	for _, p := range s.Paths {
 		if f.Overlaps(h.Scope, p) {
@@ -319,7 +319,7 @@ func conflictPath(h Lease, s Scope, f Folding) string {
 	if hp, p := SameFile(h, s); hp != "" {
 		return fmt.Sprintf("%s (the same file as %s)", ShownPath(p), ShownPath(hp))
 	}
-	return ShownPaths(s.Paths, ", ")
+	return ShownFewPaths(s.Paths, ", ")
 }
 
 // decideHolderOp handles renew, release, validate and checkin: all are

@@ -40,3 +40,18 @@ func ShownPaths(paths []string, sep string) string {
 	}
 	return strings.Join(shown, sep)
 }
+
+// MaxShownPaths is how many of one lease's or request's paths text for a
+// person lists. A narrowed new directory's lease (EventNarrowed) holds up
+// to MaxPaths of them, and a line naming each would bury everything
+// after it; a few name it well enough, and the JSON forms give them all.
+const MaxShownPaths = 5
+
+// ShownFewPaths is ShownPaths of the first MaxShownPaths of paths, and,
+// when there are more, "and N more" after them, joined by sep too.
+func ShownFewPaths(paths []string, sep string) string {
+	if len(paths) <= MaxShownPaths {
+		return ShownPaths(paths, sep)
+	}
+	return ShownPaths(paths[:MaxShownPaths], sep) + sep + "and " + strconv.Itoa(len(paths)-MaxShownPaths) + " more"
+}

@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,5 +66,42 @@ func TestShownPathsNeverLookAlike(t *testing.T) {
 		if got := gate.ShownPath(p); got != p {
 			t.Errorf("ShownPath(%q) = %s, want it as it is", p, got)
 		}
+	}
+}
+
+// TestShownFewPaths: a scope of more than MaxShownPaths paths is shown by
+// its first ones and how many more there are; a few paths are all shown.
+func TestShownFewPaths(t *testing.T) {
+	many := []string{"gen", "gen/a", "gen/b/**", "gen/c", "gen/d", "gen/e", "gen/f"}
+	for _, tt := range []struct {
+		paths []string
+		sep   string
+		want  string
+	}{
+		{many[:2], ", ", "gen, gen/a"},
+		{many[:gate.MaxShownPaths], " ", "gen gen/a gen/b/** gen/c gen/d"},
+		{many, " ", "gen gen/a gen/b/** gen/c gen/d and 2 more"},
+		{many, ", ", "gen, gen/a, gen/b/**, gen/c, gen/d, and 2 more"},
+	} {
+		if got := gate.ShownFewPaths(tt.paths, tt.sep); got != tt.want {
+			t.Errorf("ShownFewPaths(%q, %q) = %q, want %q", tt.paths, tt.sep, got, tt.want)
+		}
+	}
+}
+
+// TestHeldMessageNamesAFewOfManyPaths: a whole-workspace request refused
+// by a lease of many paths (a narrowed new directory's holds thousands)
+// names the first few and how many more, not every one.
+func TestHeldMessageNamesAFewOfManyPaths(t *testing.T) {
+	var held []string
+	for i := range 40 {
+		held = append(held, fmt.Sprintf("gen/f%02d", i))
+	}
+	w := newWorld(t)
+	w.grant(checkout("alice", gate.Scope{Type: gate.ScopeSparse, Paths: held}), t0)
+	d := w.decide(checkout("bob", fullScope()), t0)
+	want := "gen/f00, gen/f01, gen/f02, gen/f03, gen/f04, and 35 more (in the whole workspace asked for) is held by alice"
+	if d.Granted || !strings.HasPrefix(d.Message, want) {
+		t.Errorf("Decide(full check-out) with alice holding 40 paths = %q, want it to start %q", d.Message, want)
 	}
 }

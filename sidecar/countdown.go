@@ -84,7 +84,7 @@ func (r *redrawn) draw(w io.Writer, line string) {
 // is cut short, so that the time left stays in view.
 func countdownLine(c leasegate.ContentionView, now time.Time, width int) string {
 	left := max(c.RetryAt.Sub(now), 0).Round(time.Second)
-	head := fmt.Sprintf("leasegate: %s waits for %s", gate.ShownPaths(c.Paths, " "), c.Holder.Owner.Name)
+	head := fmt.Sprintf("leasegate: %s waits for %s", gate.ShownFewPaths(c.Paths, " "), c.Holder.Owner.Name)
 	lease := fmt.Sprintf(" (lease %s)", c.Holder.ID)
 	tail := fmt.Sprintf(" — retry in %s", left)
 	room := width - 1 - utf8.RuneCountInString(tail)

@@ -380,11 +380,11 @@ func heldPart(c leasegate.ContentionView, req leasegate.MutateRequest) string {
 	if len(c.Paths) == 1 && !strings.HasSuffix(c.Paths[0], "/**") {
 		return gate.ShownPath(c.Paths[0]) + sameFile(c.Holder, req)
 	}
-	what := gate.ShownPaths(c.Paths, ", ")
+	what := gate.ShownFewPaths(c.Paths, ", ")
 	if req.Op == string(intercept.OpRename) && len(c.Paths) == 2 {
 		what = gate.ShownPath(c.Paths[0]) + " to " + gate.ShownPath(c.Paths[1])
 	}
-	return fmt.Sprintf("%s of %s: %s", req.Op, what, gate.ShownPaths(c.Holder.Scope.Paths, ", "))
+	return fmt.Sprintf("%s of %s: %s", req.Op, what, gate.ShownFewPaths(c.Holder.Scope.Paths, ", "))
 }
 
 // slowAnswer is how long a write waits for the coordinator's answer

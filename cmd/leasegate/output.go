@@ -26,11 +26,23 @@ func agoText(now, t time.Time) string {
 	return ago(now, t) + " ago"
 }
 
+// scopeString is a scope as text names it: its first few paths
+// (gate.ShownFewPaths), every one in --json.
 func scopeString(s gate.Scope) string {
 	if s.Type == gate.ScopeFull {
 		return "(full workspace)"
 	}
-	return gate.ShownPaths(s.Paths, " ")
+	return gate.ShownFewPaths(s.Paths, " ")
+}
+
+// leaseString is what l holds as text names it, marked when it was taken
+// on a directory its owner created (gate.Lease.NewDir): another owner's
+// new name there narrows it to the entries it lists.
+func leaseString(l gate.Lease) string {
+	if l.NewDir {
+		return scopeString(l.Scope) + " (new directory)"
+	}
+	return scopeString(l.Scope)
 }
 
 func printLeaseOp(op string, res leasegate.LeaseResult) {
@@ -50,7 +62,7 @@ func printLeaseOp(op string, res leasegate.LeaseResult) {
 func eventLine(e gate.Event) string {
 	subject := string(e.LeaseID)
 	if e.Lease != nil {
-		subject = fmt.Sprintf("%s %s (%s, token %d", e.Lease.ID, scopeString(e.Lease.Scope), e.Lease.Kind, e.Lease.FencingToken)
+		subject = fmt.Sprintf("%s %s (%s, token %d", e.Lease.ID, leaseString(*e.Lease), e.Lease.Kind, e.Lease.FencingToken)
 		if !e.Lease.ExpiresAt.IsZero() {
 			subject += ", expires " + e.Lease.ExpiresAt.UTC().Format(time.RFC3339)
 		}

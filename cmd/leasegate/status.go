@@ -119,7 +119,7 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 			if !l.ExpiresAt.IsZero() {
 				exp = l.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			scope := scopeString(l.Scope)
+			scope := leaseString(l)
 			if utf8.RuneCountInString(scope) > statusNameWidth {
 				// On a line of its own a long name widens no column: a
 				// path of thousands of bytes would pad every row to it.
@@ -136,7 +136,7 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 	if len(s.Contentions) > 0 {
 		fmt.Fprintf(w, "\nCONTENTION (%d)\n", len(s.Contentions))
 		for _, c := range s.Contentions {
-			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, gate.ShownPaths(c.Paths, " "),
+			fmt.Fprintf(w, "  %s waits for %s held by %s; retry at %s (after %s)\n", c.Requester, gate.ShownFewPaths(c.Paths, " "),
 				c.Holder.Owner.Where(), c.RetryAt.UTC().Format(time.RFC3339), windowString(c.RetryAfter, c.RetryAt.Sub(c.FirstDeniedAt)))
 			if note := blocker.GitLockNote(c.HoldsGitLock, c.ID, c.Holder.Owner.Name); note != "" {
 				fmt.Fprintf(w, "      %s\n", note)

@@ -197,3 +197,30 @@ func TestStatusSaysLedgerWentBack(t *testing.T) {
 		t.Errorf("status of a ledger that did not go back says it did:\n%s", out)
 	}
 }
+
+// TestStatusShowsANarrowedNewDirectoryInBrief: a new directory's lease
+// narrowed to thousands of entries is one row naming its first few and
+// how many more, marked as a new directory's; the events and the history
+// name it alike. --json keeps every path (the lease as it is).
+func TestStatusShowsANarrowedNewDirectoryInBrief(t *testing.T) {
+	paths := []string{"gen"}
+	for i := range gate.MaxPaths - 1 {
+		paths = append(paths, fmt.Sprintf("gen/f%04d", i))
+	}
+	l := autoLease("alice", "gen/**", 1)
+	l.NewDir, l.Scope = true, gate.Scope{Type: gate.ScopeSparse, Paths: paths}
+	out := renderStatus(leasegate.Status{Now: statusNow, Leases: []gate.Lease{l}}, false)
+	want := fmt.Sprintf("gen gen/f0000 gen/f0001 gen/f0002 gen/f0003 and %d more (new directory)", gate.MaxPaths-gate.MaxShownPaths)
+	if !strings.Contains(out, want) || strings.Contains(out, "gen/f0004") || len(out) > 2000 {
+		t.Errorf("status of a narrowed new directory's lease (%d bytes) lacks %q or lists more:\n%.3000s", len(out), want, out)
+	}
+	line := eventLine(gate.Event{Seq: 7, At: statusNow, Type: gate.EventNarrowed, LeaseID: l.ID, Lease: &l, Actor: "bob", Path: "gen/new"})
+	if !strings.Contains(line, want+" (auto, token 1)") || strings.Contains(line, "gen/f0004") {
+		t.Errorf("eventLine(lease.narrowed) = %.3000q, want it to name %q", line, want)
+	}
+	fresh := autoLease("alice", "gen/**", 2)
+	fresh.NewDir = true
+	if out := renderStatus(leasegate.Status{Now: statusNow, Leases: []gate.Lease{fresh}}, false); !strings.Contains(out, "gen/** (new directory)") {
+		t.Errorf("status of a new directory's lease does not say so:\n%s", out)
+	}
+}

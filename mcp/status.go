@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/leasegate/leasegate"
+	"github.com/leasegate/leasegate/gate"
 )
 
 // StatusInput is the (empty) input of leases_status.
@@ -138,7 +139,7 @@ func statusText(out StatusOutput) string {
 	}
 	fmt.Fprintf(&b, "contentions (%d):\n", len(out.Contentions))
 	for _, c := range out.Contentions {
-		fmt.Fprintf(&b, "  %s on %s\n", contentionLine(c), strings.Join(c.Paths, ", "))
+		fmt.Fprintf(&b, "  %s on %s\n", contentionLine(c), gate.ShownFewPaths(c.Paths, ", "))
 	}
 	fmt.Fprintf(&b, "open blockers (%d):\n", len(out.Blockers))
 	for _, r := range out.Blockers {
@@ -174,5 +175,8 @@ func scopeText(h Holding) string {
 	if h.Scope == "full" {
 		return "the whole workspace"
 	}
-	return strings.Join(h.Paths, ", ")
+	if h.NewDir {
+		return gate.ShownFewPaths(h.Paths, ", ") + " (a new directory its holder created)"
+	}
+	return gate.ShownFewPaths(h.Paths, ", ")
 }

@@ -18,6 +18,7 @@ type Holding struct {
 	Kind           string   `json:"kind" jsonschema:"auto (taken by a gated write, ends with its owner) or checkout (taken on purpose, with a TTL)"`
 	Scope          string   `json:"scope" jsonschema:"file, sparse or full"`
 	Paths          []string `json:"paths,omitempty"`
+	NewDir         bool     `json:"new_dir,omitempty" jsonschema:"taken on a directory its holder created: another owner's new name there narrows it to what exists there"`
 	AcquiredAt     string   `json:"acquired_at"`
 	HeldFor        string   `json:"held_for"`
 	HeldForSeconds int64    `json:"held_for_seconds"`
@@ -78,7 +79,7 @@ func ownersLiveness(st leasegate.Status) livenessOf {
 
 func holding(l gate.Lease, me string, now time.Time, live livenessOf) Holding {
 	h := Holding{LeaseID: string(l.ID), Holder: l.Owner.Name, Mine: me != "" && l.Owner.Name == me, Kind: string(l.Kind),
-		Scope: string(l.Scope.Type), Paths: l.Scope.Paths, AcquiredAt: stamp(l.AcquiredAt), Token: l.FencingToken, Liveness: "unknown"}
+		Scope: string(l.Scope.Type), Paths: l.Scope.Paths, NewDir: l.NewDir, AcquiredAt: stamp(l.AcquiredAt), Token: l.FencingToken, Liveness: "unknown"}
 	held := now.Sub(l.AcquiredAt).Round(time.Second)
 	h.HeldFor, h.HeldForSeconds = held.String(), int64(held.Seconds())
 	if !l.ExpiresAt.IsZero() {

@@ -59,6 +59,7 @@
     S.seq = e.seq;
     switch (e.type) {
       case "lease.granted": S.leases.set(e.lease.id, e.lease); addLease(e.lease); break;
+      case "lease.narrowed": S.leases.set(e.lease.id, e.lease); dropLease(e.lease_id); addLease(e.lease); break;
       case "lease.renewed": {
         const l = S.leases.get(e.lease_id);
         if (l) { l.expires_at = e.expires_at; dropLease(l.id); addLease(l); }
@@ -225,12 +226,22 @@
   // leases paint in one parse) and then changed leaf by leaf by the lease
   // events; clicks and toggles are handled once, on the container.
   const esc = (v) => String(v).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
-  function leafPaths(l) { return l.scope.type === "full" ? ["**"] : (l.scope.paths || []); }
+  // A new directory's lease is one leaf, its directory's: narrowed, it
+  // holds every entry there (up to 4,096), which would each be a leaf.
+  function leafPaths(l) {
+    if (l.scope.type === "full") return ["**"];
+    const paths = l.scope.paths || [];
+    return l.new_dir && paths.length > 1 ? paths.slice(0, 1) : paths;
+  }
+  function newDirBadge(l) {
+    const n = (l.scope.paths || []).length;
+    return l.new_dir ? `<span class="badge newdir">new directory${n > 1 ? ` · narrowed to ${n} paths` : ""}</span>` : "";
+  }
   function leafHTML(p, l) {
     const name = p.slice(p.lastIndexOf("/") + 1);
     const exp = l.expires_at ? ` · expires in <span data-until="${ms(l.expires_at)}">${dur(ms(l.expires_at) - now())}</span>` : "";
     return `<li class="leaf" data-path="${esc(p)}" data-lease="${esc(l.id)}"><button type="button" class="path">${esc(name)}</button>` +
-      `<b>${esc(l.owner.name)}</b><span class="badge ${esc(l.kind)}">${esc(l.kind)}</span>` +
+      `<b>${esc(l.owner.name)}</b><span class="badge ${esc(l.kind)}">${esc(l.kind)}</span>${newDirBadge(l)}` +
       `<span class="meta">token ${l.fencing_token} · held <span data-since="${ms(l.acquired_at)}">${dur(now() - ms(l.acquired_at))}</span>${exp}</span></li>`;
   }
   // Past lazyAbove leases, directories start closed and are built when

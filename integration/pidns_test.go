@@ -293,3 +293,28 @@ kill -0 $decoy && echo "decoy alive"`
 		t.Errorf("the coordinator stopped answering: %v", err)
 	}
 }
+
+// TestStopFromHostNamesTheWayIn: `serve --stop` from the host, of a
+// coordinator a worker started in its own pid namespace, is refused as an
+// operator's act (the coordinator cannot see the host's processes) with
+// the command that does it from inside that namespace, which works.
+func TestStopFromHostNamesTheWayIn(t *testing.T) {
+	r := bareRepo(t)
+	r.write("a.txt", "a\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "files")
+	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	innerHoldsA(t, r)
+	_, errs, code := r.lg("serve", "--stop", "--force")
+	m := regexp.MustCompile(`from inside that namespace: (nsenter --target (\d+) [^\n]*?) --wdns=(.*) leasegate serve --stop`).FindStringSubmatch(errs)
+	if code != 3 || m == nil || m[3] != r.dir {
+		t.Fatalf("serve --stop from the host: exit %d, %s; want ADMIN_REQUIRED (exit 3) with the nsenter command that stops it", code, errs)
+	}
+	argv := append(strings.Fields(m[1]), "--wdns="+r.dir, bin, "serve", "--stop", "--force")
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%q, as the refusal says: %v: %s", argv, err, out)
+	}
+	if _, err := r.client.Health(t.Context()); err == nil {
+		t.Fatal("the coordinator still answers after serve --stop through nsenter")
+	}
+}

@@ -15,3 +15,15 @@ func warnPidNS() {
 		fmt.Fprintf(os.Stderr, "leasegate: started the coordinator in pid namespace %s: %s\n", ns.ID, ns.Note)
 	}
 }
+
+// ownUserNS reports whether process pid runs in another user namespace
+// than this process (a rootless container's), where /proc tells; false
+// where it does not.
+func ownUserNS(pid int) bool {
+	theirs, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/user", pid))
+	if err != nil {
+		return false
+	}
+	ours, err := os.Readlink("/proc/self/ns/user")
+	return err == nil && theirs != ours
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/leasegate/leasegate/api"
+	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/internal/unixsock"
 	"github.com/leasegate/leasegate/workspace"
@@ -42,7 +44,14 @@ func (c *common) stopServe(ctx context.Context, ws *workspace.Workspace, force b
 		if len(who.Owners) == 0 {
 			as = "no one the coordinator can identify (" + who.Unidentified + ")"
 		}
-		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: "stopping the coordinator is an operator's act, and this process runs as " + as}
+		msg := "stopping the coordinator is an operator's act, and this process runs as " + as
+		if pid := coordinatorPID(ctx, ws, h); len(who.Owners) == 0 && pid > 0 && pid != h.PID {
+			// The coordinator runs in a pid namespace below this one (a
+			// worker's or container's), where an operator can stop it.
+			msg += fmt.Sprintf("; an operator stops it from inside that namespace: %s --wdns=%s leasegate serve --stop",
+				coordinator.NSEnter(strconv.Itoa(pid), ownUserNS(pid)), ws.Root)
+		}
+		return &gate.DeniedError{Reason: gate.ReasonAdminRequired, Message: msg}
 	}
 	s, err := cl.Status(ctx)
 	if err != nil {

@@ -199,12 +199,7 @@ func TestRestartedCoordinatorWatchesTheSameProcess(t *testing.T) {
 // its own namespace beside it; an operator's act from the host is refused
 // with the command that does it inside that namespace, which works.
 func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
-	r := bareRepo(t)
-	r.write("a.txt", "a\n")
-	r.git("add", "-A")
-	r.git("commit", "-qm", "files")
-	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
-	cl := innerHoldsA(t, r)
+	r, cl := innerCoordinatorRepo(t)
 	h, err := cl.Health(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +228,19 @@ func TestStatusFromHostNamesNamespacedCoordinatorByHostPid(t *testing.T) {
 	if got := r.holders()["a.txt"]; got != "" {
 		t.Fatalf("a.txt held by %q after its eviction through nsenter", got)
 	}
+}
+
+// innerCoordinatorRepo is a checkout whose coordinator the worker inner
+// started in a pid namespace of its own, inner holding a.txt, and the
+// client that reaches it.
+func innerCoordinatorRepo(t *testing.T) (*repo, *api.Client) {
+	t.Helper()
+	r := bareRepo(t)
+	r.write("a.txt", "a\n")
+	r.git("add", "-A")
+	r.git("commit", "-qm", "files")
+	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
+	return r, innerHoldsA(t, r)
 }
 
 // innerHoldsA makes r's client one that tries the coordinator's socket
@@ -299,12 +307,7 @@ kill -0 $decoy && echo "decoy alive"`
 // operator's act (the coordinator cannot see the host's processes) with
 // the command that does it from inside that namespace, which works.
 func TestStopFromHostNamesTheWayIn(t *testing.T) {
-	r := bareRepo(t)
-	r.write("a.txt", "a\n")
-	r.git("add", "-A")
-	r.git("commit", "-qm", "files")
-	r.nsWorker(t, "inner", "echo x >> a.txt; sleep 60")
-	innerHoldsA(t, r)
+	r, _ := innerCoordinatorRepo(t)
 	_, errs, code := r.lg("serve", "--stop", "--force")
 	m := regexp.MustCompile(`from inside that namespace: (nsenter --target (\d+) [^\n]*?) --wdns=(.*) leasegate serve --stop`).FindStringSubmatch(errs)
 	if code != 3 || m == nil || m[3] != r.dir {

@@ -241,3 +241,22 @@ func TestRunSaysItWaitsForWhatTheWorkerLeft(t *testing.T) {
 	w.wait(t, 15*time.Second)
 	eventually(t, 10*time.Second, "the daemon to end", func() bool { return len(processesWith(marker)) == 0 })
 }
+
+// TestRunSaysItKillsAWorkerThatIgnoresTerm: a worker that ignores the
+// SIGTERM run forwards is killed with SIGKILL after the grace period, and
+// run says so on stderr rather than exiting 137 in silence.
+func TestRunSaysItKillsAWorkerThatIgnoresTerm(t *testing.T) {
+	r := newRepo(t, nil)
+	const marker = "64.5772"
+	w := r.worker("alice", "trap '' TERM; sleep "+marker)
+	eventually(t, 10*time.Second, "the worker's sleep", func() bool { return sleeps(processesWith(marker)) == 1 })
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := w.wait(t, 20*time.Second); code != 137 {
+		t.Fatalf("run exited %d, want 137; output:\n%s", code, w.out)
+	}
+	if !strings.Contains(w.out.String(), "did not exit within 5s of SIGTERM: it and the processes it started are killed with SIGKILL") {
+		t.Fatalf("run did not say it killed the worker with SIGKILL; output:\n%s", w.out)
+	}
+}

@@ -173,6 +173,10 @@ func (s *Sidecar) terminate() {
 	select {
 	case <-s.sup.Exited():
 	case <-t.C:
+		// Without a word the exit status 137 would be all the user saw of
+		// a worker that ignored SIGTERM.
+		s.notef("the worker (pid %d) did not exit within %s of SIGTERM: it and the processes it started are killed with SIGKILL",
+			s.sup.Pid(), terminateGrace)
 		s.sup.KillTree()
 		<-s.sup.Exited()
 	}

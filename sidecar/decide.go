@@ -375,16 +375,32 @@ func (s *Sidecar) reportAt(id string) string {
 // names that file. A rename (both names) or a directory's removal (its
 // subtree, dir/**) names the mutation and then what the holder's lease
 // holds, since saying the whole subtree, or both names, were held would
-// not be true: "rename of pkg/a/** to pkg/b/**: pkg/a/x.go".
+// not be true: "rename of pkg/a/** to pkg/b/**: pkg/a/x.go". A write of
+// several files whose holder's lease holds just those files names each
+// once: "src/app.go, src/app_test.go".
 func heldPart(c leasegate.ContentionView, req leasegate.MutateRequest) string {
 	if len(c.Paths) == 1 && !strings.HasSuffix(c.Paths[0], "/**") {
 		return gate.ShownPath(c.Paths[0]) + sameFile(c.Holder, req)
+	}
+	if req.Op != string(intercept.OpRename) && samePaths(c.Paths, c.Holder.Scope.Paths) {
+		return gate.ShownFewPaths(c.Paths, ", ")
 	}
 	what := gate.ShownFewPaths(c.Paths, ", ")
 	if req.Op == string(intercept.OpRename) && len(c.Paths) == 2 {
 		what = gate.ShownPath(c.Paths[0]) + " to " + gate.ShownPath(c.Paths[1])
 	}
 	return fmt.Sprintf("%s of %s: %s", req.Op, what, gate.ShownFewPaths(c.Holder.Scope.Paths, ", "))
+}
+
+// samePaths reports whether a and b hold the same paths, in any order.
+func samePaths(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // slowAnswer is how long a write waits for the coordinator's answer

@@ -551,3 +551,28 @@ func TestGateFollowsConfig(t *testing.T) {
 		}
 	})
 }
+
+// TestHeldPartNamesEachPathOnce: a write of a pair of files held by a
+// lease on just that pair names each file once; a pair of which the lease
+// holds one names the write and the held file.
+func TestHeldPartNamesEachPathOnce(t *testing.T) {
+	pair := []string{"src/app.go", "src/app_test.go"}
+	tests := []struct {
+		name string
+		held []string
+		want string
+	}{
+		{name: "both held", held: []string{"src/app_test.go", "src/app.go"}, want: "src/app.go, src/app_test.go"},
+		{name: "one held", held: []string{"src/app.go"}, want: "open-write of src/app.go, src/app_test.go: src/app.go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := leasegate.ContentionView{Paths: pair, Holder: servicetest.LeaseOn("carol", "")}
+			c.Holder.Scope.Paths = tt.held
+			req := leasegate.MutateRequest{Op: string(intercept.OpOpenWrite), Paths: pair}
+			if got := heldPart(c, req); got != tt.want {
+				t.Errorf("heldPart(write of %v, held %v) = %q, want %q", pair, tt.held, got, tt.want)
+			}
+		})
+	}
+}

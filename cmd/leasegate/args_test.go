@@ -42,6 +42,7 @@ func TestArgumentsTakeEffectOrAreRefused(t *testing.T) {
 		{[]string{"serve", "--listen", "127.0.0.1:99999"}, "invalid port"},
 		{[]string{"serve", "--notify-url", "ftp://x"}, `notify url "ftp://x": want an http or https URL`},
 		{[]string{"ui", "--addr", "127.0.0.1:99999"}, "invalid port"},
+		{[]string{"events", "--after", "-1"}, `invalid value "-1" for flag -after: want a sequence number >= 0`},
 		{[]string{"history", "--limit", "-1"}, "--limit -1: want 0 (all) or a positive number"},
 		{[]string{"blockers", "--markdown", "--json"}, "--markdown and --json are two forms"},
 		{[]string{"blockers", "01JD3", "--all"}, "--all lists the resolved blockers too"},

@@ -124,6 +124,29 @@ func (f *durationFlag) String() string {
 
 func (f *durationFlag) envError() error { return f.envErr }
 
+// uintFlag is a flag of a number >= 0 whose refusal says what the number
+// is: the flag package's own says only "parse error".
+type uintFlag struct {
+	n    *uint64
+	what string // "a sequence number >= 0 (an event's seq)"
+}
+
+func (f *uintFlag) Set(v string) error {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return errors.New("want " + f.what)
+	}
+	*f.n = n
+	return nil
+}
+
+func (f *uintFlag) String() string {
+	if f == nil || f.n == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.n, 10)
+}
+
 func (c *common) logger(name string) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.LevelFromString(c.logLevel), Output: os.Stderr})
 }

@@ -26,7 +26,7 @@ func cmdEvents(ctx context.Context, args []string) error {
 	startsNothing(fs)
 	fs.BoolVar(&follow, "follow", false, "keep streaming new events until interrupted; exits 5 when the coordinator goes away; a stream it cuts while it answers (etcd unreachable, the shared ledger went back) is followed again, the cause said on stderr")
 	fs.BoolVar(&text, "text", false, "one readable line per event (the default when stdout is a terminal)")
-	fs.Uint64Var(&after, "after", 0, "start after this sequence number")
+	fs.Var(&uintFlag{n: &after, what: "a sequence number >= 0 (an event's seq; 0 starts at the first)"}, "after", "start after the event numbered `SEQ` (0: from the first)")
 	if err := parseNone("events", fs, args); err != nil {
 		return err
 	}

@@ -28,5 +28,5 @@ func (f *leaseFlags) register(fs *flag.FlagSet) {
 // its holder (renew, release, checkin); acquire, evict and stop send no
 // token, so they do not take one.
 func (f *leaseFlags) registerToken(fs *flag.FlagSet) {
-	fs.Uint64Var(&f.token, "token", 0, "the lease's fencing token (default: looked up; a lease re-granted since will not match)")
+	fs.Var(&uintFlag{n: &f.token, what: "a fencing token >= 0 (the lease's token, as status shows it)"}, "token", "the lease's fencing token `N` (default: looked up; a lease re-granted since will not match)")
 }

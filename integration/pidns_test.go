@@ -302,6 +302,31 @@ kill -0 $decoy && echo "decoy alive"`
 	}
 }
 
+// TestLedgerRefusalsFromAChildPidNamespace: ledger check and a command
+// refused with LEDGER_MISMATCH, run in a pid namespace below the
+// coordinator's, name its pid as status does there (not visible from this
+// one) rather than give its own pid as if it were this namespace's.
+func TestLedgerRefusalsFromAChildPidNamespace(t *testing.T) {
+	r := newRepo(t, nil)
+	h, err := r.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `"$0" ledger check
+LEASEGATE_CLUSTER='{"endpoints": ["http://127.0.0.1:9"], "workspace": "elsewhere"}' "$0" status`
+	argv := append(unshareArgs(t), "sh", "-c", script, bin)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	out, _ := cmd.CombinedOutput()
+	seen := fmt.Sprintf("pid %d in its pid namespace (not visible from this one)", h.PID)
+	for _, want := range []string{"stop the coordinator first: another coordinator, " + seen + ", serves this workspace",
+		"but the coordinator, " + seen + ", of " + r.dir} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("ledger check and a mismatched LEASEGATE_CLUSTER in a child pid namespace do not say %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestStopFromHostNamesTheWayIn: `serve --stop` from the host, of a
 // coordinator a worker started in its own pid namespace, is refused as an
 // operator's act (the coordinator cannot see the host's processes) with

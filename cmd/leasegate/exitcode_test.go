@@ -47,12 +47,12 @@ func TestClusterEnvErrorsAreUsageErrors(t *testing.T) {
 
 	want := leasegate.LedgerView{Endpoints: []string{"http://e:2379"}, Workspace: "acme/web", From: envname.Cluster}
 	served := leasegate.LedgerView{File: filepath.Join(root, ".git", "leasegate", "ledger.db")}
-	err = &ledgerMismatchError{root: root, want: want, pid: 42, serves: &served}
+	err = &ledgerMismatchError{root: root, want: want, pid: "pid 42", serves: &served}
 	if code, reason := classify(err); code != exitUsage || reason != reasonLedgerMismatch {
 		t.Errorf("mismatch is exit %d %s, want 2 %s", code, reason, reasonLedgerMismatch)
 	}
 	for _, part := range []string{envname.Cluster + ` names workspace "acme/web" on etcd [http://e:2379]`,
-		"coordinator (pid 42)", "serves " + served.File + " (no cluster named)", "leasegate serve --stop"} {
+		"coordinator, pid 42, of", "serves " + served.File + " (no cluster named)", "leasegate serve --stop"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("mismatch says %q, want %q in it", err, part)
 		}

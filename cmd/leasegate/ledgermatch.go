@@ -32,14 +32,15 @@ func servesNamedLedger(ctx context.Context, cl *api.Client, ws *workspace.Worksp
 		}
 		h = &got
 	}
-	if h.Ledger == nil {
-		return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID}
+	same, err := h.Ledger != nil, error(nil)
+	if same {
+		same, err = want.SameAsking(ctx, *h.Ledger, oneCluster)
 	}
-	same, err := want.SameAsking(ctx, *h.Ledger, oneCluster)
 	if same {
 		return nil
 	}
-	return &ledgerMismatchError{root: ws.Root, want: want, pid: h.PID, serves: h.Ledger, cause: err}
+	return &ledgerMismatchError{root: ws.Root, want: want, pid: shownCoordinatorPID(coordinatorPID(ctx, ws, *h), h.PID),
+		serves: h.Ledger, cause: err}
 }
 
 // namedLedger is the ledger LEASEGATE_CLUSTER names for commands in ws,
@@ -75,7 +76,7 @@ func oneCluster(ctx context.Context, a, b []string) (bool, error) {
 type ledgerMismatchError struct {
 	root   string
 	want   leasegate.LedgerView
-	pid    int
+	pid    string                // the coordinator's, as shownCoordinatorPID names it
 	serves *leasegate.LedgerView // nil: a coordinator too old to say
 	// cause is why etcd could not be asked whether the two endpoint lists
 	// reach one cluster; nil when it was asked, or was not asked.
@@ -86,11 +87,11 @@ func (e *ledgerMismatchError) Unwrap() error { return leasegate.ErrLedgerMismatc
 
 func (e *ledgerMismatchError) Error() string {
 	if e.cause != nil {
-		return fmt.Sprintf("%s names %s as the ledger, and the coordinator (pid %d) of %s %s: "+
+		return fmt.Sprintf("%s names %s as the ledger, and the coordinator, %s, of %s %s: "+
 			"whether both reach one etcd cluster could not be asked, so it is refused as another ledger until etcd answers at both: %v",
 			envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.cause)
 	}
-	return fmt.Sprintf("%s names %s as the ledger, but the coordinator (pid %d) of %s %s; "+
+	return fmt.Sprintf("%s names %s as the ledger, but the coordinator, %s, of %s %s; "+
 		"stop it with `leasegate serve --stop` and the next command starts one on %s, or unset %s to use the one that runs",
 		envname.Cluster, e.want, e.pid, e.root, leasegate.Served(e.serves), e.want, envname.Cluster)
 }

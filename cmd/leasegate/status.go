@@ -185,19 +185,7 @@ func printStatus(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws 
 // printCoordinator says which coordinator answers: its process, version,
 // start, socket, log, the ledger it serves, and the windows it gives owners that name none.
 func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, seenPID int, ws *workspace.Workspace) {
-	// A coordinator in a pid namespace of its own reports its pid there,
-	// which is another process's here (a kernel thread's on the host):
-	// the pid to signal or nsenter is the one the socket's peer has here.
-	// One above this shell's (the host's, seen from a container) has no
-	// pid here: the kernel gives the socket's peer as 0.
-	switch {
-	case seenPID == 0 && h.PID != 0:
-		fmt.Fprintf(w, "coordinator pid %d in its pid namespace (not visible from this one), leasegate %s", h.PID, orDash(h.Version))
-	case seenPID != h.PID:
-		fmt.Fprintf(w, "coordinator pid %d (pid %d in its pid namespace), leasegate %s", seenPID, h.PID, orDash(h.Version))
-	default:
-		fmt.Fprintf(w, "coordinator pid %d, leasegate %s", h.PID, orDash(h.Version))
-	}
+	fmt.Fprintf(w, "coordinator %s, leasegate %s", shownCoordinatorPID(seenPID, h.PID), orDash(h.Version))
 	if !s.StartedAt.IsZero() {
 		fmt.Fprintf(w, ", started %s (%s ago)", s.StartedAt.UTC().Format(time.RFC3339), ago(s.Now, s.StartedAt))
 	}
@@ -207,6 +195,24 @@ func printCoordinator(w io.Writer, s leasegate.Status, h api.Health, seenPID int
 	}
 	fmt.Fprintf(w, "  windows  for owners that name none: retry after %s, stop-idle %s (each owner's below)\n",
 		windowString(s.Defaults.Retry, s.RetryAfter), windowString(s.Defaults.Idle, s.IdleAfter))
+}
+
+// shownCoordinatorPID names the coordinator's process by seen, its pid as
+// this process sees it (coordinatorPID), and own, the pid it reports. A
+// coordinator in a pid namespace of its own reports its pid there, which
+// is another process's here (a kernel thread's on the host): the pid to
+// signal or nsenter is the one the socket's peer has here. One above this
+// shell's (the host's, seen from a container) has no pid here: the kernel
+// gives the socket's peer as 0.
+func shownCoordinatorPID(seen, own int) string {
+	switch {
+	case seen == 0 && own != 0:
+		return fmt.Sprintf("pid %d in its pid namespace (not visible from this one)", own)
+	case seen != own:
+		return fmt.Sprintf("pid %d (pid %d in its pid namespace)", seen, own)
+	default:
+		return fmt.Sprintf("pid %d", own)
+	}
 }
 
 // shownLedger names the ledger, a file inside the workspace by its path

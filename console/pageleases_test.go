@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ func pageLeases(t *testing.T, events ...any) (rendered string, added []string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	switch {
-	case err != nil && os.Getenv("CI") == "true":
+	case err != nil && os.Getenv("CI") == "true" && runtime.GOOS == "linux":
+		// .ci/run installs Debian's nodejs; the Windows build's tests,
+		// run under Wine in the same CI, have none.
 		t.Fatal("no node to run the page's script in: .ci/run installs Debian's nodejs")
 	case err != nil:
 		t.Skip("no node to run the page's script in")

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -118,25 +119,84 @@ func TestBlockerOnAnotherNameStaysHeld(t *testing.T) {
 // TestKilledCommitLeavesNoLock: a worker's git holds .git/index.lock while
 // it commits. When the worker's tree is killed with its sidecar (kill -9 of
 // `leasegate run`, an operator's --abort), that git dies holding it, and
-// every other worker's git in the checkout would fail ("index.lock: File
-// exists") until someone removed it by hand. The reaper removes a lock
-// file that a process it killed held.
+// every other git in the checkout would fail ("index.lock: File exists")
+// until someone removed it by hand. The reaper removes a lock file that a
+// process it killed held: open, named as its index (a hook's
+// GIT_INDEX_FILE), or made and closed by a git it killed, which a commit
+// does before it forks its hooks, when no process names the lock (the
+// second hook makes that moment last).
 func TestKilledCommitLeavesNoLock(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	r.write(".git/hooks/pre-commit", "#!/bin/sh\nsleep 60\n")
+	for name, hook := range map[string]string{
+		"named by the hook":   "sleep 60",
+		"named by no process": "exec env -u GIT_INDEX_FILE sleep 60",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+			r.write(".git/hooks/pre-commit", "#!/bin/sh\n"+hook+"\n")
+			if err := os.Chmod(filepath.Join(r.dir, ".git/hooks/pre-commit"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			lock := filepath.Join(r.dir, ".git", "index.lock")
+			alice := r.worker("alice", "echo x >> a.txt && git commit -qam alice")
+			eventually(t, 10*time.Second, "alice's hook running", func() bool { return hookRunning(r.dir) })
+			kill(alice.cmd.Process.Pid)
+			eventually(t, 15*time.Second, "index.lock removed after alice's tree was killed", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
+			if err := os.Remove(filepath.Join(r.dir, ".git/hooks/pre-commit")); err != nil {
+				t.Fatal(err)
+			}
+			bob := r.worker("bob", "echo y >> b.txt && git commit -qm bob -- b.txt")
+			if code := bob.wait(t, 10*time.Second); code != 0 {
+				t.Errorf("bob's commit after alice's tree was killed: exit %d; output:\n%s", code, bob.out)
+			}
+		})
+	}
+}
+
+// TestKilledCommitLeavesAnotherGitsLock: a lock file a killed git may have
+// made stays while another git works in the same repository, which may be
+// its maker: only a lock a killed process held open or named is surely
+// the killed tree's.
+func TestKilledCommitLeavesAnotherGitsLock(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	r.write(".git/hooks/pre-commit", "#!/bin/sh\nexec env -u GIT_INDEX_FILE sleep 60\n")
 	if err := os.Chmod(filepath.Join(r.dir, ".git/hooks/pre-commit"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lock := filepath.Join(r.dir, ".git", "index.lock")
-	alice := r.worker("alice", "echo x >> a.txt && git commit -qam alice")
-	eventually(t, 10*time.Second, "alice's git holding index.lock", func() bool { _, err := os.Stat(lock); return err == nil })
-	kill(alice.cmd.Process.Pid)
-	eventually(t, 15*time.Second, "index.lock removed after alice's tree was killed", func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) })
-	if err := os.Remove(filepath.Join(r.dir, ".git/hooks/pre-commit")); err != nil {
+	// A git of the operator's, outside every worker, reading the
+	// repository until its input ends.
+	other := exec.Command("git", "cat-file", "--batch")
+	other.Dir = r.dir
+	in, err := other.StdinPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	bob := r.worker("bob", "echo y >> b.txt && git commit -qm bob -- b.txt")
-	if code := bob.wait(t, 10*time.Second); code != 0 {
-		t.Errorf("bob's commit after alice's tree was killed: exit %d; output:\n%s", code, bob.out)
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { in.Close(); _ = other.Wait() })
+	lock := filepath.Join(r.dir, ".git", "index.lock")
+	alice := r.worker("alice", "echo x >> a.txt && git commit -qam alice")
+	eventually(t, 10*time.Second, "alice's hook running", func() bool { return hookRunning(r.dir) })
+	kill(alice.cmd.Process.Pid)
+	eventually(t, 10*time.Second, "alice's tree ended", func() bool { return !hookRunning(r.dir) })
+	time.Sleep(500 * time.Millisecond) // the reaper's last look, once its tree has ended
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("index.lock, possibly the other git's, was removed with alice's tree: %v", err)
+	}
+}
+
+// hookRunning reports whether a pre-commit hook's sleep runs with its
+// working directory in dir.
+func hookRunning(dir string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil || strings.TrimSpace(string(comm)) != "sleep" {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir {
+			return true
+		}
+	}
+	return false
 }

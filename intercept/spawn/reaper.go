@@ -147,13 +147,18 @@ func reapAll(exits chan<- reaped) {
 }
 
 // killBelow sends SIGKILL to every process below the reaper, and adds the
-// git lock files each held to locks: they are removed once the tree has
-// ended. A process that forks meanwhile leaves a child that is re-parented
+// git lock files each held, or made as a git and closed, to locks: they
+// are removed once the tree has ended. A process that forks meanwhile leaves a child that is re-parented
 // to the reaper once its parent dies, and the next round finds it.
 func killBelow(locks map[string]heldLock) {
 	for _, pid := range procfs.Descendants(os.Getpid()) {
 		for _, l := range locksHeldBy(pid) {
 			locks[l.path] = l
+		}
+		for _, l := range locksMadeBy(pid) {
+			if _, held := locks[l.path]; !held {
+				locks[l.path] = l
+			}
 		}
 		_ = unix.Kill(pid, unix.SIGKILL)
 	}

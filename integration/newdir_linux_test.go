@@ -100,6 +100,27 @@ func newDirShared(t *testing.T, g string, tt newDirCase) {
 // waitFor is the shell's wait until the file at path exists.
 func waitFor(path string) string { return "while [ ! -e " + path + " ]; do sleep 0.1; done; " }
 
+// fifoReaders counts the processes named comm that hold the FIFO at path
+// open.
+func fifoReaders(path, comm string) int {
+	n := 0
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		name, err := os.ReadFile(filepath.Join("/proc", p.Name(), "comm"))
+		if err != nil || strings.TrimSpace(string(name)) != comm {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join("/proc", p.Name(), "fd"))
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc", p.Name(), "fd", fd.Name())); err == nil && target == path {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 // touch makes an empty file at path, outside the workspace.
 func touch(t *testing.T, path string) {
 	t.Helper()
@@ -141,13 +162,16 @@ func TestNewDirCrowd(t *testing.T) {
 		}
 		return true
 	})
-	// Every worker waits in an open of the FIFO start; opening it for writing
-	// wakes them all at once, and closing it lets them go on to mkdir own.
+	// Every worker's cat reads the FIFO start until it ends; closing it once
+	// every cat has it open lets them all go on to mkdir own at once. A
+	// worker whose cat opened it only after the close would wait for ever
+	// (on a loaded machine a worker can be seconds between its touch and
+	// its open), so the close waits for each cat to hold it.
 	f, err := os.OpenFile(start, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // a worker between its touch and its open still gets in
+	eventually(t, 30*time.Second, "every worker reading start", func() bool { return fifoReaders(start, "cat") == workers })
 	f.Close()
 	eventually(t, 30*time.Second, "every worker's own/$NAME/done", func() bool {
 		for i := range ws {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/leasegate/leasegate/intercept/fuse"
 	"github.com/leasegate/leasegate/intercept/seccomp"
+	"github.com/leasegate/leasegate/intercept/spawn"
 )
 
 type command struct {
@@ -89,6 +90,14 @@ func run(args []string) int {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return exitCode(usagef("%s (leasegate --help lists the commands)", msg))
+	}
+	if c.name == "run" {
+		if err := spawn.CheckRunRoom(); err != nil {
+			// Before signal.Notify and the first dial, whose threads the
+			// Go runtime could not make at the limit and would abort.
+			reportError(fmt.Errorf("run: %w", err), exitNotExecutable, reasonProcessLimit)
+			return exitNotExecutable
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -3,6 +3,7 @@
 package procfs
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -32,6 +33,15 @@ func UserTasks(uid int) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Threads returns how many threads process pid runs.
+func Threads(pid int) (int, error) {
+	_, threads, ok := readTasks(strconv.Itoa(pid))
+	if !ok {
+		return 0, fmt.Errorf("read the threads of process %d from /proc/%d/status", pid, pid)
+	}
+	return threads, nil
 }
 
 // readTasks reads a process's real user id and its number of threads.

@@ -47,3 +47,11 @@ func (e *ProcLimitError) Unwrap() error { return e.Err }
 // of a start that might just have fitted and then could not fork its
 // worker's first child.
 const StartTasks = 16
+
+// RunTasks is how many threads the process that starts a worker (`leasegate
+// run`) has once it starts the gate: 5 to 9 measured (with GOMAXPROCS 1 to
+// 16), of which 3 to 6 already run when its main function starts. The
+// check at its start (CheckRunRoom) keeps room for the rest as well as
+// for StartTasks; one more than measured costs at most the refusal of a
+// start that might just have fitted.
+const RunTasks = 10

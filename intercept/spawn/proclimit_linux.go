@@ -19,16 +19,34 @@ import (
 // leaves less room than StartTasks: starting a worker would fail halfway,
 // its helpers aborting. It returns nil where the limit does not apply (no
 // limit, the root user) or cannot be read.
-func CheckProcRoom() error {
+func CheckProcRoom() error { return checkRoom(StartTasks) }
+
+// CheckRunRoom is CheckProcRoom for the process that will start a worker,
+// called as it starts: it also keeps room for the threads that process
+// has yet to make before it starts the gate (RunTasks less those it has).
+// It must come before anything that makes the Go runtime start threads
+// (signal.Notify, a dial, a goroutine blocked in a system call): the
+// runtime aborts, naming no limit, when it cannot make one.
+func CheckRunRoom() error {
+	self, err := procfs.Threads(os.Getpid())
+	if err != nil {
+		return nil
+	}
+	return checkRoom(StartTasks + max(RunTasks-self, 0))
+}
+
+// checkRoom returns a *ProcLimitError when the user's process limit
+// leaves room for fewer than need more processes and threads.
+func checkRoom(need int) error {
 	limit, ok := procLimit()
 	if !ok {
 		return nil
 	}
 	tasks, err := procfs.UserTasks(os.Getuid())
-	if err != nil || uint64(tasks)+StartTasks <= limit {
+	if err != nil || uint64(tasks)+uint64(need) <= limit {
 		return nil
 	}
-	return &ProcLimitError{Limit: limit, Tasks: tasks, Need: StartTasks}
+	return &ProcLimitError{Limit: limit, Tasks: tasks, Need: need}
 }
 
 // ProcLimited returns err, a failed fork, as a *ProcLimitError when the

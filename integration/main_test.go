@@ -427,3 +427,14 @@ func (r *repo) command(ctx context.Context, args ...string) *exec.Cmd {
 	}
 	return exec.CommandContext(ctx, "unshare", append([]string{"--uts", "sh", "-c", `hostname "$0" && exec "$@"`, r.host, prog}, args...)...)
 }
+
+// waitFor is the shell's wait until the file at path exists.
+func waitFor(path string) string { return "while [ ! -e " + path + " ]; do sleep 0.1; done; " }
+
+// touch makes an empty file at path, outside the workspace.
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -97,9 +97,6 @@ func newDirShared(t *testing.T, g string, tt newDirCase) {
 	alice.wait(t, 15*time.Second)
 }
 
-// waitFor is the shell's wait until the file at path exists.
-func waitFor(path string) string { return "while [ ! -e " + path + " ]; do sleep 0.1; done; " }
-
 // fifoReaders counts the processes named comm that hold the FIFO at path
 // open.
 func fifoReaders(path, comm string) int {
@@ -119,14 +116,6 @@ func fifoReaders(path, comm string) int {
 		}
 	}
 	return n
-}
-
-// touch makes an empty file at path, outside the workspace.
-func touch(t *testing.T, path string) {
-	t.Helper()
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // exists reports whether rel exists beneath dir.

@@ -310,16 +310,30 @@ func TestReleaseOnCommit(t *testing.T) {
 // TestStopIdle: `leasegate stop` then no mutation for the idle window
 // releases the owner's leases; activity before then cancels.
 func TestStopIdle(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	w := r.worker("alice", "echo x >> a.txt; sleep 0.8; echo y >> a.txt; sleep 4")
+	// The worker's second write must reach the coordinator after the stop
+	// and within its idle window, on the coordinator's real clock, so the
+	// worker writes once it is told the stop was made; 3 s leaves a loaded
+	// machine room for a shell's poll and a gated write. (Before, the worker
+	// wrote 0.8 s after its first write, and a stop that took longer to
+	// arrive saw no activity after it.)
+	const stopIdle = 3 * time.Second
+	r := newCheckout(t, map[string]string{"a.txt": "a\n"})
+	r.startServer(retryAfter, stopIdle)
+	tmp := t.TempDir()
+	stopped, end := filepath.Join(tmp, "stopped"), filepath.Join(tmp, "end")
+	w := r.worker("alice", "echo x >> a.txt; "+waitFor(stopped)+"echo y >> a.txt; echo wrote-again; "+waitFor(end))
 	eventually(t, 5*time.Second, "lease", func() bool { return r.holders()["a.txt"] == "alice" })
 	r.mustLG("stop", "--as", "alice")
-	time.Sleep(idleAfter + 500*time.Millisecond)
+	stoppedAt := time.Now()
+	touch(t, stopped)
+	eventually(t, stopIdle, "the worker's write after the stop", func() bool { return strings.Contains(w.out.String(), "wrote-again") })
+	time.Sleep(time.Until(stoppedAt.Add(stopIdle + 500*time.Millisecond))) // past the stop's release, had the write not cancelled it
 	if r.holders()["a.txt"] != "alice" {
 		t.Fatal("activity inside the window did not cancel the stop-idle release")
 	}
 	r.mustLG("stop", "--as", "alice")
-	eventually(t, idleAfter+2*time.Second, "stop-idle release", func() bool { return r.holders()["a.txt"] == "" })
+	eventually(t, stopIdle+2*time.Second, "stop-idle release", func() bool { return r.holders()["a.txt"] == "" })
+	touch(t, end)
 	w.wait(t, 10*time.Second)
 }
 

@@ -302,8 +302,8 @@ kill -0 $decoy && echo "decoy alive"`
 	}
 }
 
-// TestLedgerRefusalsFromAChildPidNamespace: ledger check and a command
-// refused with LEDGER_MISMATCH, run in a pid namespace below the
+// TestLedgerRefusalsFromAChildPidNamespace: ledger check, serve, and a
+// command refused with LEDGER_MISMATCH, run in a pid namespace below the
 // coordinator's, name its pid as status does there (not visible from this
 // one) rather than give its own pid as if it were this namespace's.
 func TestLedgerRefusalsFromAChildPidNamespace(t *testing.T) {
@@ -313,6 +313,7 @@ func TestLedgerRefusalsFromAChildPidNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `"$0" ledger check
+"$0" serve
 LEASEGATE_CLUSTER='{"endpoints": ["http://127.0.0.1:9"], "workspace": "elsewhere"}' "$0" status`
 	argv := append(unshareArgs(t), "sh", "-c", script, bin)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -320,6 +321,7 @@ LEASEGATE_CLUSTER='{"endpoints": ["http://127.0.0.1:9"], "workspace": "elsewhere
 	out, _ := cmd.CombinedOutput()
 	seen := fmt.Sprintf("pid %d in its pid namespace (not visible from this one)", h.PID)
 	for _, want := range []string{"stop the coordinator first: another coordinator, " + seen + ", serves this workspace",
+		"could not start: another coordinator, " + seen + ", serves this workspace",
 		"but the coordinator, " + seen + ", of " + r.dir} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("ledger check and a mismatched LEASEGATE_CLUSTER in a child pid namespace do not say %q:\n%s", want, out)

@@ -67,7 +67,7 @@ func TestStartFailureCorruptLedger(t *testing.T) {
 // coordinator serves says which one, at once.
 func TestStartFailureAnotherCoordinator(t *testing.T) {
 	r := newRepo(t, nil)
-	startFails(t, r, []string{"another coordinator (pid " + strconv.Itoa(r.server.Process.Pid) + ") serves this workspace"},
+	startFails(t, r, []string{"another coordinator, pid " + strconv.Itoa(r.server.Process.Pid) + ", serves this workspace"},
 		"serve", "--workspace", r.dir, "--idle-exit", "0")
 }
 

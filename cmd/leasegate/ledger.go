@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/leasegate/leasegate/api"
 	"github.com/leasegate/leasegate/blocker"
 	"github.com/leasegate/leasegate/gate"
 	"github.com/leasegate/leasegate/store/bolt"
@@ -75,17 +74,6 @@ func cmdLedger(ctx context.Context, args []string) error {
 		return ledgerCheck(f, ws.LedgerPath(), s)
 	}
 	return ledgerRecover(f, ws.LedgerPath(), s)
-}
-
-// servingHere is e with the coordinator's pid named as status names it:
-// the pid in the serve lock is the coordinator's in its own pid namespace,
-// another process's (or none) in a namespace above or below it.
-func servingHere(ctx context.Context, ws *workspace.Workspace, e *workspace.ServingError) error {
-	if e.PID == 0 {
-		return e
-	}
-	seen := coordinatorPID(ctx, ws, api.Health{PID: e.PID})
-	return fmt.Errorf("another coordinator, %s, serves this workspace", shownCoordinatorPID(seen, e.PID))
 }
 
 // checkReport is what `ledger check --json` prints.

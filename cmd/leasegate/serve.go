@@ -165,7 +165,10 @@ func serve(ctx context.Context, f serveFlags, ws *workspace.Workspace, rep *repo
 		return err
 	}
 	lock, err := ws.LockServe()
-	if err != nil {
+	var serving *workspace.ServingError
+	if errors.As(err, &serving) {
+		return servingHere(ctx, ws, serving)
+	} else if err != nil {
 		return err
 	}
 	defer lock.Close()

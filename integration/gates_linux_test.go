@@ -102,11 +102,13 @@ func heldRetriedBlockedResumed(t *testing.T, gate string) {
 // releases them. Under fuse the worker sees the workspace through the view.
 func releaseOnExit(t *testing.T, gate string) {
 	r := newGateRepo(t, gate, map[string]string{"a.txt": "a\n"})
-	w := r.worker("alice", "echo x >> a.txt; echo n > new.txt; echo views=$(grep -c ' fuse.leasegate ' /proc/self/mounts); sleep 1")
+	end := filepath.Join(t.TempDir(), "end")
+	w := r.worker("alice", "echo x >> a.txt; echo n > new.txt; echo views=$(grep -c ' fuse.leasegate ' /proc/self/mounts); "+waitFor(end))
 	eventually(t, 5*time.Second, "alice's leases", func() bool {
 		h := r.holders()
 		return h["a.txt"] == "alice" && h["new.txt"] == "alice"
 	})
+	touch(t, end)
 	if code := w.wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, w.out)
 	}

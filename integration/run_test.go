@@ -250,7 +250,8 @@ func TestWriteThroughOutsideLinkHeld(t *testing.T) {
 // once, pairs come along, the worker's exit releases everything.
 func TestFreeWritesAcquireAndRelease(t *testing.T) {
 	r := newRepo(t, map[string]string{"src/a.go": "package a\n"})
-	w := r.worker("alice", "echo '// x' >> src/a.go; echo hi > notes.md; mkdir -p build && echo o > build/out; sleep 1")
+	end := filepath.Join(t.TempDir(), "end")
+	w := r.worker("alice", "echo '// x' >> src/a.go; echo hi > notes.md; mkdir -p build && echo o > build/out; "+waitFor(end))
 	eventually(t, 5*time.Second, "alice's leases", func() bool {
 		h := r.holders()
 		return h["src/a.go"] == "alice" && h["src/a_test.go"] == "alice" && h["notes.md"] == "alice"
@@ -258,6 +259,7 @@ func TestFreeWritesAcquireAndRelease(t *testing.T) {
 	if h := r.holders(); h["build/out"] != "" || h["build"] != "" {
 		t.Fatalf("an ignored path was leased: %v", h)
 	}
+	touch(t, end)
 	if code := w.wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, w.out)
 	}
@@ -296,11 +298,13 @@ func TestStateDirRefused(t *testing.T) {
 // worker keeps running; a still-dirty file stays leased.
 func TestReleaseOnCommit(t *testing.T) {
 	r := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	w := r.worker("alice", "echo x >> a.txt && echo y >> b.txt && git add a.txt && git commit -qm a && sleep 3")
+	end := filepath.Join(t.TempDir(), "end")
+	w := r.worker("alice", "echo x >> a.txt && echo y >> b.txt && git add a.txt && git commit -qm a && "+waitFor(end))
 	eventually(t, 8*time.Second, "release of committed a.txt", func() bool {
 		h := r.holders()
 		return h["a.txt"] == "" && h["b.txt"] == "alice"
 	})
+	touch(t, end)
 	w.wait(t, 10*time.Second)
 	if !releasedOnCommit(r, "a.txt") {
 		t.Fatal("no release-on-commit event for a.txt")

@@ -76,11 +76,13 @@ func TestSubmoduleOneOwner(t *testing.T) {
 // the worker still changes.
 func TestSubmoduleCommitReleases(t *testing.T) {
 	super, sub := newSuperproject(t, map[string]string{"x.txt": "x\n", "y.txt": "y\n"})
-	w := sub.worker("alice", "echo a >> x.txt && echo b >> y.txt && git add x.txt && git commit -qm x && sleep 3")
+	end := filepath.Join(t.TempDir(), "end")
+	w := sub.worker("alice", "echo a >> x.txt && echo b >> y.txt && git add x.txt && git commit -qm x && "+waitFor(end))
 	eventually(t, 8*time.Second, "the release of committed sub/x.txt", func() bool {
 		h := super.holders()
 		return h["sub/x.txt"] == "" && h["sub/y.txt"] == "alice"
 	})
+	touch(t, end)
 	if code := w.wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("worker exit %d; output:\n%s", code, w.out)
 	}

@@ -153,10 +153,12 @@ func TestWorktreeGatesItsTree(t *testing.T) {
 // root; force-adding an ignored file there still makes it gated.
 func TestWorktreeForceAddGates(t *testing.T) {
 	wt, _ := newWorktree(t, newRepo(t, nil))
-	w := wt.worker("alice", "mkdir build && echo o > build/out.o && git add -f build/out.o && echo p >> build/out.o && sleep 3")
+	end := filepath.Join(t.TempDir(), "end")
+	w := wt.worker("alice", "mkdir build && echo o > build/out.o && git add -f build/out.o && echo p >> build/out.o && "+waitFor(end))
 	eventually(t, 8*time.Second, "a lease on the force-added build/out.o", func() bool {
 		return wt.holders()["build/out.o"] == "alice"
 	})
+	touch(t, end)
 	if code := w.wait(t, 10*time.Second); code != 0 {
 		t.Fatalf("worker exit %d; output:\n%s", code, w.out)
 	}

@@ -203,3 +203,20 @@ func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
+
+// GitEnvNotFollowed returns the variables of this environment that point
+// git at a repository or work tree elsewhere (GIT_DIR, GIT_WORK_TREE), as
+// NAME=VALUE joined by ", ", or "" when neither is set. Find does not
+// follow them, so that a checkout is named by its directory alone whoever
+// asks (a git hook runs with GIT_DIR set, an agent's shell without);
+// a command that finds no checkout names them, since git, told by them,
+// would say there is one.
+func GitEnvNotFollowed() string {
+	var set []string
+	for _, name := range []string{"GIT_DIR", "GIT_WORK_TREE"} {
+		if v := os.Getenv(name); v != "" {
+			set = append(set, name+"="+v)
+		}
+	}
+	return strings.Join(set, ", ")
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasegate/leasegate/hooks"
 	"github.com/leasegate/leasegate/internal/envname"
+	"github.com/leasegate/leasegate/workspace"
 )
 
 // cmdDoctor reports, for each agent, whether leasegate's hooks are
@@ -61,7 +62,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 		}
 	}
 	ms := diagnoseMCP(ctx, ws.Root, home)
-	git, gitErr := hooks.GitInstalled(ctx, ws.Root)
+	git, gitErr := doctorGit(ctx, ws)
 	var gitMissing []string
 	if gitErr == nil && len(git) > 0 {
 		gitMissing, gitErr = hooks.GitMissingInSubmodules(ctx, ws)
@@ -80,6 +81,15 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	printCoordinatorCheck(*coord)
 	return doctorVerdict(ds, ms, coord)
+}
+
+// doctorGit lists leasegate's git hooks installed in the workspace, where
+// there is a checkout to have them.
+func doctorGit(ctx context.Context, ws *workspace.Workspace) ([]string, error) {
+	if ws.GitDir == "" {
+		return nil, errors.New(notCheckout(ws.Root))
+	}
+	return hooks.GitInstalled(ctx, ws.Root)
 }
 
 func printDoctor(ds []hooks.Diagnosis, git []string, gitErr error) {

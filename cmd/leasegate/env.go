@@ -205,8 +205,20 @@ func (c *common) chosen(ws *workspace.Workspace) error {
 	if _, err := os.Stat(filepath.Join(ws.Root, workspace.ConfigFile)); err == nil {
 		return nil
 	}
-	return usagef("%s is not in a git checkout: leasegate would gate it as a workspace of its own (state in %s); "+
-		"say so with --workspace %s, or put a %s there", ws.Root, ws.StateDir, ws.Root, workspace.ConfigFile)
+	return usagef("%s: leasegate would gate it as a workspace of its own (state in %s); "+
+		"say so with --workspace %s, or put a %s there", notCheckout(ws.Root), ws.StateDir, ws.Root, workspace.ConfigFile)
+}
+
+// notCheckout says that root is in no git checkout, naming GIT_DIR and
+// GIT_WORK_TREE when they are set: git, told by them, would say it is.
+func notCheckout(root string) string {
+	env := workspace.GitEnvNotFollowed()
+	if env == "" {
+		return root + " is not in a git checkout"
+	}
+	return fmt.Sprintf("%s is not in a git checkout (%s in the environment, which leasegate does not follow: it finds a checkout "+
+		"by a .git in the directory or above it, so a bare repository with a separate work tree, as dotfile managers "+
+		"keep, is no checkout to it)", root, env)
 }
 
 func withoutEnv(env []string, keys ...string) []string {

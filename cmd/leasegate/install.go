@@ -106,6 +106,27 @@ func (f *hookFlags) codexUntrust(ctx context.Context, user bool) error {
 	return nil
 }
 
+// installGit installs (or with name "uninstall" removes) the git hooks of
+// the checkout; a directory in no checkout has none, which is said before
+// this binary is judged fit to be named in hooks.
+func (f *hookFlags) installGit(ctx context.Context, name string) ([]string, error) {
+	ws, err := f.workspace()
+	if err != nil {
+		return nil, err
+	}
+	if ws.GitDir == "" {
+		return nil, usagef("%s git: %s: there are no git hooks to %s there", name, notCheckout(ws.Root), name)
+	}
+	exe, err := hookProgram(name, false)
+	if err != nil {
+		return nil, err
+	}
+	if name == "install" {
+		return hooks.InstallGitTree(ctx, ws, exe)
+	}
+	return hooks.UninstallGitTree(ctx, ws)
+}
+
 // hooksFile is the workspace and the hooks file of agent a that install
 // and uninstall write: the project's, or with user the user's.
 func (f *hookFlags) hooksFile(a hooks.Agent, user bool) (*workspace.Workspace, string, error) {
@@ -130,22 +151,16 @@ func (f *hookFlags) install(ctx context.Context, name, agentName string, to targ
 	if agentName == "git" && to.user {
 		return nil, usagef("%s git: --user is not supported (git hooks belong to a repository)", name)
 	}
+	if agentName == "git" {
+		return f.installGit(ctx, name)
+	}
 	// Refused before the program is looked up, which warns when --shared
 	// finds no leasegate in PATH.
 	exe, err := hookProgram(name, to.shared)
 	if err != nil {
 		return nil, err
 	}
-	if agentName == "git" {
-		ws, err := f.workspace()
-		if err != nil {
-			return nil, err
-		}
-		if name == "install" {
-			return hooks.InstallGitTree(ctx, ws, exe)
-		}
-		return hooks.UninstallGitTree(ctx, ws)
-	}
+
 	agent, err := hooks.ParseAgent(agentName)
 	if err != nil {
 		return nil, usagef("%s: %v (or git)", name, err)
@@ -228,9 +243,9 @@ func gatedHere(root string) error {
 	if _, err := os.Stat(filepath.Join(ws.Root, workspace.ConfigFile)); err == nil {
 		return nil
 	}
-	return usagef("install: %s is not in a git checkout and has no %s: the agent's hooks would gate nothing there "+
+	return usagef("install: %s and has no %s: the agent's hooks would gate nothing there "+
 		"(and its MCP server would refuse to start); put a %s there (`{}` will do) to make it a workspace, then install",
-		ws.Root, workspace.ConfigFile, workspace.ConfigFile)
+		notCheckout(ws.Root), workspace.ConfigFile, workspace.ConfigFile)
 }
 
 // settingsBase is the home directory for --user, else the workspace root.

@@ -131,3 +131,44 @@ func TestInstallCodexTrustWithoutCodexWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallGitOutsideCheckout: install and uninstall git in a directory
+// that is no git checkout are usage errors that say so and write nothing
+// (they failed with exit 1 and git's "not a git repository ... .git");
+// with GIT_DIR and GIT_WORK_TREE naming a bare repository and this
+// directory as its work tree (a dotfiles repository), the refusal names
+// them, since git, told by them, calls the directory a checkout.
+func TestInstallGitOutsideCheckout(t *testing.T) {
+	bare := filepath.Join(mustGitInit(t), ".git")
+	for _, tt := range []struct {
+		name    string
+		gitEnv  bool
+		wantEnv string
+	}{
+		{name: "plain directory"},
+		{name: "GIT_DIR and GIT_WORK_TREE", gitEnv: true, wantEnv: "GIT_DIR=" + bare},
+	} {
+		for _, verb := range []string{"install", "uninstall"} {
+			t.Run(tt.name+"/"+verb, func(t *testing.T) {
+				dir, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.gitEnv {
+					t.Setenv("GIT_DIR", bare)
+					t.Setenv("GIT_WORK_TREE", dir)
+				}
+				err = install(context.Background(), verb, []string{"--workspace", dir, "git"})
+				if code, _ := classify(err); err == nil || code != exitUsage || !strings.Contains(err.Error(), dir+" is not in a git checkout") {
+					t.Errorf("%s git in %s = %v (exit %d), want the usage error saying it is not in a git checkout", verb, dir, err, code)
+				}
+				if err != nil && !strings.Contains(err.Error(), tt.wantEnv) {
+					t.Errorf("%s git = %v, want it to name %q", verb, err, tt.wantEnv)
+				}
+				if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+					t.Errorf("%s git left %d entries in %s, want none", verb, len(entries), dir)
+				}
+			})
+		}
+	}
+}

@@ -36,10 +36,11 @@ type Status struct {
 	// may then be judged unknown and writes held until it is raised.
 	// Empty while none has.
 	FilesWarning string `json:"files_warning,omitempty"`
-	// WentBack says that the shared ledger went back while this
-	// coordinator served it (etcd wiped, or restored from an older
-	// snapshot): the leases it lost are gone. Kept while the coordinator
-	// runs; nil when it has not gone back meanwhile.
+	// WentBack says that the shared ledger went back (etcd wiped, or
+	// restored from an older snapshot): the leases it lost are gone. Kept
+	// for coordinator.WentBackShown (72 h) from when it was found, by a
+	// coordinator started since too (from the ledger.went_back events);
+	// nil when it has not gone back within that time.
 	WentBack *WentBack `json:"ledger_went_back,omitempty"`
 }
 

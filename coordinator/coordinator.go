@@ -147,6 +147,7 @@ func (c *Coordinator) replay(e gate.Event) error {
 	c.replayOwner(e)
 	c.noteContention(e)
 	c.noteLedgerHealth(e)
+	c.replayWentBack(e)
 	return nil
 }
 

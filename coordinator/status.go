@@ -52,7 +52,7 @@ func (c *Coordinator) status(ls []gate.Lease, list *gate.LeaseList) leasegate.St
 	now := c.clock.Now()
 	s := leasegate.Status{Now: now, LedgerWarning: c.ledgerWarning(), FilesWarning: c.cfg.Descriptors.Warning(), StartedAt: c.startedAt, LastSeq: c.cfg.Ledger.LastSeq(), Leases: ls,
 		Blockers: c.annotate(c.book.Open(), now), Ungated: append([]leasegate.UngatedWrite(nil), c.ungated...),
-		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS, WentBack: c.wentBackView()}
+		RetryAfter: c.cfg.Windows.Retry.After, IdleAfter: c.cfg.Windows.Idle.After, Defaults: c.cfg.Windows, PidNS: c.pidNS, WentBack: c.wentBackView(now)}
 	counts := map[string]int{}
 	for _, l := range ls {
 		counts[l.Owner.Name]++

@@ -2,11 +2,37 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/gate"
 )
+
+// WentBackShown is how long status says that the shared ledger went back,
+// from when it was found, also in a coordinator started afterwards (which
+// reads it from the ledger.went_back events): the contract's 72 h
+// check-out TTL, by when every lease it lost would have ended unless
+// renewed. There is no acknowledgement to end it sooner: status shows it
+// to every operator, and one who saw it cannot know that the others did;
+// a warning that ended when its coordinator restarted (an idle exit, a
+// crash) could be missed by all of them. Longer would keep warning of
+// leases nobody holds any more.
+const WentBackShown = 72 * time.Hour
+
+// wentBackData is what a ledger.went_back event carries beyond its lease
+// and path (Data), so that a coordinator started later can say it again:
+// the finding, and the lease this event records lost (none in the event
+// of a ledger that lost none).
+type wentBackData struct {
+	FoundAt   time.Time            `json:"found_at"`
+	Seen      uint64               `json:"seen_seq"`
+	Ends      uint64               `json:"ends_seq"`
+	Cause     string               `json:"cause"`
+	LostCount int                  `json:"lost_count"`
+	Lost      *leasegate.LostLease `json:"lost,omitempty"`
+}
 
 // wentBack keeps what the coordinator found when the shared ledger last
 // went back, for status, and whether the ledger records it yet.
@@ -52,8 +78,8 @@ func lostLease(l gate.Lease) leasegate.LostLease {
 
 // wentBackView is status's account of the ledger going back, nil when it
 // has not. Call with c.mu held.
-func (c *Coordinator) wentBackView() *leasegate.WentBack {
-	if c.wentBack == nil {
+func (c *Coordinator) wentBackView(now time.Time) *leasegate.WentBack {
+	if c.wentBack == nil || now.Sub(c.wentBack.view.At) >= WentBackShown {
 		return nil
 	}
 	v := c.wentBack.view
@@ -80,7 +106,9 @@ func (c *Coordinator) wentBackEvents() []gate.Event {
 		return nil
 	}
 	base := gate.Event{Type: gate.EventLedgerWentBack, At: c.clock.Now().UTC(), Actor: "coordinator on " + c.host(), Reason: wb.view.Summary()}
+	d := wentBackData{FoundAt: wb.view.At, Seen: wb.view.Seen, Ends: wb.view.Ends, Cause: wb.view.Cause, LostCount: wb.view.LostCount}
 	if len(wb.view.Lost) == 0 && !wb.recorded[gate.NoLease] {
+		base.Data, _ = json.Marshal(d)
 		return []gate.Event{base}
 	}
 	var evs []gate.Event
@@ -88,10 +116,37 @@ func (c *Coordinator) wentBackEvents() []gate.Event {
 		if !wb.recorded[l.ID] {
 			e := base
 			e.LeaseID, e.Path = l.ID, l.Paths[0]
+			d.Lost = &l
+			e.Data, _ = json.Marshal(d)
 			evs = append(evs, e)
 		}
 	}
 	return evs
+}
+
+// replayWentBack keeps, from the ledger.went_back events replayed at Open,
+// the last finding that the shared ledger went back, with the leases its
+// events name lost, so that status says it again (for WentBackShown)
+// after the coordinator that found it stopped. Events recorded without
+// the finding (before they carried it) are left out. Call with c.mu held,
+// or before the coordinator runs.
+func (c *Coordinator) replayWentBack(e gate.Event) {
+	var d wentBackData
+	if e.Type != gate.EventLedgerWentBack || json.Unmarshal(e.Data, &d) != nil || d.FoundAt.IsZero() {
+		return
+	}
+	wb := c.wentBack
+	if wb == nil || d.FoundAt.After(wb.view.At) {
+		wb = &wentBack{view: leasegate.WentBack{At: d.FoundAt.UTC(), Seen: d.Seen, Ends: d.Ends, Cause: d.Cause, LostCount: d.LostCount},
+			recorded: map[gate.LeaseID]bool{}}
+		c.wentBack = wb
+	} else if !d.FoundAt.Equal(wb.view.At) {
+		return // an earlier finding
+	}
+	wb.recorded[e.LeaseID] = true
+	if d.Lost != nil && len(wb.view.Lost) < leasegate.MaxLostShown && !slices.ContainsFunc(wb.view.Lost, func(l leasegate.LostLease) bool { return l.ID == d.Lost.ID }) {
+		wb.view.Lost = append(wb.view.Lost, *d.Lost)
+	}
 }
 
 // recordWentBack commits the ledger.went_back events, deciding again

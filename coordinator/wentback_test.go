@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/leasegate/leasegate"
 	"github.com/leasegate/leasegate/coordinator"
 	"github.com/leasegate/leasegate/gate"
@@ -59,6 +61,29 @@ func TestLedgerWipedIsServedAsEtcdHoldsIt(t *testing.T) {
 	waitOutcome(t, "alice's write after the wipe", func() (leasegate.Result, error) {
 		return a.Mutate(ctx, leasegate.MutateRequest{Owner: "alice", Op: "write", Paths: []string{"a.txt"}, Try: true})
 	}, true)
+	// A coordinator started afterwards, on another host or after a's
+	// restart, says it as a did, from the ledger.went_back events, until
+	// WentBackShown after it was found.
+	for _, tc := range []struct {
+		host  string
+		after time.Duration
+		said  bool
+	}{{"host-c", coordinator.WentBackShown - time.Minute, true}, {"host-d", coordinator.WentBackShown, false}} {
+		clk := clock.NewMock()
+		clk.Set(st.WentBack.At.Add(tc.after))
+		c, stop := sharedCoordinator(t, cluster.Endpoints, tc.host, goneTTL, func(cfg *coordinator.Config) { cfg.Clock = clk })
+		cst, err := c.Status(ctx)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch wb := cst.WentBack; {
+		case !tc.said && wb != nil:
+			t.Errorf("status of a coordinator started %s after the ledger went back still says it: %+v", tc.after, wb)
+		case tc.said && (wb == nil || wb.Summary() != st.WentBack.Summary()):
+			t.Errorf("status of a coordinator started %s after the ledger went back = %+v, want what a said:\n%s", tc.after, wb, st.WentBack.Summary())
+		}
+	}
 }
 
 // waitWentBackRecorded waits up to 30 s for c's history of path to hold

@@ -26,6 +26,7 @@ var _ intercept.Decider = (*Sidecar)(nil)
 // through the coordinator's contention protocol, and a change of a rule
 // file is recorded before it is let through.
 func (s *Sidecar) Decide(ctx context.Context, m intercept.Mutation) error {
+	m = s.dealias(m)
 	if err := s.decide(ctx, m); err != nil {
 		return err
 	}
@@ -458,4 +459,26 @@ func (s *Sidecar) observer(req leasegate.MutateRequest, halted *bool, cd **count
 		SlowAfter: slowAnswer,
 		Clock:     s.cfg.Clock,
 	}
+}
+
+// dealias gives m the workspace path of each file it names through a bind
+// mount of the workspace's directories (workspace.Alias): such a path lies
+// outside the root, and would pass the gate as a write outside the
+// workspace while it changes a workspace file. m's own slice is left as
+// it is.
+func (s *Sidecar) dealias(m intercept.Mutation) intercept.Mutation {
+	if len(s.aliases) == 0 {
+		return m
+	}
+	paths := m.Paths
+	for i, p := range m.Paths {
+		if w, through := workspace.Dealias(s.aliases, p); through {
+			if &paths[0] == &m.Paths[0] {
+				paths = slices.Clone(m.Paths)
+			}
+			paths[i] = w
+		}
+	}
+	m.Paths = paths
+	return m
 }

@@ -30,6 +30,7 @@ func (s *Sidecar) DecideNow(m intercept.Mutation) (bool, error) {
 	if m.Op == intercept.OpSymlink || m.Op == intercept.OpLink {
 		return false, nil
 	}
+	m = s.dealias(m)
 	var buf [2]string
 	rels := buf[:0]
 	for _, abs := range m.Paths {

@@ -28,6 +28,10 @@ type Sidecar struct {
 	cfg  Config
 	log  hclog.Logger
 	rule *workspace.Rule
+	// aliases are the bind mounts that show the workspace's directories at
+	// other paths, read once at start; Decide takes their paths for the
+	// workspace's.
+	aliases []workspace.Alias
 	// ruleBroken: leasegate.json was last found not to load (said once;
 	// only the heartbeat loop reads and writes it).
 	ruleBroken bool
@@ -66,6 +70,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer rule.Close()
 	s.rule = rule
+	if s.aliases, err = cfg.Workspace.Aliases(); err != nil {
+		return 0, fmt.Errorf("run: the mount table, for the workspace's other paths: %w", err)
+	}
 	if err := s.register(ctx); err != nil {
 		return 0, err
 	}

@@ -54,9 +54,31 @@ type member struct {
 	exited                 chan struct{}
 }
 
+// startAttempts bounds the starts of a new cluster on fresh ports: the
+// ports freePorts found are free only until it closes them, and until etcd
+// binds them another process (the tests of other packages run beside
+// these) may take one for a connection of its own.
+const startAttempts = 3
+
 // Start starts an n-member cluster with its data and logs under dir and
-// waits (up to a minute) until every member reports healthy.
+// waits (up to a minute) until every member reports healthy. A member that
+// finds one of its ports taken has the whole cluster started again on
+// other ports.
 func Start(dir string, n int) (*Cluster, error) {
+	for attempt := 1; ; attempt++ {
+		c, err := start(dir, n)
+		if err == nil || attempt == startAttempts || !strings.Contains(err.Error(), "address already in use") {
+			return c, err
+		}
+		for i := range n {
+			if err := os.RemoveAll(filepath.Join(dir, fmt.Sprintf("m%d", i))); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func start(dir string, n int) (*Cluster, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -226,7 +248,9 @@ func (c *Cluster) waitHealthy(i int, within time.Duration) error {
 	}
 }
 
-func freePorts() (int, int, error) {
+// freePorts returns two loopback ports free when it returns; a variable so
+// that a test can hand out a taken one.
+var freePorts = func() (int, int, error) {
 	a, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, 0, err

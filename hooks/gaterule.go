@@ -1,6 +1,10 @@
 package hooks
 
-import "github.com/leasegate/leasegate/workspace"
+import (
+	"sync"
+
+	"github.com/leasegate/leasegate/workspace"
+)
 
 // gateRule is the workspace's rule that asks git only about the paths an
 // ignore pattern may match (see ignorePatterns): the rest it tells from
@@ -11,6 +15,10 @@ type gateRule struct {
 	full   *workspace.Rule // the whole rule; starts git on its first question
 	ignore *ignorePatterns // nil: every path the local rule gates goes to git
 	askGit bool            // the workspace consults git's ignore rules
+
+	ws        *workspace.Workspace
+	aliasOnce sync.Once
+	aliases   []workspace.Alias // the workspace's bind mounts, read on the first path outside the root
 }
 
 func newGateRule(ws *workspace.Workspace) (*gateRule, error) {
@@ -24,7 +32,7 @@ func newGateRule(ws *workspace.Workspace) (*gateRule, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &gateRule{local: local, full: full, askGit: ws.GitDir != "" && !ws.Config.GateGitIgnored}
+	g := &gateRule{local: local, full: full, askGit: ws.GitDir != "" && !ws.Config.GateGitIgnored, ws: ws}
 	if g.askGit {
 		g.ignore, _ = loadIgnorePatterns(ws)
 	}
@@ -46,6 +54,15 @@ func (g *gateRule) ClassifyPath(abs string) workspace.Verdict {
 		return v
 	}
 	return g.full.ClassifyPath(abs, workspace.ReachFile)
+}
+
+// dealias returns the workspace path that abs names through a bind mount
+// of the workspace's directories (workspace.Alias), or abs and false. The
+// mount table is read once, on the first path outside the root; one that
+// cannot be read is taken for a table without such mounts.
+func (g *gateRule) dealias(abs string) (string, bool) {
+	g.aliasOnce.Do(func() { g.aliases, _ = g.ws.Aliases() })
+	return workspace.Dealias(g.aliases, abs)
 }
 
 // needsGit reports whether the local rule's class c of rel may change

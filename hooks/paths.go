@@ -25,7 +25,14 @@ func classify(rule *gateRule, ev Event) targets {
 	var t targets
 	seen := map[string]bool{}
 	for _, p := range ev.Paths {
-		v := rule.ClassifyPath(workspace.ResolvePath(ev.Cwd, p))
+		abs := workspace.ResolvePath(ev.Cwd, p)
+		v := rule.ClassifyPath(abs)
+		if v.Class == workspace.Outside && v.Rel == "" {
+			// A bind mount shows the workspace's files at another path.
+			if in, through := rule.dealias(abs); through {
+				v = rule.ClassifyPath(in)
+			}
+		}
 		switch {
 		case v.Refused():
 			t.refused, t.class = p, v.Class

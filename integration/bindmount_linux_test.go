@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -13,12 +14,7 @@ import (
 // changes (it passed as a write outside the workspace, ungated), and its
 // write into the state directory through it is refused.
 func TestBindMountAliasGated(t *testing.T) {
-	r := newRepo(t, map[string]string{"a.txt": "a\n"})
-	view := t.TempDir()
-	if out, err := exec.Command("mount", "--bind", r.dir, view).CombinedOutput(); err != nil {
-		t.Skipf("cannot bind-mount the workspace (needs root): %v: %s", err, out)
-	}
-	t.Cleanup(func() { detachMount(view) })
+	r, view := bindMountedRepo(t)
 	end := filepath.Join(t.TempDir(), "end")
 	w := r.worker("bob", "echo n > "+view+"/new.txt && ! echo z > "+view+"/.git/leasegate/evil && "+waitFor(end))
 	eventually(t, 8*time.Second, "bob's lease on new.txt, written through the bind mount", func() bool {
@@ -31,4 +27,50 @@ func TestBindMountAliasGated(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir, ".git", "leasegate", "evil")); err == nil {
 		t.Errorf("the worker wrote the state directory through the bind mount %s", view)
 	}
+}
+
+// TestBindMountAliasHookGated: an agent's hook gates a write it names
+// through a bind mount of the workspace as the workspace file (it let it
+// through as a write outside the workspace), and refuses one into the
+// state directory through it.
+func TestBindMountAliasHookGated(t *testing.T) {
+	r, view := bindMountedRepo(t)
+	ev := filepath.Join(t.TempDir(), "pre-write.json")
+	if err := os.WriteFile(ev, []byte(toolWriteAt("s1", r.dir, filepath.Join(view, "hooked.txt"))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := r.lgStdin(ev, "hook", "claude-code"); code != 0 || out != "" {
+		t.Fatalf("hook claude-code = exit %d, %q, want the write allowed\nstderr: %s", code, out, errs)
+	}
+	if h := r.holders()["hooked.txt"]; h == "" {
+		t.Errorf("hooked.txt, written through the bind mount %s, is not leased; leases: %v", view, r.holders())
+	}
+	state := filepath.Join(t.TempDir(), "state-write.json")
+	if err := os.WriteFile(state, []byte(toolWriteAt("s1", r.dir, filepath.Join(view, ".git", "leasegate", "evil"))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, _ := r.lgStdin(state, "hook", "claude-code"); !strings.Contains(out, `"deny"`) {
+		t.Errorf("hook claude-code on the state directory through the bind mount = %q, want a denial", out)
+	}
+}
+
+// bindMountedRepo is a workspace with a coordinator and a bind mount of
+// its root at another path, removed when the test ends; it skips the test
+// where mounting is not allowed.
+func bindMountedRepo(t *testing.T) (*repo, string) {
+	t.Helper()
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	view := t.TempDir()
+	if out, err := exec.Command("mount", "--bind", r.dir, view).CombinedOutput(); err != nil {
+		t.Skipf("cannot bind-mount the workspace (needs root): %v: %s", err, out)
+	}
+	t.Cleanup(func() { detachMount(view) })
+	return r, view
+}
+
+// toolWriteAt is Claude Code's PreToolUse event of a Write of the file at
+// path, from a session in dir.
+func toolWriteAt(session, dir, path string) string {
+	return `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` +
+		path + `","content":"x"}}`
 }

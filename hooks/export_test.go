@@ -65,3 +65,6 @@ var HookCommand = hookCommand
 
 // HooksOnLine exposes hooksOnLine to the tests.
 var HooksOnLine = hooksOnLine
+
+// HooksOnGit exposes hooksOnGit to the tests.
+var HooksOnGit = hooksOnGit

@@ -138,7 +138,9 @@ func uninstallHooksOn(ctx context.Context, dir string) ([]string, error) {
 var mayCommit = regexp.MustCompile(`\b(commit|merge|pull)\b`)
 
 // withHooksOn returns the shell command with git's hooks turned on for it,
-// pointed at the hooks-on directory of the workspace's repository, or ""
+// pointed at the hooks-on directory of the workspace's repository: by
+// `git -c` where each git that may commit heads its command (hooksOnGit),
+// else by a first line that exports it (hooksOnLine); or ""
 // to leave it as it is: it cannot commit by its words, `install git` did
 // not write the directory (leasegate's guard is not installed there), or
 // the platform's shell has no rewrite (hooksOnLine).
@@ -152,8 +154,11 @@ func withHooksOn(ws *workspace.Workspace, command string) string {
 		return ""
 	}
 	line := hooksOnLine(hd)
-	if line == "" || strings.HasPrefix(command, line+"\n") {
+	if line == "" || strings.HasPrefix(command, line+"\n") || strings.Contains(command, shellQuote("core.hooksPath="+hd)) {
 		return ""
+	}
+	if on, ok := hooksOnGit(hd, command); ok {
+		return on
 	}
 	return line + "\n" + command
 }

@@ -58,28 +58,33 @@ func rewritten(t *testing.T, got result) string {
 }
 
 // TestGeminiShellCommitGuarded: where `install git` is in place, Gemini
-// CLI's shell command that commits is handed back with a first line that
-// has git run leasegate's hooks, so under Gemini CLI's environment (git's
-// hooks off) the commit of bob's file is refused before it is made, while
-// the command as the model wrote it commits. A command that names no
-// commit is left alone, and so is every command once `uninstall git`
-// removed the hooks.
+// CLI's shell command that commits is handed back with git's hooks turned
+// on for its git commit (`git -c core.hooksPath=...` where git heads the
+// command, else a first line that exports GIT_CONFIG_PARAMETERS), so under
+// Gemini CLI's environment (git's hooks off) the commit of bob's file is
+// refused before it is made, while the command as the model wrote it
+// commits. A command that names no commit is left alone, and so is every
+// command once `uninstall git` removed the hooks.
 func TestGeminiShellCommitGuarded(t *testing.T) {
 	r := newSharedRepo(t)
 	r.mustLeasegate("install", "git")
 	r.write("src/shared.go", "package src // changed outside the gate\n")
 	const command = "git add -A && git commit -q -m shell"
-
-	cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, command), "hook", "gemini"))
-	if !strings.HasPrefix(cmd, "export GIT_CONFIG_PARAMETERS=") || !strings.HasSuffix(cmd, "\n"+command) {
-		t.Fatalf("the command handed back is %q, want a first line that exports GIT_CONFIG_PARAMETERS, then %q", cmd, command)
-	}
-	got := r.exec(geminiGitEnv, "", "bash", "-c", cmd)
-	if got.code != 1 || !strings.Contains(got.stderr, "leasegate: commit refused") || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
-		t.Errorf("the handed-back command under Gemini CLI's git settings = %+v, want the commit refused naming bob's file", got)
-	}
-	if log := r.git("log", "--format=%s"); log != "shared\ninit\n" {
-		t.Errorf("commits = %q, want none made", log)
+	for _, tc := range []struct{ command, want string }{
+		{command, "git add -A && git -c core.hooksPath="},
+		{"git add -A && command git commit -q -m shell", "export GIT_CONFIG_PARAMETERS="},
+	} {
+		cmd := rewritten(t, r.leasegate(nil, geminiShellInput(t, r, tc.command), "hook", "gemini"))
+		if !strings.HasPrefix(cmd, tc.want) {
+			t.Fatalf("%q was handed back as %q, want it to start %q", tc.command, cmd, tc.want)
+		}
+		got := r.exec(geminiGitEnv, "", "bash", "-c", cmd)
+		if got.code != 1 || !strings.Contains(got.stderr, "leasegate: commit refused") || !strings.Contains(got.stderr, "src/shared.go: leased by bob") {
+			t.Errorf("%q handed back under Gemini CLI's git settings = %+v, want the commit refused naming bob's file", cmd, got)
+		}
+		if log := r.git("log", "--format=%s"); log != "shared\ninit\n" {
+			t.Errorf("commits = %q, want none made", log)
+		}
 	}
 	if got := r.exec(geminiGitEnv, "", "bash", "-c", command); got.code != 0 {
 		t.Errorf("the command as written under Gemini CLI's git settings = %+v, want it to commit (git's hooks off)", got)
@@ -173,6 +178,32 @@ func TestHooksOnLineQuotes(t *testing.T) {
 		got := r.exec(env, "", "bash", "-c", line+"\ngit config --get core.hooksPath && git config --get core.abbrev")
 		if got.code != 0 || got.stdout != dir+"\n9\n" {
 			t.Errorf("HooksOnLine(%q) = %q; git then read %+v, want %q and core.abbrev kept", dir, line, got, dir)
+		}
+	}
+}
+
+// TestHooksOnGitForms: `-c core.hooksPath=DIR` goes after each git that
+// heads a command naming commit, merge or pull, and nowhere else; a
+// command whose commit the scan cannot place is given none (the caller
+// exports GIT_CONFIG_PARAMETERS instead).
+func TestHooksOnGitForms(t *testing.T) {
+	const c = " -c core.hooksPath=/h"
+	for _, tc := range []struct{ in, want string }{
+		{"git commit -m x", "git" + c + " commit -m x"},
+		{"git add -A && git commit -qm 'a; merge | b'", "git add -A && git" + c + " commit -qm 'a; merge | b'"},
+		{"cd sub; git pull\ngit status", "cd sub; git" + c + " pull\ngit status"},
+		{"(git merge main) || echo no", "(git" + c + " merge main) || echo no"},
+		{`git commit -m "say \"commit\""`, "git" + c + ` commit -m "say \"commit\""`},
+		{"sudo git commit -m x", ""},
+		{"if git commit -m x; then echo ok; fi", ""},
+		{`echo "git commit"`, ""},
+		{"git commit -F- <<EOF\nx\nEOF", ""},
+		{"git commit -m `date`", ""},
+		{"git commit -m 'open", ""},
+	} {
+		got, ok := hooks.HooksOnGit("/h", tc.in)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("HooksOnGit(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }

@@ -277,3 +277,33 @@ func TestCodexSandboxWithoutNetworkRefusesCommit(t *testing.T) {
 		t.Errorf("commits = %q, want none made", got)
 	}
 }
+
+// TestGeminiAllowRuleForGitSuffices: with the user's ordinary allow rule
+// for git (`--allowed-tools 'run_shell_command(git)'`, no yolo), the
+// commit of bob's b.go that Gemini CLI's model runs gets git's hooks back
+// by `git -c` and is refused by the guard, and a commit of nothing held
+// (after unstaging what the refused one staged) is made. Before, the command was given a first line exporting
+// GIT_CONFIG_PARAMETERS, which that rule does not allow: Gemini CLI
+// denied both commands by policy unless `run_shell_command(export)` was
+// allowed too.
+func TestGeminiAllowRuleForGitSuffices(t *testing.T) {
+	r := newCommitRepo(t)
+	m := newGenerateMock(t, geminiShell(otherCommit), geminiShell("git reset -q && git commit -q --allow-empty -m empty"))
+	g := newGeminiRun(t, r, m)
+	g.install(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.program, "-m", geminiModel, "-p", "commit everything", "--allowed-tools", "run_shell_command(git)", "--output-format", "json")
+	cmd.Dir, cmd.Env = r.dir, g.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gemini -p: %v\n%s", err, out)
+	}
+	_, results := m.seen()
+	if len(results) != 2 || !strings.Contains(results[0], "commit refused") || !strings.Contains(results[0], "b.go: leased by bob") {
+		t.Errorf("the model was not told the guard refused the commit of bob's b.go; it read %q\n%s", results, out)
+	}
+	if got := r.git("log", "--format=%s"); got != "empty\ninitial\n" {
+		t.Errorf("commits = %q, want the empty one made and the one of bob's b.go refused\n%s", got, out)
+	}
+}

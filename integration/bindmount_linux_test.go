@@ -54,6 +54,19 @@ func TestBindMountAliasHookGated(t *testing.T) {
 	}
 }
 
+// TestBindMountAliasArgPath: an operator's command takes a file named
+// through a bind mount of the workspace for the workspace file (acquire
+// refused it as outside the workspace).
+func TestBindMountAliasArgPath(t *testing.T) {
+	r, view := bindMountedRepo(t)
+	if out, errs, code := r.lg("acquire", filepath.Join(view, "a.txt"), "--as", "op"); code != 0 {
+		t.Fatalf("acquire %s = exit %d\nstdout: %s\nstderr: %s", filepath.Join(view, "a.txt"), code, out, errs)
+	}
+	if h := r.holders()["a.txt"]; h != "op" {
+		t.Errorf("a.txt is held by %q, want op; leases: %v", h, r.holders())
+	}
+}
+
 // bindMountedRepo is a workspace with a coordinator and a bind mount of
 // its root at another path, removed when the test ends; it skips the test
 // where mounting is not allowed.

@@ -30,7 +30,7 @@ func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 		// in front of it is followed.
 		abs = native().join(cwd, a)
 	}
-	rel, inside := w.Rel(resolveLiteral(abs))
+	rel, inside := w.relThroughAliases(resolveLiteral(abs))
 	if !inside {
 		return "", &gate.DeniedError{Reason: gate.ReasonOutsideWorkspace, Message: fmt.Sprintf("%s is outside the workspace %s", a, w.Root)}
 	}
@@ -42,6 +42,24 @@ func (w *Workspace) ArgPath(cwd, a string) (string, error) {
 		return "", gate.AsDenied(err)
 	}
 	return clean, nil
+}
+
+// relThroughAliases is Rel, and for a path outside the root the relative
+// path of the workspace file it names through a bind mount (Aliases): an
+// operator may name a file by either path. The mount table is read only
+// for a path outside the root.
+func (w *Workspace) relThroughAliases(abs string) (string, bool) {
+	if rel, inside := w.Rel(abs); inside {
+		return rel, true
+	}
+	aliases, err := w.Aliases()
+	if err != nil {
+		return "", false
+	}
+	if in, through := Dealias(aliases, abs); through {
+		return w.Rel(in)
+	}
+	return "", false
 }
 
 // resolveLiteral is ResolveExisting for a path that may hold globs: the

@@ -80,10 +80,3 @@ func bindMountedRepo(t *testing.T) (*repo, string) {
 	t.Cleanup(func() { detachMount(view) })
 	return r, view
 }
-
-// toolWriteAt is Claude Code's PreToolUse event of a Write of the file at
-// path, from a session in dir.
-func toolWriteAt(session, dir, path string) string {
-	return `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` +
-		path + `","content":"x"}}`
-}

@@ -298,6 +298,12 @@ func (r *repo) lgEnv(env string, args ...string) (string, string, int) {
 }
 
 func toolWrite(session, dir, name string) string {
+	return toolWriteAt(session, dir, filepath.Join(dir, name))
+}
+
+// toolWriteAt is Claude Code's PreToolUse event of a Write of the file at
+// path, from a session in dir.
+func toolWriteAt(session, dir, path string) string {
 	return `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` +
-		filepath.Join(dir, name) + `","content":"x"}}`
+		path + `","content":"x"}}`
 }

@@ -1,3 +1,9 @@
+//go:build linux
+
+// The mount tables these tests read are Linux's (mountInfo reads none
+// elsewhere), and their paths are joined with slashes, as filepath.Join
+// does not on Windows, whose tests run under Wine.
+
 package workspace
 
 import (

@@ -46,6 +46,8 @@ func (c *Coordinator) resolve(ctx context.Context, id string, a blocker.Action, 
 	}
 	now := c.clock.Now()
 	h, away := c.held[id], !c.holdsBlocker(rep)
+	o := c.owners[rep.Requester.Name]
+	wrapped := o == nil || o.treeEnds // a sidecar's worker; else an agent's hook session
 	var res leasegate.Result
 	evs := []gate.Event{}
 	pre := closedNil()
@@ -92,7 +94,7 @@ func (c *Coordinator) resolve(ctx context.Context, id string, a blocker.Action, 
 	rep, _ = c.book.Get(id)
 	c.mu.Unlock()
 	c.refreshReport(id)
-	msg := resolveMessage(a, res, h != nil)
+	msg := resolveMessage(a, res, h != nil, wrapped)
 	if away {
 		msg = resolvedAwayMessage(a, res, rep)
 	}
@@ -168,8 +170,10 @@ func (c *Coordinator) finishHold(h *hold, r leasegate.Result) {
 
 // resolveMessage says what a resolution did. With no held write waiting
 // for it, it names the operator's act, not the outcome a gone requester's
-// retry is given (aborted), and why nothing was waiting.
-func resolveMessage(a blocker.Action, r leasegate.Result, held bool) string {
+// retry is given (aborted), and why nothing was waiting. A denial reaches
+// a wrapped worker (a sidecar's) as EBUSY, an agent's hook session as
+// its tool call refused.
+func resolveMessage(a blocker.Action, r leasegate.Result, held, wrapped bool) string {
 	if !held {
 		why := "its worker is gone or the coordinator restarted"
 		if a == blocker.ActionRetry && r.Outcome == leasegate.Aborted && r.Message != "" {
@@ -181,6 +185,10 @@ func resolveMessage(a blocker.Action, r leasegate.Result, held bool) string {
 	case leasegate.Granted:
 		return "retry granted: the held write proceeds"
 	case leasegate.Denied:
+		if !wrapped {
+			// An agent's hook answers its tool call; no syscall fails.
+			return "write denied: the agent's tool call is refused and the session resumes"
+		}
 		return "write denied with EBUSY; the worker resumes"
 	case leasegate.Aborted:
 		return "worker aborted"

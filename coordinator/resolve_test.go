@@ -87,6 +87,30 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestResolveDenySaysHowTheWriterHearsIt: a denial reaches a sidecar's
+// worker as EBUSY from its syscall, and an agent's hook session (an owner
+// no sidecar registered) as its tool call refused: the operator is told
+// which.
+func TestResolveDenySaysHowTheWriterHearsIt(t *testing.T) {
+	for _, sidecar := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			e := startEnv(t)
+			if err := e.c.Register(e.ctx, leasegate.Registration{Owner: gate.Owner{Name: "bob"}, TreeEnds: sidecar}); err != nil {
+				t.Fatal(err)
+			}
+			id := blocked(t, e)
+			res, err := e.c.Resolve(e.ctx, id, blocker.ActionDeny, "operator", "")
+			want, not := "tool call is refused", "EBUSY"
+			if sidecar {
+				want, not = not, want
+			}
+			if err != nil || !strings.Contains(res.Message, want) || strings.Contains(res.Message, not) {
+				t.Fatalf("deny of a blocker of bob (sidecar %v): %q, %v; want it to say %q", sidecar, res.Message, err, want)
+			}
+		})
+	}
+}
+
 // checkResolvedFile checks that the report's JSON file shows the
 // resolution.
 func checkResolvedFile(t *testing.T, dir, id string, want blocker.Status) {
